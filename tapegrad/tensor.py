@@ -936,17 +936,17 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
     if len(args) == 1:  # the most common case, without the general loop's lists
         a = args[0]  # (a Tensor that requires grad, or we would not be here)
         d = a._data
-        vc = a._vc
         shapes = dtypes = None
         if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
             shapes, dtypes = (d.shape,), (d.dtype,)
+        vc = a._vc  # versions None: every saved input is a Tensor at version 0 (see Node.unpack)
         node = Node(prim, (a._grad_fn or a,), args if saves else None,
-                    ((vc[0] if vc is not None else 0),) if saves else None,
+                    (vc[0],) if saves and vc is not None else None,
                     params or _NO_PARAMS, shapes, dtypes)
         return _output(prim, out, node, a)
     same = True  # every input that needs a gradient has the output's shape and dtype
+    fresh = True  # every input a Tensor without a version counter yet (version 0)
     edges = []
-    versions = [] if saves else None  # saved tensors' versions, checked again at backward
     for a in args:
         if isinstance(a, Tensor):
             if a._requires_grad:
@@ -957,20 +957,22 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
                         same = False
             else:
                 edges.append(None)
-            if saves:
-                vc = a._vc
-                versions.append(vc[0] if vc is not None else 0)
+            if a._vc is not None:
+                fresh = False
         else:
             edges.append(None)
-            if saves:
-                versions.append(None)
+            fresh = False
+    versions = None
+    if saves and not fresh:  # saved tensors' versions, checked again at backward (None: a constant)
+        versions = tuple([(a._vc[0] if a._vc is not None else 0) if isinstance(a, Tensor) else None
+                          for a in args])
     shapes = dtypes = None
     if not same:  # the engine must sum gradients back to these shapes and cast to these dtypes
         arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
         shapes = tuple([d.shape for d in arrays])
         dtypes = tuple([d.dtype for d in arrays])
-    node = Node(prim, tuple(edges), args if saves else None,
-                tuple(versions) if saves else None, params or _NO_PARAMS, shapes, dtypes)
+    node = Node(prim, tuple(edges), args if saves else None, versions, params or _NO_PARAMS,
+                shapes, dtypes)
     return _output(prim, out, node, args[0])
 
 

@@ -225,6 +225,35 @@ def test_engine_runs_only_nodes_on_a_path_to_the_targets():
     assert [n.name for n in seen] == ["AddBackward", "SinBackward"]
 
 
+@pytest.mark.parametrize("targets", ["all leaves", "some leaves", "a node and a leaf"])
+def test_grad_with_or_without_pruning_agrees_with_closed_forms(targets):
+    """grad w.r.t. every leaf reached skips the pruning walk; a subset or a non-leaf target needs it.
+    Both must give the same gradients, the same None for a target reached only through a zero
+    rule, and the same 'absent' for a target that cannot be reached."""
+    x = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
+    y = tg.tensor([2.0, -1.0], dtype=tg.float64, requires_grad=True)
+    s = tg.tensor([3.0, 4.0], dtype=tg.float64, requires_grad=True)  # reached through sign only
+    u = tg.tensor([1.0, 1.0], dtype=tg.float64, requires_grad=True)  # not used at all
+    mid = x * y
+    z = (mid.sin() + s.sign()).sum()
+    if targets == "all leaves":
+        gx, gy, gs, gu = tg.autograd.grad(z, [x, y, s, u], allow_unused=True)
+        assert gu is None
+    elif targets == "some leaves":
+        gx, gs = tg.autograd.grad(z, [x, s])
+        gy = None
+    else:
+        gmid, gx, gs = tg.autograd.grad(z, [mid, x, s])
+        np.testing.assert_allclose(gmid.numpy(), np.cos([1.0, -1.5]))
+        gy = None
+    np.testing.assert_allclose(gx.numpy(), np.cos([1.0, -1.5]) * [2.0, -1.0])
+    if gy is not None:
+        np.testing.assert_allclose(gy.numpy(), np.cos([1.0, -1.5]) * [0.5, 1.5])
+    assert gs is not None and gs.tolist() == [0.0, 0.0]  # reached: a zero, not "unused"
+    with pytest.raises(RuntimeError, match="allow_unused"):
+        tg.autograd.grad((x * 2).sum(), [x, u])
+
+
 def test_each_node_runs_once_after_all_its_consumers_diamond():
     x = tg.tensor(2.0, dtype=tg.float64, requires_grad=True)
     a = x * 3
@@ -354,6 +383,27 @@ def test_version_counter_on_saved_leaf_modified_under_no_grad():
     with tg.no_grad():
         w2.zero_()
     with pytest.raises(RuntimeError, match="SinBackward"):
+        loss.backward()
+
+
+def test_version_checks_whether_the_counter_existed_when_saved_or_not():
+    """A saved tensor with no version counter yet is at version 0; one made later by an in-place op
+    must still be noticed, and an old counter is compared with the version it had when saved."""
+    fresh = tg.tensor([1.0, 2.0], requires_grad=True) * 1  # no counter yet
+    loss = (fresh * fresh).sum()
+    with tg.no_grad():
+        fresh += 1  # makes the counter, at version 1
+    with pytest.raises(RuntimeError, match="MulBackward.*version 1; expected version 0"):
+        loss.backward()
+    old = tg.tensor([1.0, 2.0], requires_grad=True)
+    with tg.no_grad():
+        old += 1  # a counter at version 1 before the op saves it: not a change
+    (old * 2.0).sum().backward()  # (and a constant saved alongside it)
+    loss = (old * old).sum()
+    loss.backward(retain_graph=True)
+    with tg.no_grad():
+        old += 1
+    with pytest.raises(RuntimeError, match="version 2; expected version 1"):
         loss.backward()
 
 

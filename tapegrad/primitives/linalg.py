@@ -48,10 +48,10 @@ def _grad_y(g, out, x, y, *, ta=False, tb=False):
 
 @primitive("matmul", "x @ y", "g @ y^T", "x^T @ g")
 def matmul(x, y, *, ta=False, tb=False):
-    if ta:
-        x = np.swapaxes(x, -1, -2)
+    if ta:  # (the method: np.swapaxes's wrapper costs more than it does)
+        x = np.asarray(x).swapaxes(-1, -2)
     if tb:
-        y = np.swapaxes(y, -1, -2)
+        y = np.asarray(y).swapaxes(-1, -2)
     return np.matmul(x, y)  # (0-d operands: NumPy refuses, and Tensor.matmul explains why)
 
 

@@ -17,7 +17,7 @@ from ..primitives.reduction import sum as _sum
 from ..primitives.shape import reshape as _reshape
 from . import anomaly
 from .grad_mode import no_grad, state
-from .node import Node
+from .node import FREED, Node
 from . import node as _node
 
 
@@ -25,8 +25,9 @@ def make_tensor(data: Any, grad_fn: Any) -> Any:
     return _node.make_tensor(data, grad_fn)
 
 
-def count_consumers(root_nodes: Iterable[Node]) -> dict:
-    """For every node reachable from `root_nodes`: the number of edges that point at it."""
+def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> dict:
+    """For every node reachable from `root_nodes`: the number of edges that point at it. The leaf
+    tensors reached are added to `leaves` when it is given."""
     deps: dict = {}
     stack = []
     for r in root_nodes:
@@ -42,6 +43,8 @@ def count_consumers(root_nodes: Iterable[Node]) -> dict:
                 else:
                     deps[e] = 1
                     stack.append(e)
+            elif leaves is not None and e is not None:
+                leaves.add(e)
     return deps
 
 
@@ -49,7 +52,7 @@ def execution_order(root_nodes: Iterable[Node]) -> list:
     """Nodes in the order the engine runs them (outputs first); shared by viz and explain."""
     root_nodes = list(dict.fromkeys(root_nodes))
     deps = count_consumers(root_nodes)
-    ready = [r for r in reversed(root_nodes) if deps[r] == 0]
+    ready = _ready_roots(root_nodes, deps)
     order = []
     while ready:
         node = ready.pop()
@@ -98,11 +101,22 @@ def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, s
             else:
                 dropped = True
         if hit:
-            pruned[node] = node.edges if not dropped else tuple(
-                [e if e is not None and (e in pruned or e in targets) else None for e in node.edges])
+            pruned[node] = node.edges if not dropped else _keep_needed(node.edges, pruned, targets)
         elif node in targets:
             pruned[node] = ()
     return deps, pruned, reached_leaves
+
+
+def _keep_needed(edges: tuple, pruned: dict, targets: set) -> tuple:
+    """edges with the ones leading to no target replaced by None."""
+    return tuple([e if e is not None and (e in pruned or e in targets) else None for e in edges])
+
+
+def _ready_roots(root_nodes: list, deps: dict) -> list:
+    """The roots nothing else in the graph feeds into, as a stack (the first root on top).
+    (Helpers like this keep comprehensions out of the engine's loops: a comprehension would turn
+    the locals it reads into slower cell variables.)"""
+    return [r for r in reversed(root_nodes) if deps[r] == 0]
 
 
 def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
@@ -167,11 +181,18 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
     root_nodes = [r for r in buffers]
     if targets is None:
         deps, pruned, reached_leaves = count_consumers(root_nodes), None, None
-    else:  # only nodes on a path to a target run (their parents all are on one too)
-        deps, pruned, reached_leaves = _consumers_and_needed(root_nodes, targets)
-        root_nodes = [r for r in root_nodes if r in pruned]
+    else:
+        deps = pruned = None
+        if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when every leaf
+            reached_leaves = set()                       # reached is one, nothing is to be pruned
+            counted = count_consumers(root_nodes, reached_leaves)
+            if reached_leaves <= targets:
+                deps = counted
+        if deps is None:  # only nodes on a path to a target run (their parents all are on one too)
+            deps, pruned, reached_leaves = _consumers_and_needed(root_nodes, targets)
+            root_nodes = list(filter(pruned.__contains__, root_nodes))
     captured: dict = {}
-    ready = [r for r in reversed(root_nodes) if deps[r] == 0]
+    ready = _ready_roots(root_nodes, deps)
     check_nan = state.anomaly
     # Recording is on exactly when create_graph is. A raw backward records nothing by construction
     # (its rules see arrays), so it only switches grad mode off around user code: hooks and
@@ -248,11 +269,14 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                 elif gi is not None:
                     prev = leaf_grads.get(e)
                     leaf_grads[e] = gi if prev is None else prev + gi
-            if not retain_graph and (node.saved is not None or node.out_data is not None
-                                     or node.params):
-                node.release()  # (nothing to free otherwise: spare the call)
+            if not retain_graph:
+                if params:
+                    node.release()  # (a custom Function frees its ctx too)
+                elif node.saved is not None or node.out_data is not None:
+                    node.saved = FREED  # (Node.release, inlined: this runs for every node)
+                    node.out_data = node.versions = None
             if seen is not None:
-                observer(node, _as_tensor(g, raw), [_as_tensor(x, raw) for x in seen])
+                observer(node, _as_tensor(g, raw), _as_tensors(seen, raw))
         if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
             seen: dict = {}
             for g in leaf_grads.values():
@@ -273,11 +297,15 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
             state.enabled = previous_mode
     if targets is not None:
         for t in targets:  # reached but given no gradient (e.g. through sign): a zero, not unused
-            if (t in pruned or t in reached_leaves) and t not in captured:
+            if (t in reached_leaves or pruned is not None and t in pruned) and t not in captured:
                 captured[t] = None
         if raw:
             captured = {k: None if v is None else make_tensor(v, None) for k, v in captured.items()}
     return captured
+
+
+def _as_tensors(xs: list, raw: bool) -> list:
+    return [_as_tensor(x, raw) for x in xs]
 
 
 def _as_tensor(x: Any, raw: bool) -> Any:

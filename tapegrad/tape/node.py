@@ -40,7 +40,8 @@ class Node:
         self.prim = prim
         self.edges = edges          # per input: Node, leaf Tensor, or None (no gradient needed)
         self.saved = saved          # tuple of inputs (Tensors or constants), None, or FREED
-        self.versions = versions    # per saved input: its version when saved (None: a constant)
+        self.versions = versions    # per saved input: its version when saved (None: a constant);
+        #                             None for all: every saved input a Tensor at version 0
         self.params = params        # non-tensor arguments (axis, shape, index, ...)
         self.shapes = shapes        # input shapes for un-broadcasting; None: all as the output's
         self.dtypes = dtypes        # input dtypes gradients are cast to; None: all as the output's
@@ -74,28 +75,35 @@ class Node:
         """The (out, inputs) a rule sees: Tensors tied to the graph (so create_graph works), or,
         when `raw` (nothing is being recorded), plain arrays."""
         saved = self.saved
-        if saved is None:
-            if self.shapes is None:  # inputs look like the output, so g can stand in for them
-                inputs: Any = (g,) * len(self.edges)
+        if saved.__class__ is tuple:
+            versions = self.versions
+            if versions is None:  # all Tensors, at version 0 when saved: only a counter made since
+                for x in saved:   # then can mean a change (the common case: no counter at all)
+                    vc = x._vc
+                    if vc is not None and vc[0]:
+                        self._saved_changed(x, vc[0], 0)
+                inputs: Any = [x._data for x in saved] if raw else saved
             else:
-                inputs = tuple(Meta(s, d) for s, d in zip(self.shapes, self.dtypes))
-        elif saved is FREED:
+                inputs = []
+                for x, v in zip(saved, versions):
+                    if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
+                        inputs.append(x if raw else make_tensor(x, None, g.dtype))
+                    else:
+                        vc = x._vc
+                        if vc is not None and vc[0] != v:
+                            self._saved_changed(x, vc[0], v)
+                        inputs.append(x._data if raw else x)
+        elif saved is None:
+            if self.shapes is None:  # inputs look like the output, so g can stand in for them
+                inputs = (g,) * len(self.edges)
+            else:
+                inputs = tuple(map(Meta, self.shapes, self.dtypes))
+        else:
             raise RuntimeError(
                 f"Trying to backward through the graph a second time: the saved tensors of "
                 f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
                 f"first backward()/grad() call if you need to backward through it again."
             )
-        else:  # one pass: check versions, and take arrays (raw) or Tensors (constants wrapped)
-            inputs = []
-            for x, v in zip(saved, self.versions):
-                if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
-                    inputs.append(x if raw else make_tensor(x, None, g.dtype))
-                else:
-                    vc = x._vc
-                    if vc is not None and vc[0] != v:
-                        i = next(k for k, y in enumerate(saved) if y is x)
-                        self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], v, x)
-                    inputs.append(x._data if raw else x)
         out = self.out_data
         if out is not None:
             if self.out_vc[0]:  # the output was changed in place after it was recorded
@@ -103,6 +111,10 @@ class Node:
             if not raw:
                 out = make_tensor(out, self)
         return out, inputs
+
+    def _saved_changed(self, x: Any, now: int, expected: int) -> None:
+        i = next(k for k, y in enumerate(self.saved) if y is x)
+        self._version_error(f"input {i} ({self.name_of_input(i)})", now, expected, x)
 
     def _version_error(self, what: str, now: int, expected: int, tensor: Any) -> None:
         detail = ""
