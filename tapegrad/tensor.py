@@ -933,61 +933,63 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
     """Create the Node for one op (the only place Nodes are made) and return its output tensor."""
     oshape, odtype = out.shape, out.dtype
     saves = prim.saves
+    shapes = dtypes = versions = None  # None: inputs shaped as the output; saved at version 0
     if len(args) == 1:  # the most common case, without the general loop's lists
         a = args[0]  # (a Tensor that requires grad, or we would not be here)
         d = a._data
-        shapes = dtypes = None
         if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
             shapes, dtypes = (d.shape,), (d.dtype,)
-        vc = a._vc  # versions None: every saved input is a Tensor at version 0 (see Node.unpack)
-        node = Node(prim, (a._grad_fn or a,), args if saves else None,
-                    (vc[0],) if saves and vc is not None else None,
-                    params or _NO_PARAMS, shapes, dtypes)
-        return _output(prim, out, node, a)
-    same = True  # every input that needs a gradient has the output's shape and dtype
-    fresh = True  # every input a Tensor without a version counter yet (version 0)
-    edges = []
-    for a in args:
-        if isinstance(a, Tensor):
-            if a._requires_grad:
-                edges.append(a._grad_fn or a)
-                if same:
-                    d = a._data
-                    if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
-                        same = False
+        edges: Any = (a._grad_fn or a,)
+        if saves and a._vc is not None:
+            versions = (a._vc[0],)
+    else:
+        same = True  # every input that needs a gradient has the output's shape and dtype
+        fresh = True  # every input a Tensor without a version counter yet (version 0)
+        edges = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a._requires_grad:
+                    edges.append(a._grad_fn or a)
+                    if same:
+                        d = a._data
+                        if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
+                            same = False
+                else:
+                    edges.append(None)
+                if a._vc is not None:
+                    fresh = False
             else:
                 edges.append(None)
-            if a._vc is not None:
                 fresh = False
-        else:
-            edges.append(None)
-            fresh = False
-    versions = None
-    if saves and not fresh:  # saved tensors' versions, checked again at backward (None: a constant)
-        versions = tuple([(a._vc[0] if a._vc is not None else 0) if isinstance(a, Tensor) else None
-                          for a in args])
-    shapes = dtypes = None
-    if not same:  # the engine must sum gradients back to these shapes and cast to these dtypes
-        arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
-        shapes = tuple([d.shape for d in arrays])
-        dtypes = tuple([d.dtype for d in arrays])
-    node = Node(prim, tuple(edges), args if saves else None, versions, params or _NO_PARAMS,
-                shapes, dtypes)
-    return _output(prim, out, node, args[0])
-
-
-def _output(prim: Any, out: np.ndarray, node: Node, first: Any) -> Tensor:
-    """The recorded op's output tensor (views share their base's version counter)."""
+        edges = tuple(edges)
+        if saves and not fresh:  # saved versions, checked again at backward (None: a constant)
+            versions = tuple([(a._vc[0] if a._vc is not None else 0) if isinstance(a, Tensor)
+                              else None for a in args])
+        if not same:  # the engine must sum gradients back to these shapes and cast to these dtypes
+            arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
+            shapes = tuple([d.shape for d in arrays])
+            dtypes = tuple([d.dtype for d in arrays])
+    node = _new(Node)  # (Node's fields, set here without an __init__ call: once per recorded op)
+    node.prim = prim
+    node.edges = edges
+    node.saved = args if saves else None
+    node.versions = versions
+    node.params = params or _NO_PARAMS
+    node.shapes = shapes
+    node.dtypes = dtypes
+    node.pre_hooks = node.stack = None
     t = _new(Tensor)
     t._data = out
     t._grad_fn = node
     t._requires_grad = True
     t._vc = None
-    if prim.view and isinstance(first, Tensor) and np.may_share_memory(out, first._data):
-        _mark_view(t, first, prim, node.params)
-    elif prim.needs_out:
+    if prim.needs_out:
         node.out_data = out
         node.out_vc = t._vc = [0]
+    else:
+        node.out_data = node.out_vc = None
+        if prim.view and isinstance(args[0], Tensor) and np.may_share_memory(out, args[0]._data):
+            _mark_view(t, args[0], prim, node.params)  # views share their base's version counter
     if _overrides[0] and state.anomaly:
         node.stack = capture_stack()
     return t

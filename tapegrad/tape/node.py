@@ -32,23 +32,25 @@ class Meta:
 
 
 class Node:
+    """One recorded op. Made only by `tensor._record`, which sets every field directly (no
+    __init__ call: it runs once per recorded op):
+
+    prim       the Primitive: forward, rules, formula
+    edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
+    saved      the inputs the rules need (Tensors or constants), None, or FREED after backward
+    versions   per saved input: its version when saved (None: a constant); None for all: every
+               saved input was a Tensor at version 0
+    params     non-tensor arguments (axis, shape, index, ...)
+    shapes     input shapes for un-broadcasting; None: all as the output's
+    dtypes     input dtypes gradients are cast to; None: all as the output's
+    out_data   the output's array, for rules that use `out` (else None)
+    out_vc     the output's version counter, [0] when recorded (else None)
+    pre_hooks  hooks on the output tensor's gradient (None: none)
+    stack      the creation stack, in anomaly mode (else None)
+    """
+
     __slots__ = ("prim", "edges", "saved", "versions", "params", "shapes", "dtypes", "out_data",
                  "out_vc", "pre_hooks", "stack", "__weakref__")
-
-    def __init__(self, prim: Any, edges: tuple, saved: Any, versions: Any, params: dict,
-                 shapes: tuple | None, dtypes: tuple | None) -> None:
-        self.prim = prim
-        self.edges = edges          # per input: Node, leaf Tensor, or None (no gradient needed)
-        self.saved = saved          # tuple of inputs (Tensors or constants), None, or FREED
-        self.versions = versions    # per saved input: its version when saved (None: a constant);
-        #                             None for all: every saved input a Tensor at version 0
-        self.params = params        # non-tensor arguments (axis, shape, index, ...)
-        self.shapes = shapes        # input shapes for un-broadcasting; None: all as the output's
-        self.dtypes = dtypes        # input dtypes gradients are cast to; None: all as the output's
-        self.out_data = None        # the output's array, for rules that use `out`
-        self.out_vc = None          # the output's version counter, [0] when recorded
-        self.pre_hooks: list | None = None  # hooks on the output tensor's gradient
-        self.stack: list | None = None      # creation stack, in anomaly mode
 
     @property
     def name(self) -> str:
