@@ -633,9 +633,7 @@ class Tensor:
              keepdim: bool | None = None) -> "Tensor":
         if self._data.dtype.kind != "f":
             raise TypeError(f"mean needs a floating-point tensor, got {self._data.dtype}; use .astype(tg.float32)")
-        total = self.sum(axis, keepdims, dim=dim, keepdim=keepdim)
-        count = self._data.size // max(total._data.size, 1) if self._data.size else 0
-        return total / count if count != 1 else total
+        return self._reduce(P.reduction.mean, axis, keepdims, dim, keepdim)
 
     def var(self, axis: Any = None, keepdims: bool = False, *, ddof: int = 0, dim: Any = None,
             keepdim: bool | None = None, unbiased: bool | None = None,

@@ -1,10 +1,12 @@
-"""Reductions: sum, max, min (ties share the gradient), prod and logsumexp.
+"""Reductions: sum, mean, max, min (ties share the gradient), prod and logsumexp.
 
 Conventions as in registry.py. A reduction's rule brings g back to the input's rank (`_keep`), then
 expands it to the input's shape.
 Layer L1: numpy, registry, grad mode and the elementwise and shape families.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -38,6 +40,22 @@ def sum(x, *, axis=None, keepdims=False):
 
 
 sum.defvjp(lambda g, out, x, *, axis=None, keepdims=False: _expand_back(g, x, axis, keepdims))
+
+
+def _count(shape, axis):
+    """How many elements a mean over `axis` averages."""
+    return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
+
+
+@primitive("mean", "mean(x, axis)", "g / n expanded to x.shape   (n: how many elements are averaged)",
+           saves=False)
+def mean(x, *, axis=None, keepdims=False):
+    # (NumPy's mean, without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
+    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), _count(np.shape(x), axis))
+
+
+mean.defvjp(lambda g, out, x, *, axis=None, keepdims=False:
+            _expand_back(g / _count(x.shape, axis), x, axis, keepdims))
 
 
 def _extreme_grad(g, out, x, *, axis=None, keepdims=False):

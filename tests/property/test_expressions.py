@@ -48,7 +48,7 @@ KIND_PRIMS = {
     "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh",
     "sigmoid": "sigmoid", "sqrt": "sqrt", "where": "where", "cast": "cast", "matmul": "matmul",
     "linear": "linear",
-    "sum": "sum", "mean": "sum", "var": "sum", "prod": "prod", "logsumexp": "logsumexp",
+    "sum": "sum", "mean": "mean", "var": "mean", "prod": "prod", "logsumexp": "logsumexp",
     "softmax": "logsumexp", "log_softmax": "logsumexp", "reshape": "reshape",
     "transpose": "transpose", "expand": "expand", "getitem": "getitem", "setitem": "index_put",
     "concatenate": "concatenate", "stack": "concatenate", "inplace": ("add", "sub", "mul", "div"),

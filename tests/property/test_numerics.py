@@ -214,6 +214,7 @@ DTYPE_CASES = {
     "tanh_backward": lambda a, b, m: P.elementwise.tanh_backward(a, b.tanh()),
     "sigmoid_backward": lambda a, b, m: P.elementwise.sigmoid_backward(a, b.sigmoid()),
     "sum": lambda a, b, m: a.sum(axis=1),
+    "mean": lambda a, b, m: a.mean(axis=0),
     "max": lambda a, b, m: a.max(axis=0),
     "min": lambda a, b, m: a.min(axis=1, keepdims=True),
     "prod": lambda a, b, m: a.prod(axis=1),
