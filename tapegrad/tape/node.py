@@ -80,11 +80,13 @@ class Node:
         if saved.__class__ is tuple:
             versions = self.versions
             if versions is None:  # all Tensors, at version 0 when saved: only a counter made since
-                for x in saved:   # then can mean a change (the common case: no counter at all)
+                inputs: Any = [] if raw else saved  # then can mean a change (the common case: no
+                for x in saved:                      # counter at all)
                     vc = x._vc
                     if vc is not None and vc[0]:
                         self._saved_changed(x, vc[0], 0)
-                inputs: Any = [x._data for x in saved] if raw else saved
+                    if raw:
+                        inputs.append(x._data)
             else:
                 inputs = []
                 for x, v in zip(saved, versions):
