@@ -483,3 +483,26 @@ def test_setitem_records_and_routes_gradients():
     assert buf.requires_grad and not buf.is_leaf
     buf.sum().backward()
     assert v.grad.item() == 3.0
+
+
+@pytest.mark.parametrize("name,formula", [
+    ("tanh_backward", lambda g, y: g * (1 - y * y)),
+    ("sigmoid_backward", lambda g, y: g * (y * (1 - y))),
+])
+@pytest.mark.parametrize("shapes", [((200, 100), (200, 100)), ((100,), (200, 100)),
+                                    ((200, 100), (100,)), ((3, 2), (3, 2))])
+def test_activation_backward_forwards_reuse_temporaries_without_touching_inputs(name, formula, shapes):
+    """Large arrays are computed into a temporary of the op's own; the result must equal the
+    formula (for each dtype and broadcast), and g and y must be left as they were."""
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        g = rng.standard_normal(shapes[0]).astype(dtype)
+        y = rng.uniform(-1, 1, shapes[1]).astype(dtype)
+        g0, y0 = g.copy(), y.copy()
+        got = P[name].forward(g, y)
+        np.testing.assert_allclose(got, formula(g0, y0), rtol=1e-6)
+        assert got.dtype == dtype and got.shape == np.broadcast_shapes(g.shape, y.shape)
+        assert np.array_equal(g, g0) and np.array_equal(y, y0)
+        assert not np.shares_memory(got, g) and not np.shares_memory(got, y)
+    mixed = P[name].forward(np.ones(shapes[0], np.float64), np.zeros(shapes[1], np.float32))
+    assert mixed.dtype == np.float64  # g's wider dtype wins, as with the operators

@@ -128,11 +128,26 @@ def tanh(x):
 tanh.defvjp(lambda g, out, x: tanh_backward(g, out))
 
 
+# Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).
+_REUSE_FROM = 16384
+
+
+def _times_g(g, t):
+    """g * t for a temporary array t: written into t when g has its shape and dtype, so a backward
+    pass allocates one array per layer instead of three (as hand-written NumPy would)."""
+    if g.__class__ is np.ndarray and g.shape == t.shape and g.dtype == t.dtype:
+        return np.multiply(g, t, out=t)
+    return g * t
+
+
 # tanh's and sigmoid's rules as ops of their own (as PyTorch's tanh_backward): under create_graph a
 # backward through them records one node instead of three.
 @primitive("tanh_backward", "g * (1 - y**2)", "(1 - y**2) * dL/dout", "-2 * g * y * dL/dout")
 def tanh_backward(g, y):
-    return g * (1 - y * y)
+    t = y * y
+    if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
+        return _times_g(g, np.subtract(1, t, out=t))
+    return g * (1 - t)
 
 
 tanh_backward.defvjp(lambda gg, out, g, y: gg * (1.0 - y * y), lambda gg, out, g, y: -2.0 * (gg * g * y))
@@ -154,7 +169,10 @@ sigmoid.defvjp(lambda g, out, x: sigmoid_backward(g, out))
 
 @primitive("sigmoid_backward", "g * y * (1 - y)", "y * (1 - y) * dL/dout", "g * (1 - 2y) * dL/dout")
 def sigmoid_backward(g, y):
-    return g * (y * (1 - y))
+    t = 1 - y
+    if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
+        return _times_g(g, np.multiply(y, t, out=t))
+    return g * (y * t)
 
 
 sigmoid_backward.defvjp(lambda gg, out, g, y: gg * (y * (1.0 - y)),
