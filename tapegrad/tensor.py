@@ -932,7 +932,8 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
     oshape, odtype = out.shape, out.dtype
     saves = prim.saves
     shapes = dtypes = versions = None  # None: inputs shaped as the output; saved at version 0
-    if len(args) == 1:  # the most common case, without the general loop's lists
+    n = len(args)
+    if n == 1:  # the common arities without the general loop's lists
         a = args[0]  # (a Tensor that requires grad, or we would not be here)
         d = a._data
         if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
@@ -940,6 +941,18 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
         edges: Any = (a._grad_fn or a,)
         if saves and a._vc is not None:
             versions = (a._vc[0],)
+    elif n == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+        a, b = args
+        da, db = a._data, b._data
+        if a._requires_grad:
+            edges = (a._grad_fn or a, b._grad_fn or b) if b._requires_grad else (a._grad_fn or a, None)
+        else:
+            edges = (None, b._grad_fn or b)
+        if (a._requires_grad and (da.shape != oshape or da.dtype is not odtype and da.dtype != odtype)
+                or b._requires_grad and (db.shape != oshape or db.dtype is not odtype and db.dtype != odtype)):
+            shapes, dtypes = (da.shape, db.shape), (da.dtype, db.dtype)
+        if saves and (a._vc is not None or b._vc is not None):
+            versions = (a._vc[0] if a._vc is not None else 0, b._vc[0] if b._vc is not None else 0)
     else:
         same = True  # every input that needs a gradient has the output's shape and dtype
         fresh = True  # every input a Tensor without a version counter yet (version 0)
@@ -998,11 +1011,13 @@ def _apply(prim: Any, *args: Any, **params: Any) -> Tensor:
     try:  # free in CPython >= 3.11 when nothing is raised
         if len(args) == 1:  # the common arities without building a list
             a = args[0]
-            out = prim.forward(a._data if isinstance(a, Tensor) else a, **params)
+            a = a._data if isinstance(a, Tensor) else a
+            out = prim.forward(a, **params) if params else prim.forward(a)
         elif len(args) == 2:
             a, b = args
-            out = prim.forward(a._data if isinstance(a, Tensor) else a,
-                               b._data if isinstance(b, Tensor) else b, **params)
+            a = a._data if isinstance(a, Tensor) else a
+            b = b._data if isinstance(b, Tensor) else b
+            out = prim.forward(a, b, **params) if params else prim.forward(a, b)
         else:
             out = prim.forward(*[a._data if isinstance(a, Tensor) else a for a in args], **params)
     except ValueError as e:  # e.g. shapes that do not broadcast: say which op
