@@ -219,7 +219,13 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                         if deps[e] == 0:
                             ready.append(e)
                 continue
-            out, inputs = node.unpack(g, raw)
+            if node.saved is None and node.shapes is None:  # (Node.unpack_inputs, inlined for
+                inputs: Any = (g,) * len(edges)              # its most common case)
+            else:
+                inputs = node.unpack_inputs(g, raw)
+            out = node.out_data
+            if out is not None:
+                out = node.unpack_output(raw)
             params = node.params
             vjps = node.prim.vjps
             if vjps is None:  # one rule for all inputs (variadic ops, custom Functions)

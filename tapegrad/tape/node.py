@@ -73,9 +73,10 @@ class Node:
             self.pre_hooks = []
         self.pre_hooks.append(hook)
 
-    def unpack(self, g: Any, raw: bool) -> tuple[Any, Any]:
-        """The (out, inputs) a rule sees: Tensors tied to the graph (so create_graph works), or,
-        when `raw` (nothing is being recorded), plain arrays."""
+    def unpack_inputs(self, g: Any, raw: bool) -> Any:
+        """The inputs a rule sees: Tensors tied to the graph (so create_graph works), or, when
+        `raw` (nothing is being recorded), plain arrays. (The engine skips this call for a node
+        that saved nothing and whose inputs are shaped as its output: g stands in for them.)"""
         saved = self.saved
         if saved.__class__ is tuple:
             versions = self.versions
@@ -87,34 +88,31 @@ class Node:
                         self._saved_changed(x, vc[0], 0)
                     if raw:
                         inputs.append(x._data)
-            else:
-                inputs = []
-                for x, v in zip(saved, versions):
-                    if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
-                        inputs.append(x if raw else make_tensor(x, None, g.dtype))
-                    else:
-                        vc = x._vc
-                        if vc is not None and vc[0] != v:
-                            self._saved_changed(x, vc[0], v)
-                        inputs.append(x._data if raw else x)
-        elif saved is None:
+                return inputs
+            inputs = []
+            for x, v in zip(saved, versions):
+                if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
+                    inputs.append(x if raw else make_tensor(x, None, g.dtype))
+                else:
+                    vc = x._vc
+                    if vc is not None and vc[0] != v:
+                        self._saved_changed(x, vc[0], v)
+                    inputs.append(x._data if raw else x)
+            return inputs
+        if saved is None:
             if self.shapes is None:  # inputs look like the output, so g can stand in for them
-                inputs = (g,) * len(self.edges)
-            else:
-                inputs = tuple(map(Meta, self.shapes, self.dtypes))
-        else:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time: the saved tensors of "
-                f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
-                f"first backward()/grad() call if you need to backward through it again."
-            )
-        out = self.out_data
-        if out is not None:
-            if self.out_vc[0]:  # the output was changed in place after it was recorded
-                self._version_error("its output", self.out_vc[0], 0, None)
-            if not raw:
-                out = make_tensor(out, self)
-        return out, inputs
+                return (g,) * len(self.edges)
+            return tuple(map(Meta, self.shapes, self.dtypes))
+        raise RuntimeError(
+            f"Trying to backward through the graph a second time: the saved tensors of "
+            f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
+            f"first backward()/grad() call if you need to backward through it again.")
+
+    def unpack_output(self, raw: bool) -> Any:
+        """The output a rule sees (for rules written with `out`), checked for in-place changes."""
+        if self.out_vc[0]:  # the output was changed in place after it was recorded
+            self._version_error("its output", self.out_vc[0], 0, None)
+        return self.out_data if raw else make_tensor(self.out_data, self)
 
     def _saved_changed(self, x: Any, now: int, expected: int) -> None:
         i = next(k for k, y in enumerate(self.saved) if y is x)
