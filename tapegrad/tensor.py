@@ -469,26 +469,27 @@ class Tensor:
             self._inplace_op = "__setitem__"
 
     # ---- operators ----------------------------------------------------------------------------
+    # (`other.__class__ is Tensor` first: the commonest operand needs no _coerce call)
     def __add__(self, other: Any) -> "Tensor":
-        return _apply(_ADD, self, _coerce(other))
+        return _apply(_ADD, self, other if other.__class__ is Tensor else _coerce(other))
 
     def __radd__(self, other: Any) -> "Tensor":
         return _apply(_ADD, _coerce(other), self)
 
     def __sub__(self, other: Any) -> "Tensor":
-        return _apply(_SUB, self, _coerce(other))
+        return _apply(_SUB, self, other if other.__class__ is Tensor else _coerce(other))
 
     def __rsub__(self, other: Any) -> "Tensor":
         return _apply(_SUB, _coerce(other), self)
 
     def __mul__(self, other: Any) -> "Tensor":
-        return _apply(_MUL, self, _coerce(other))
+        return _apply(_MUL, self, other if other.__class__ is Tensor else _coerce(other))
 
     def __rmul__(self, other: Any) -> "Tensor":
         return _apply(_MUL, _coerce(other), self)
 
     def __truediv__(self, other: Any) -> "Tensor":
-        return _apply(_DIV, self, _coerce(other))
+        return _apply(_DIV, self, other if other.__class__ is Tensor else _coerce(other))
 
     def __rtruediv__(self, other: Any) -> "Tensor":
         return _apply(_DIV, _coerce(other), self)

@@ -66,7 +66,7 @@ class Primitive:
         for a in args:
             if isinstance(a, tensor_type):
                 return apply(self, *args, **params)
-        return self.forward(*args, **params)
+        return self.forward(*args, **params) if params else self.forward(*args)
 
     def formula(self) -> str:
         lines = [f"{self.name}: out = {self.expr}    (backward node: {self.node_name})"]
