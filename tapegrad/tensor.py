@@ -1012,14 +1012,24 @@ def _apply(prim: Any, *args: Any, **params: Any) -> Tensor:
     try:  # free in CPython >= 3.11 when nothing is raised
         if len(args) == 1:  # the common arities without building a list
             a = args[0]
-            a = a._data if isinstance(a, Tensor) else a
+            need = False  # (whether an input requires grad, found while unwrapping the arrays)
+            if isinstance(a, Tensor):
+                need = a._requires_grad
+                a = a._data
             out = prim.forward(a, **params) if params else prim.forward(a)
         elif len(args) == 2:
             a, b = args
-            a = a._data if isinstance(a, Tensor) else a
-            b = b._data if isinstance(b, Tensor) else b
+            need = False
+            if isinstance(a, Tensor):
+                need = a._requires_grad
+                a = a._data
+            if isinstance(b, Tensor):
+                if b._requires_grad:
+                    need = True
+                b = b._data
             out = prim.forward(a, b, **params) if params else prim.forward(a, b)
         else:
+            need = any(isinstance(a, Tensor) and a._requires_grad for a in args)
             out = prim.forward(*[a._data if isinstance(a, Tensor) else a for a in args], **params)
     except ValueError as e:  # e.g. shapes that do not broadcast: say which op
         raise ValueError(str(e) if str(e).startswith(prim.name) else f"{prim.name}: {e}") from None
@@ -1027,10 +1037,8 @@ def _apply(prim: Any, *args: Any, **params: Any) -> Tensor:
         out = np.asarray(out)
     if out.dtype is _F64 and prim is not _CAST and not _any_float64(args):
         out = out.astype(_dt.float32)  # ints and Python floats make float32, as in PyTorch
-    if not _overrides[0] or state.enabled:  # (the first test spares a thread-local lookup)
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                return _record(prim, out, args, params)
+    if need and (not _overrides[0] or state.enabled):  # (the first test spares a thread-local lookup)
+        return _record(prim, out, args, params)
     t = _new(Tensor)
     t._data = out
     t._grad_fn = None
