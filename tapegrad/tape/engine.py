@@ -269,8 +269,9 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                         prev = buffers.get(e)
                         buffers[e] = gi if prev is None else prev + gi
                     left = deps[e] - 1
-                    deps[e] = left
-                    if not left:
+                    if left:
+                        deps[e] = left
+                    else:  # (its count is never read again)
                         ready.append(e)
                 elif gi is not None:
                     prev = leaf_grads.get(e)
