@@ -760,7 +760,17 @@ class Tensor:
 
     def expand(self, *shape: Any) -> "Tensor":
         shape = shape_args(shape)
-        shape = tuple(self.shape[i - len(shape) + self.ndim] if n == -1 else n for i, n in enumerate(shape))
+        lead = len(shape) - self.ndim
+        if lead < 0:
+            raise ValueError(f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: give "
+                             f"at least one size per axis ({self.ndim}); new axes go in front")
+        for i, n in enumerate(shape):
+            if n == -1 and i < lead or n < -1:
+                raise ValueError(
+                    f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: "
+                    + (f"-1 (keep the size) is not allowed in a new leading axis ({i})" if n == -1
+                       else f"sizes must be >= 0 (or -1 to keep an existing axis), got {n}"))
+        shape = tuple(self.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
         try:
             fits = np.broadcast_shapes(self.shape, shape) == shape
         except ValueError:

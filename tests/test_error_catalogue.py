@@ -161,6 +161,17 @@ def _():
     tg.ones(3).expand(4, 2)
 
 
+@case("expand-keep-new-axis", ValueError, r"cannot expand a tensor of shape \[3, 4\] to \[-1, 3, 4\]: -1 \(keep "
+                                          r"the size\) is not allowed in a new leading axis \(0\)")
+def _():
+    tg.ones(3, 4).expand(-1, 3, 4)
+
+
+@case("expand-too-few-sizes", ValueError, r"give at least one size per axis \(2\)")
+def _():
+    tg.ones(3, 4).expand(-1)
+
+
 @case("cat-mismatch", ValueError, r"concatenate: tensor 1 has shape \[2, 2\], but tensor 0 has shape "
                                   r"\[2, 3\]; all axes except axis 0 must match")
 def _():

@@ -40,6 +40,8 @@ def broadcast(x, shape):
     read-only view with zero strides on the broadcast axes. Falls back to NumPy for the cases it
     does not cover (non-contiguous x) and for the error message of an impossible shape."""
     x = np.asarray(x)
+    if x.ndim == 0:  # (a scalar to a shape, e.g. the gradient of a full sum: the common case)
+        return np.ndarray(shape, x.dtype, memoryview(x).toreadonly(), 0, (0,) * len(shape))
     lead = len(shape) - x.ndim
     if lead < 0 or not x.flags.c_contiguous:
         return np.broadcast_to(x, shape)
