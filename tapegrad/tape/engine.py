@@ -194,6 +194,7 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
     captured: dict = {}
     ready = _ready_roots(root_nodes, deps)
     check_nan = state.anomaly
+    watch = check_nan or observer is not None
     # Recording is on exactly when create_graph is. A raw backward records nothing by construction
     # (its rules see arrays), so it only switches grad mode off around user code: hooks and
     # custom Functions.
@@ -228,74 +229,61 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                 out = node.unpack_output(raw)
             params = node.params
             vjps = node.prim.vjps
-            if vjps is None:  # one rule for all inputs (variadic ops, custom Functions)
-                if raw:
-                    with no_grad():
-                        all_grads = list(node.prim.vjp_all(g, out, *inputs, **params))
-                else:
-                    all_grads = list(node.prim.vjp_all(g, out, *inputs, **params))
-                if len(all_grads) != len(edges):
-                    raise RuntimeError(
-                        f"{node.name}: backward returned {len(all_grads)} gradients, but the forward "
-                        f"had {len(edges)} inputs; return one per input (None where there is none).")
+            if vjps is None:  # one rule for all inputs (variadic ops, custom Functions): run it
+                vjps = _vjp_all(node, g, out, inputs, raw, edges)  # now, hand out its results
             shapes = node.shapes
             gshape, gdtype = g.shape, g.dtype
-            seen = [] if observer is not None else None
+            if watch:  # the rules' own results, for explain's observer and anomaly mode
+                seen = [None] * len(edges)
             i = -1
             for e in edges:
                 i += 1
                 if e is None:
-                    if seen is not None:
-                        seen.append(None)
                     continue
-                if vjps is None:
-                    gi = all_grads[i]
-                else:
-                    rule = vjps[i]
-                    gi = None if rule is None else (
-                        rule(g, out, *inputs, **params) if params else rule(g, out, *inputs))
-                if seen is not None:
-                    seen.append(gi)
+                rule = vjps[i]
+                gi = None if rule is None else (
+                    rule(g, out, *inputs, **params) if params else rule(g, out, *inputs))
                 if gi is not None:
+                    if watch:
+                        seen[i] = gi
                     if shapes is not None:
                         if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
                             gi = _fit(gi, shapes[i], node.dtypes[i], node, i)
                     elif gi.shape != gshape or gi.dtype is not gdtype and gi.dtype != gdtype:
                         gi = _fit(gi, gshape, gdtype, node, i)  # inputs are shaped like the output
-                    if check_nan:
-                        anomaly.check(node, i, gi)
-                if e.__class__ is Node:
-                    if gi is not None:
-                        prev = buffers.get(e)
-                        buffers[e] = gi if prev is None else prev + gi
-                    left = deps[e] - 1
-                    if left:
-                        deps[e] = left
-                    else:  # (its count is never read again)
-                        ready.append(e)
-                elif gi is not None:
-                    prev = leaf_grads.get(e)
-                    leaf_grads[e] = gi if prev is None else prev + gi
+                    if e.__class__ is not Node:
+                        prev = leaf_grads.get(e)
+                        leaf_grads[e] = gi if prev is None else prev + gi
+                        continue
+                    prev = buffers.get(e)
+                    buffers[e] = gi if prev is None else prev + gi
+                elif e.__class__ is not Node:
+                    continue
+                left = deps[e] - 1
+                if left:
+                    deps[e] = left
+                else:  # (its count is never read again)
+                    ready.append(e)
+            if watch:
+                _watch(node, g, seen, raw, check_nan, observer)
             if not retain_graph:
                 if params:
                     node.release()  # (a custom Function frees its ctx too)
                 elif node.saved is not None or node.out_data is not None:
                     node.saved = FREED  # (Node.release, inlined: this runs for every node)
                     node.out_data = node.versions = None
-            if seen is not None:
-                observer(node, _as_tensor(g, raw), _as_tensors(seen, raw))
         if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
-            seen: dict = {}
+            holders: dict = {}  # how many places hold each array
             for g in leaf_grads.values():
-                seen[id(g)] = seen.get(id(g), 0) + 1
+                holders[id(g)] = holders.get(id(g), 0) + 1
             for s in seeds:  # the caller's arrays
-                seen[id(getattr(s, "_data", s))] = 2
+                holders[id(getattr(s, "_data", s))] = 2
         for leaf, g in leaf_grads.items():
             hooks = getattr(leaf, "_hooks", None)
             if hooks:
                 g = _run_hooks(hooks, g, raw)
             if targets is None:
-                owned = raw and not hooks and seen[id(g)] == 1 and getattr(g, "base", 0) is None
+                owned = raw and not hooks and holders[id(g)] == 1 and getattr(g, "base", 0) is None
                 leaf._accumulate_grad(g, create_graph, owned)
             elif leaf in targets:
                 captured[leaf] = g
@@ -309,6 +297,43 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
         if raw:
             captured = {k: None if v is None else make_tensor(v, None) for k, v in captured.items()}
     return captured
+
+
+class _Given:
+    """A rule that returns a gradient computed already (by a node's one rule for all inputs)."""
+
+    __slots__ = ("grad",)
+
+    def __init__(self, grad: Any) -> None:
+        self.grad = grad
+
+    def __call__(self, *args: Any, **params: Any) -> Any:
+        return self.grad
+
+
+def _vjp_all(node: Node, g: Any, out: Any, inputs: Any, raw: bool, edges: tuple) -> tuple:
+    """Run a node's one rule for all inputs; its results, as rules the engine can call per input."""
+    params = node.params
+    if raw:  # user code (custom Functions) runs with grad mode off, as PyTorch's backward does
+        with no_grad():
+            grads = list(node.prim.vjp_all(g, out, *inputs, **params))
+    else:
+        grads = list(node.prim.vjp_all(g, out, *inputs, **params))
+    if len(grads) != len(edges):
+        raise RuntimeError(
+            f"{node.name}: backward returned {len(grads)} gradients, but the forward had "
+            f"{len(edges)} inputs; return one per input (None where there is none).")
+    return tuple(None if gi is None else _Given(gi) for gi in grads)
+
+
+def _watch(node: Node, g: Any, grads: list, raw: bool, check_nan: bool, observer: Any) -> None:
+    """Anomaly mode's NaN/Inf check and explain's observer, after a node has run."""
+    if check_nan:
+        for i, gi in enumerate(grads):
+            if gi is not None:
+                anomaly.check(node, i, gi)
+    if observer is not None:
+        observer(node, _as_tensor(g, raw), _as_tensors(grads, raw))
 
 
 def _as_tensors(xs: list, raw: bool) -> list:
