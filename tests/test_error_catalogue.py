@@ -352,6 +352,14 @@ def _():
     (x * 2).sum().backward()
 
 
+@case("hook-wrong-dtype", RuntimeError, r"hook <lambda> changed the gradient's dtype from float32 to "
+                                        r"float64; return it in the same dtype")
+def _():
+    y = x3() * 2
+    y.register_hook(lambda g: g.double())
+    y.sum().backward()
+
+
 @case("hook-without-grad", RuntimeError, r"cannot register a hook on a tensor that does not require "
                                          r"grad; set requires_grad=True")
 def _():

@@ -154,6 +154,11 @@ def _run_hooks(hooks: list, g: Any, raw: bool) -> Any:
                     f"hook {getattr(hook, '__name__', hook)!s} returned a gradient of shape "
                     f"{list(getattr(replaced, 'shape', ()))} for a tensor of shape {list(g.shape)}; "
                     f"a hook may replace the gradient, but with one of the same shape")
+            if replaced.dtype != g_tensor.dtype:  # (the engine relies on it, as PyTorch does)
+                raise RuntimeError(
+                    f"hook {getattr(hook, '__name__', hook)!s} changed the gradient's dtype from "
+                    f"{g_tensor.dtype} to {replaced.dtype}; return it in the same dtype "
+                    f"(e.g. `return new_grad.astype(grad.dtype)`)")
             g_tensor = replaced
     return getattr(g_tensor, "_data", g_tensor) if raw else g_tensor
 
@@ -249,7 +254,8 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                     if shapes is not None:
                         if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
                             gi = _fit(gi, shapes[i], node.dtypes[i], node, i)
-                    elif gi.shape != gshape or gi.dtype is not gdtype and gi.dtype != gdtype:
+                    elif gi is not g and (gi.shape != gshape or gi.dtype is not gdtype
+                                          and gi.dtype != gdtype):  # (g passed on fits as it is)
                         gi = _fit(gi, gshape, gdtype, node, i)  # inputs are shaped like the output
                     if e.__class__ is not Node:
                         prev = leaf_grads.get(e)
