@@ -230,8 +230,8 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
             else:
                 inputs = node.unpack_inputs(g, raw)
             out = node.out_data
-            if out is not None:
-                out = node.unpack_output(raw)
+            if out is not None and (not raw or node.out_vc[0]):  # (a plain array: as it is,
+                out = node.unpack_output(raw)                    # unless changed in place)
             params = node.params
             vjps = node.prim.vjps
             if vjps is None:  # one rule for all inputs (variadic ops, custom Functions): run it
