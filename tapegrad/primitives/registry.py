@@ -48,9 +48,13 @@ class Primitive:
         self.view = view
         self.vjps: tuple | None = None
         self.vjp_all: Callable | None = None
-        params = inspect.signature(forward).parameters.values()
-        self.input_names = tuple(p.name for p in params
-                                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL))
+        nin = getattr(forward, "nin", None)  # a NumPy ufunc: its inputs are x (and y)
+        if nin is not None:
+            self.input_names = ("x", "y", "z")[:nin]
+        else:
+            params = inspect.signature(forward).parameters.values()
+            self.input_names = tuple(p.name for p in params if p.kind in (
+                p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL))
 
     def defvjp(self, *rules: Callable | None) -> "Primitive":
         """Register one rule per input (None: that input never gets a gradient)."""
