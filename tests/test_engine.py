@@ -841,3 +841,29 @@ def test_gradgradcheck_detects_a_backward_that_is_only_right_at_first_order():
     x = tg.tensor([1.0, 2.0], dtype=tg.float64, requires_grad=True)
     assert tg.autograd.gradcheck(ConstSecond.apply, [x])
     assert tg.autograd.gradgradcheck(ConstSecond.apply, [x], raise_exception=False) is False
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (70, 70)])
+def test_a_leaf_used_many_times_gets_the_sum_of_its_uses(dtype, shape):
+    """Small leaves gather their gradients and sum them in one call at the end, big ones add as they
+    go: either way the result is the sum of every use's gradient, in the leaf's shape and dtype."""
+    rng = np.random.default_rng(0)
+    w = tg.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+    scales = rng.uniform(0.5, 1.5, 9).astype(dtype)
+    loss = sum(((w * float(c)) * (w * 1.0 + 0.5)).sum() for c in scales)
+    loss.backward()
+    wn = w.numpy()
+    uses = []  # the engine's order: the last use first, each product's second factor before its first
+    for c in scales[::-1]:
+        c = dtype(c)
+        uses += [(wn * c) * dtype(1.0), (wn * dtype(1.0) + dtype(0.5)) * c]
+    expected = uses[0]
+    for u in uses[1:]:
+        expected = expected + u
+    assert w.grad.shape == shape and w.grad.dtype == dtype
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol={np.float16: 1e-2}.get(dtype, 1e-6))
+    (g,) = tg.autograd.grad(sum((w * float(c)).sum() for c in scales), w)
+    assert isinstance(g.numpy(), np.ndarray) and g.shape == shape
+    np.testing.assert_allclose(g.numpy(), np.full(shape, scales.astype(np.float64).sum()),
+                               rtol={np.float16: 1e-2}.get(dtype, 1e-5))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from .._utils import unbroadcast_axes
 from ..primitives.reduction import sum as _sum
 from ..primitives.shape import reshape as _reshape
@@ -23,6 +25,11 @@ from . import node as _node
 
 def make_tensor(data: Any, grad_fn: Any) -> Any:
     return _node.make_tensor(data, grad_fn)
+
+
+# A leaf's gradients from many uses, if at most this many elements each, are summed at the end in one
+# NumPy call (about twice as fast as one addition per use for small arrays; equal results).
+_GATHER_MAX = 4096
 
 
 def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> dict:
@@ -257,9 +264,16 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                     elif gi is not g and (gi.shape != gshape or gi.dtype is not gdtype
                                           and gi.dtype != gdtype):  # (g passed on fits as it is)
                         gi = _fit(gi, gshape, gdtype, node, i)  # inputs are shaped like the output
-                    if e.__class__ is not Node:
+                    if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                         prev = leaf_grads.get(e)
-                        leaf_grads[e] = gi if prev is None else prev + gi
+                        if prev is None:
+                            leaf_grads[e] = gi
+                        elif prev.__class__ is list:
+                            prev.append(gi)
+                        elif raw and gi.size <= _GATHER_MAX:  # small arrays: gathered, then summed
+                            leaf_grads[e] = [prev, gi]        # in one NumPy call
+                        else:
+                            leaf_grads[e] = prev + gi
                         continue
                     prev = buffers.get(e)
                     buffers[e] = gi if prev is None else prev + gi
@@ -278,6 +292,10 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                 elif node.saved is not None or node.out_data is not None:
                     node.saved = FREED  # (Node.release, inlined: this runs for every node)
                     node.out_data = node.versions = None
+        for leaf, g in leaf_grads.items():
+            if g.__class__ is list:
+                leaf_grads[leaf] = np.asarray(np.add.reduce(g))  # (in order, as one addition at
+                #                                                     a time would; 0-d stays an array)
         if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
             holders: dict = {}  # how many places hold each array
             for g in leaf_grads.values():
