@@ -940,21 +940,22 @@ _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 
 def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Tensor:
     """Create the Node for one op (the only place Nodes are made) and return its output tensor."""
-    oshape, odtype = out.shape, out.dtype
     saves = prim.saves
     shapes = dtypes = versions = None  # None: inputs shaped as the output; saved at version 0
     n = len(args)
     if n == 1:  # the common arities without the general loop's lists
         a = args[0]  # (a Tensor that requires grad, or we would not be here)
-        d = a._data
-        if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
-            shapes, dtypes = (d.shape,), (d.dtype,)
-        edges: Any = (a._grad_fn or a,)
+        if not prim.keeps_shape:  # (elementwise ops keep it: no shape to compare)
+            d, oshape, odtype = a._data, out.shape, out.dtype
+            if d.shape != oshape or d.dtype is not odtype and d.dtype != odtype:
+                shapes, dtypes = (d.shape,), (d.dtype,)
+        edges: Any = (a._grad_fn if a._grad_fn is not None else a,)
         if saves and a._vc is not None:
             versions = (a._vc[0],)
     elif n == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
         a, b = args
         da, db = a._data, b._data
+        oshape, odtype = out.shape, out.dtype
         if a._requires_grad:
             edges = (a._grad_fn or a, b._grad_fn or b) if b._requires_grad else (a._grad_fn or a, None)
         else:
@@ -965,6 +966,7 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
         if saves and (a._vc is not None or b._vc is not None):
             versions = (a._vc[0] if a._vc is not None else 0, b._vc[0] if b._vc is not None else 0)
     else:
+        oshape, odtype = out.shape, out.dtype
         same = True  # every input that needs a gradient has the output's shape and dtype
         fresh = True  # every input a Tensor without a version counter yet (version 0)
         edges = []

@@ -506,3 +506,24 @@ def test_activation_backward_forwards_reuse_temporaries_without_touching_inputs(
         assert not np.shares_memory(got, g) and not np.shares_memory(got, y)
     mixed = P[name].forward(np.ones(shapes[0], np.float64), np.zeros(shapes[1], np.float32))
     assert mixed.dtype == np.float64  # g's wider dtype wins, as with the operators
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in P.items() if p.keeps_shape))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_keeps_shape_primitives_keep_shape_and_dtype_forward_and_backward(name, dtype):
+    """The tape trusts `keeps_shape` (no shape or dtype checks for these ops): the forward and the
+    rule, on arrays and recorded on Tensors, must give the input's shape and dtype."""
+    prim = P[name]
+    assert len(prim.input_names) == 1
+    x = np.random.default_rng(1).uniform(0.5, 1.5, (3, 4)).astype(dtype)
+    g = np.ones((3, 4), dtype)
+    out = prim.forward(x)
+    assert out.shape == x.shape and out.dtype == dtype
+    for rule in prim.vjps:
+        if rule is None:
+            continue
+        gx = rule(g, out, x)
+        assert gx.shape == x.shape and gx.dtype == dtype
+        xt = tg.tensor(x, requires_grad=True)
+        recorded = rule(tg.tensor(g, requires_grad=True), prim(xt), xt)
+        assert recorded.shape == x.shape and recorded.dtype == dtype

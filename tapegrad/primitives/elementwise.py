@@ -37,7 +37,7 @@ div = primitive("div", "x / y", "g / y", "-g * x / y**2")(np.true_divide)
 div.defvjp(lambda g, out, x, y: g / y, lambda g, out, x, y: -(g * x) / (y * y))
 
 
-neg = primitive("neg", "-x", "-g", saves=False)(np.negative)
+neg = primitive("neg", "-x", "-g", saves=False, keeps_shape=True)(np.negative)
 neg.defvjp(lambda g, out, x: -g)
 
 
@@ -62,27 +62,29 @@ def _pow_grad_x(g, out, x, y):
 pow.defvjp(_pow_grad_x, _pow_grad_y)
 
 
-exp = primitive("exp", "exp(x)", "g * out", saves=False, needs_out=True)(np.exp)
+exp = primitive("exp", "exp(x)", "g * out", saves=False, needs_out=True, keeps_shape=True)(np.exp)
 exp.defvjp(lambda g, out, x: g * out)
 
 
-log = primitive("log", "log(x)", "g / x")(np.log)
+log = primitive("log", "log(x)", "g / x", keeps_shape=True)(np.log)
 log.defvjp(lambda g, out, x: g / x)
 
 
-sin = primitive("sin", "sin(x)", "g * cos(x)")(np.sin)
+sin = primitive("sin", "sin(x)", "g * cos(x)", keeps_shape=True)(np.sin)
 sin.defvjp(lambda g, out, x: g * cos(x))
 
 
-cos = primitive("cos", "cos(x)", "-g * sin(x)")(np.cos)
+cos = primitive("cos", "cos(x)", "-g * sin(x)", keeps_shape=True)(np.cos)
 cos.defvjp(lambda g, out, x: -(g * sin(x)))
 
 
-tan = primitive("tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True)(np.tan)
+tan = primitive("tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True,
+                keeps_shape=True)(np.tan)
 tan.defvjp(lambda g, out, x: g * (out * out + 1.0))
 
 
-tanh = primitive("tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True)(np.tanh)
+tanh = primitive("tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True,
+                 keeps_shape=True)(np.tanh)
 tanh.defvjp(lambda g, out, x: tanh_backward(g, out))
 
 
@@ -117,7 +119,8 @@ def _sigmoid_forward(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))  # float dtype as exp's (never int)
 
 
-@primitive("sigmoid", "1 / (1 + exp(-x))", "g * out * (1 - out)", saves=False, needs_out=True)
+@primitive("sigmoid", "1 / (1 + exp(-x))", "g * out * (1 - out)", saves=False, needs_out=True,
+           keeps_shape=True)
 def sigmoid(x):
     return _sigmoid_forward(x)
 
@@ -137,7 +140,7 @@ sigmoid_backward.defvjp(lambda gg, out, g, y: gg * (y * (1.0 - y)),
                         lambda gg, out, g, y: gg * g * (1.0 - 2.0 * y))
 
 
-@primitive("relu", "max(x, 0)", "g * (x > 0)")
+@primitive("relu", "max(x, 0)", "g * (x > 0)", keeps_shape=True)
 def relu(x):
     return np.maximum(x, 0)
 
@@ -145,15 +148,16 @@ def relu(x):
 relu.defvjp(lambda g, out, x: g * _mask(g, value(x) > 0))
 
 
-sqrt = primitive("sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True)(np.sqrt)
+sqrt = primitive("sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True,
+                 keeps_shape=True)(np.sqrt)
 sqrt.defvjp(lambda g, out, x: g / (out * 2.0))
 
 
-abs = primitive("abs", "|x|", "g * sign(x)   (0 at x == 0)")(np.abs)
+abs = primitive("abs", "|x|", "g * sign(x)   (0 at x == 0)", keeps_shape=True)(np.abs)
 abs.defvjp(lambda g, out, x: g * _mask(g, np.sign(value(x))))
 
 
-sign = primitive("sign", "sign(x)", "0", saves=False)(np.sign)
+sign = primitive("sign", "sign(x)", "0", saves=False, keeps_shape=True)(np.sign)
 sign.defvjp(None)
 
 

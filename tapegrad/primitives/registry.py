@@ -34,10 +34,10 @@ class Primitive:
     """One differentiable op: forward on arrays, a VJP per input, and the formula as text."""
 
     __slots__ = ("name", "forward", "vjps", "vjp_all", "expr", "grad_texts", "node_name",
-                 "saves", "needs_out", "view", "input_names", "__weakref__")
+                 "saves", "needs_out", "view", "keeps_shape", "input_names", "__weakref__")
 
     def __init__(self, name: str, forward: Callable, expr: str, grad_texts: tuple[str, ...],
-                 saves: bool, needs_out: bool, view: bool) -> None:
+                 saves: bool, needs_out: bool, view: bool, keeps_shape: bool = False) -> None:
         self.name = name
         self.forward = forward
         self.expr = expr
@@ -46,6 +46,9 @@ class Primitive:
         self.saves = saves
         self.needs_out = needs_out
         self.view = view
+        # One input, and the output (and so the gradient the rule returns) has its shape and dtype,
+        # for every float input: nothing to un-broadcast or cast, so nothing for the tape to check.
+        self.keeps_shape = keeps_shape
         self.vjps: tuple | None = None
         self.vjp_all: Callable | None = None
         nin = getattr(forward, "nin", None)  # a NumPy ufunc: its inputs are x (and y)
@@ -85,13 +88,13 @@ class Primitive:
 
 
 def primitive(name: str, expr: str, *grad_texts: str, saves: bool = True, needs_out: bool = False,
-              view: bool = False) -> Callable[[Callable], Primitive]:
+              view: bool = False, keeps_shape: bool = False) -> Callable[[Callable], Primitive]:
     """Register `forward` as primitive `name`; `grad_texts` are the readable rules, one per input."""
 
     def register(forward: Callable) -> Primitive:
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is registered twice")
-        prim = Primitive(name, forward, expr, grad_texts, saves, needs_out, view)
+        prim = Primitive(name, forward, expr, grad_texts, saves, needs_out, view, keeps_shape)
         REGISTRY[name] = prim
         return prim
 

@@ -240,11 +240,14 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
             if out is not None and (not raw or node.out_vc[0]):  # (a plain array: as it is,
                 out = node.unpack_output(raw)                    # unless changed in place)
             params = node.params
-            vjps = node.prim.vjps
+            prim = node.prim
+            vjps = prim.vjps
             if vjps is None:  # one rule for all inputs (variadic ops, custom Functions): run it
                 vjps = _vjp_all(node, g, out, inputs, raw, edges)  # now, hand out its results
             shapes = node.shapes
-            gshape, gdtype = g.shape, g.dtype
+            fits = prim.keeps_shape  # (an elementwise rule's result has g's shape and dtype)
+            if not fits:
+                gshape, gdtype = g.shape, g.dtype
             if watch:  # the rules' own results, for explain's observer and anomaly mode
                 seen = [None] * len(edges)
             i = -1
@@ -261,8 +264,8 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                     if shapes is not None:
                         if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
                             gi = _fit(gi, shapes[i], node.dtypes[i], node, i)
-                    elif gi is not g and (gi.shape != gshape or gi.dtype is not gdtype
-                                          and gi.dtype != gdtype):  # (g passed on fits as it is)
+                    elif not fits and gi is not g and (  # (g passed on fits as it is)
+                            gi.shape != gshape or gi.dtype is not gdtype and gi.dtype != gdtype):
                         gi = _fit(gi, gshape, gdtype, node, i)  # inputs are shaped like the output
                     if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                         prev = leaf_grads.get(e)
