@@ -244,6 +244,11 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
             vjps = prim.vjps
             if vjps is None:  # one rule for all inputs (variadic ops, custom Functions): run it
                 vjps = _vjp_all(node, g, out, inputs, raw, edges)  # now, hand out its results
+            arity = len(inputs)  # rules are called with the inputs spelled out for one or two
+            if arity == 1:       # (no list and tuple built per call, as `*inputs` would)
+                x0 = inputs[0]
+            elif arity == 2:
+                x0, x1 = inputs
             shapes = node.shapes
             fits = prim.keeps_shape  # (an elementwise rule's result has g's shape and dtype)
             if not fits:
@@ -256,8 +261,16 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                 if e is None:
                     continue
                 rule = vjps[i]
-                gi = None if rule is None else (
-                    rule(g, out, *inputs, **params) if params else rule(g, out, *inputs))
+                if rule is None:
+                    gi = None
+                elif params:
+                    gi = rule(g, out, *inputs, **params)
+                elif arity == 2:
+                    gi = rule(g, out, x0, x1)
+                elif arity == 1:
+                    gi = rule(g, out, x0)
+                else:
+                    gi = rule(g, out, *inputs)
                 if gi is not None:
                     if watch:
                         seen[i] = gi

@@ -81,15 +81,18 @@ class Node:
         if saved.__class__ is tuple:
             versions = self.versions
             if versions is None:  # all Tensors, at version 0 when saved: only a counter made since
-                inputs: Any = [] if raw else saved  # then can mean a change (the common case: no
-                for x in saved:                      # counter at all)
+                for x in saved:   # then can mean a change (the common case: no counter at all)
                     vc = x._vc
                     if vc is not None and vc[0]:
                         self._saved_changed(x, vc[0], 0)
-                    if raw:
-                        inputs.append(x._data)
-                return inputs
-            inputs = []
+                if not raw:
+                    return saved
+                if len(saved) == 1:  # (tuples, built without a list: the engine unpacks them)
+                    return (saved[0]._data,)
+                if len(saved) == 2:
+                    return (saved[0]._data, saved[1]._data)
+                return tuple([x._data for x in saved])
+            inputs: Any = []
             for x, v in zip(saved, versions):
                 if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
                     inputs.append(x if raw else make_tensor(x, None, g.dtype))
