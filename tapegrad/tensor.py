@@ -936,6 +936,7 @@ def _copy_into(x: Any, src: Any) -> Tensor:
 
 
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
+_NUMBERS = (float, int)  # Python numbers: weak scalars, they never change a float tensor's dtype
 
 
 def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Tensor:
@@ -965,6 +966,22 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
             shapes, dtypes = (da.shape, db.shape), (da.dtype, db.dtype)
         if saves and (a._vc is not None or b._vc is not None):
             versions = (a._vc[0] if a._vc is not None else 0, b._vc[0] if b._vc is not None else 0)
+    # A Tensor and a Python number (x * 2.0, 1 - x), and no params (such as where's cond): the output
+    # is shaped as x, and has its dtype but for NumPy 1's value-based casting of big numbers.
+    elif n == 2 and not params and args[1].__class__ in _NUMBERS and isinstance(args[0], Tensor):
+        a = args[0]
+        edges = (a._grad_fn if a._grad_fn is not None else a, None)
+        if a._data.dtype is not out.dtype:
+            shapes, dtypes = (a._data.shape, ()), (a._data.dtype, None)
+        if saves:
+            versions = (a._vc[0] if a._vc is not None else 0, None)
+    elif n == 2 and not params and args[0].__class__ in _NUMBERS and isinstance(args[1], Tensor):
+        b = args[1]
+        edges = (None, b._grad_fn if b._grad_fn is not None else b)
+        if b._data.dtype is not out.dtype:
+            shapes, dtypes = ((), b._data.shape), (None, b._data.dtype)
+        if saves:
+            versions = (None, b._vc[0] if b._vc is not None else 0)
     else:
         oshape, odtype = out.shape, out.dtype
         same = True  # every input that needs a gradient has the output's shape and dtype

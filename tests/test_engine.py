@@ -867,3 +867,34 @@ def test_a_leaf_used_many_times_gets_the_sum_of_its_uses(dtype, shape):
     assert isinstance(g.numpy(), np.ndarray) and g.shape == shape
     np.testing.assert_allclose(g.numpy(), np.full(shape, scales.astype(np.float64).sum()),
                                rtol={np.float16: 1e-2}.get(dtype, 1e-5))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_ops_with_python_numbers_keep_dtype_and_gradients(dtype):
+    """A Tensor with a Python number on either side records a node without shape bookkeeping;
+    gradients must still match the closed forms, in the leaf's dtype."""
+    x0 = np.array([0.5, 1.5, 2.0], dtype)
+    cases = [
+        (lambda x: x * 3.0, lambda x: np.full_like(x, 3.0)),
+        (lambda x: 3.0 * x, lambda x: np.full_like(x, 3.0)),
+        (lambda x: 2 - x, lambda x: np.full_like(x, -1.0)),
+        (lambda x: x / 4.0, lambda x: np.full_like(x, 0.25)),
+        (lambda x: 1.0 / x, lambda x: -1.0 / (x * x)),
+        (lambda x: x ** 2.0, lambda x: 2.0 * x),
+        (lambda x: 2.0 ** x, lambda x: np.log(2.0) * 2.0 ** x),
+        (lambda x: x + 7.0, lambda x: np.ones_like(x)),
+    ]
+    for f, df in cases:
+        x = tg.tensor(x0, requires_grad=True)
+        y = f(x)
+        assert y.dtype == dtype
+        y.sum().backward()
+        assert x.grad.dtype == dtype
+        np.testing.assert_allclose(x.grad.numpy(), df(x0.astype(np.float64)),
+                                   rtol={np.float16: 2e-3}.get(dtype, 1e-6))
+    x = tg.tensor(x0, requires_grad=True) * 1.0
+    y = x ** 3.0  # saves x and the number
+    with tg.no_grad():
+        x += 1.0
+    with pytest.raises(RuntimeError, match="PowBackward.*version"):
+        y.sum().backward()
