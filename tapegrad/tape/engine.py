@@ -183,28 +183,8 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
     rules run on plain arrays (`raw`), at NumPy speed.
     """
     raw = not create_graph
-    buffers: dict = {}
-    leaf_grads: dict = {}
-    for r, s in zip(roots, seeds):
-        if raw:
-            s = s._data
-        store = buffers if r.__class__ is Node else leaf_grads
-        store[r] = store[r] + s if r in store else s
-    root_nodes = [r for r in buffers]
-    if targets is None:
-        deps, pruned, reached_leaves = count_consumers(root_nodes), None, None
-    else:
-        deps = pruned = None
-        if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when every leaf
-            reached_leaves = set()                       # reached is one, nothing is to be pruned
-            counted = count_consumers(root_nodes, reached_leaves)
-            if reached_leaves <= targets:
-                deps = counted
-        if deps is None:  # only nodes on a path to a target run (their parents all are on one too)
-            deps, pruned, reached_leaves = _consumers_and_needed(root_nodes, targets)
-            root_nodes = list(filter(pruned.__contains__, root_nodes))
+    buffers, leaf_grads, deps, pruned, reached_leaves, ready = _plan(roots, seeds, targets, raw)
     captured: dict = {}
-    ready = _ready_roots(root_nodes, deps)
     check_nan = state.anomaly
     watch = check_nan or observer is not None
     # Recording is on exactly when create_graph is. A raw backward records nothing by construction
@@ -308,35 +288,73 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                 elif node.saved is not None or node.out_data is not None:
                     node.saved = FREED  # (Node.release, inlined: this runs for every node)
                     node.out_data = node.versions = None
-        for leaf, g in leaf_grads.items():
-            if g.__class__ is list:
-                leaf_grads[leaf] = np.asarray(np.add.reduce(g))  # (in order, as one addition at
-                #                                                     a time would; 0-d stays an array)
-        if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
-            holders: dict = {}  # how many places hold each array
-            for g in leaf_grads.values():
-                holders[id(g)] = holders.get(id(g), 0) + 1
-            for s in seeds:  # the caller's arrays
-                holders[id(getattr(s, "_data", s))] = 2
-        for leaf, g in leaf_grads.items():
-            hooks = getattr(leaf, "_hooks", None)
-            if hooks:
-                g = _run_hooks(hooks, g, raw)
-            if targets is None:
-                owned = raw and not hooks and holders[id(g)] == 1 and getattr(g, "base", 0) is None
-                leaf._accumulate_grad(g, create_graph, owned)
-            elif leaf in targets:
-                captured[leaf] = g
+        _deliver_to_leaves(leaf_grads, seeds, targets, captured, raw, create_graph)
     finally:
         if create_graph:
             state.enabled = previous_mode
-    if targets is not None:
-        for t in targets:  # reached but given no gradient (e.g. through sign): a zero, not unused
-            if (t in reached_leaves or pruned is not None and t in pruned) and t not in captured:
-                captured[t] = None
+    if targets is None:
+        return captured
+    for t in targets:  # reached but given no gradient (e.g. through sign): a zero, not unused
+        if (t in reached_leaves or pruned is not None and t in pruned) and t not in captured:
+            captured[t] = None
+    return _as_tensor_dict(captured) if raw else captured
+
+
+def _plan(roots: list, seeds: list, targets: set | None, raw: bool) -> tuple:
+    """Before the loop: the seeds in their buffers (nodes) or as leaf gradients, every node's
+    consumer count, the pruned edges (None: no pruning), the leaf targets reached, and the roots
+    ready to run."""
+    buffers: dict = {}
+    leaf_grads: dict = {}
+    for r, s in zip(roots, seeds):
         if raw:
-            captured = {k: None if v is None else make_tensor(v, None) for k, v in captured.items()}
-    return captured
+            s = s._data
+        store = buffers if r.__class__ is Node else leaf_grads
+        store[r] = store[r] + s if r in store else s
+    root_nodes = list(buffers)
+    pruned = reached_leaves = None
+    if targets is None:
+        deps = count_consumers(root_nodes)
+    else:
+        deps = None
+        if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when every leaf
+            reached_leaves = set()                       # reached is one, nothing is to be pruned
+            counted = count_consumers(root_nodes, reached_leaves)
+            if reached_leaves <= targets:
+                deps = counted
+        if deps is None:  # only nodes on a path to a target run (their parents all are on one too)
+            deps, pruned, reached_leaves = _consumers_and_needed(root_nodes, targets)
+            root_nodes = list(filter(pruned.__contains__, root_nodes))
+    return buffers, leaf_grads, deps, pruned, reached_leaves, _ready_roots(root_nodes, deps)
+
+
+def _deliver_to_leaves(leaf_grads: dict, seeds: list, targets: set | None, captured: dict,
+                       raw: bool, create_graph: bool) -> None:
+    """After the loop: each leaf's gradient (gathered ones summed), through the leaf's hooks, into
+    its `.grad` (no targets) or into `captured` (a leaf target)."""
+    for leaf, g in leaf_grads.items():
+        if g.__class__ is list:
+            leaf_grads[leaf] = np.asarray(np.add.reduce(g))  # (in order, as one addition at a time
+            #                                                   would; 0-d stays an array)
+    if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
+        holders: dict = {}  # how many places hold each array
+        for g in leaf_grads.values():
+            holders[id(g)] = holders.get(id(g), 0) + 1
+        for s in seeds:  # the caller's arrays
+            holders[id(getattr(s, "_data", s))] = 2
+    for leaf, g in leaf_grads.items():
+        hooks = getattr(leaf, "_hooks", None)
+        if hooks:
+            g = _run_hooks(hooks, g, raw)
+        if targets is None:
+            owned = raw and not hooks and holders[id(g)] == 1 and getattr(g, "base", 0) is None
+            leaf._accumulate_grad(g, create_graph, owned)
+        elif leaf in targets:
+            captured[leaf] = g
+
+
+def _as_tensor_dict(captured: dict) -> dict:
+    return {k: None if v is None else make_tensor(v, None) for k, v in captured.items()}
 
 
 class _Given:
