@@ -369,7 +369,7 @@ class Tensor:
     def _inplace(self, name: str, prim: Any, other: Any) -> "Tensor":
         """Shared path of `+=`, `x[i] = v`, add_, ...: recorded out of place, or applied to the buffer."""
         other_req = isinstance(other, Tensor) and other._requires_grad
-        if state.enabled and (self._requires_grad or other_req):
+        if (self._requires_grad or other_req) and state._enabled:  # (the flag, not its property)
             if self._grad_fn is None and self._requires_grad:
                 raise RuntimeError(
                     f"a leaf tensor that requires grad is used in an in-place operation ({name}); "
@@ -393,7 +393,7 @@ class Tensor:
                 try:  # straight into the buffer, as NumPy's own `a -= b`
                     if ufunc is None:
                         raise ValueError
-                    ufunc(self._data, value, out=self._data, casting="same_kind")
+                    ufunc(self._data, value, self._data)  # (out positional; casting: same_kind)
                 except (ValueError, TypeError):  # broadcasting or casting problems: say them clearly
                     result = prim.forward(self._data, value)
                     _check_inplace_shape(name, result, self._data)
@@ -1031,7 +1031,7 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
         node.out_data = node.out_vc = None
         if prim.view and isinstance(args[0], Tensor) and np.may_share_memory(out, args[0]._data):
             _mark_view(t, args[0], prim, node.params)  # views share their base's version counter
-    if _overrides[0] and state.anomaly:
+    if _overrides[0] and state._anomaly:
         node.stack = capture_stack()
     return t
 
@@ -1066,7 +1066,8 @@ def _apply(prim: Any, *args: Any, **params: Any) -> Tensor:
         out = np.asarray(out)
     if out.dtype is _F64 and prim is not _CAST and not _any_float64(args):
         out = out.astype(_dt.float32)  # ints and Python floats make float32, as in PyTorch
-    if need and (not _overrides[0] or state.enabled):  # (the first test spares a thread-local lookup)
+    if need and (not _overrides[0] or state._enabled):  # (the first test spares a thread-local
+        #                                                  lookup; `_enabled` spares the property)
         return _record(prim, out, args, params)
     t = _new(Tensor)
     t._data = out

@@ -25,6 +25,8 @@ def _count(change: int) -> None:
 
 
 class _ThreadState(threading.local):
+    # The hot path reads `_enabled` / `_anomaly` directly (a property call costs more than the op
+    # it guards); they are only ever set through the properties, which keep `overrides` right.
     _enabled = True         # grad mode: record ops on the tape
     _anomaly = False        # detect_anomaly(): capture stacks, check backward for NaN/Inf
     diff_depth = 0          # how many functional differentiations (tg.grad, ...) are running
