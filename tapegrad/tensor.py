@@ -942,7 +942,9 @@ _NUMBERS = (float, int)  # Python numbers: weak scalars, they never change a flo
 def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Tensor:
     """Create the Node for one op (the only place Nodes are made) and return its output tensor."""
     saves = prim.saves
-    shapes = dtypes = versions = None  # None: inputs shaped as the output; saved at version 0
+    shapes: Any = None  # None: inputs shaped as the output (and dtypes: of its dtype)
+    dtypes: Any = None
+    versions: Any = None  # None: every saved input a Tensor at version 0
     n = len(args)
     if n == 1:  # the common arities without the general loop's lists
         a = args[0]  # (a Tensor that requires grad, or we would not be here)

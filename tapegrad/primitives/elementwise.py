@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import primitive, value
+from .registry import Primitive, primitive, value
 
 
 def _mask(g, condition):
@@ -21,23 +21,23 @@ def _mask(g, condition):
     return np.asarray(condition, dtype=g.dtype)
 
 
-add = primitive("add", "x + y", "g", "g", saves=False)(np.add)
+add: Primitive = primitive("add", "x + y", "g", "g", saves=False)(np.add)
 add.defvjp(lambda g, out, x, y: g, lambda g, out, x, y: g)
 
 
-sub = primitive("sub", "x - y", "g", "-g", saves=False)(np.subtract)
+sub: Primitive = primitive("sub", "x - y", "g", "-g", saves=False)(np.subtract)
 sub.defvjp(lambda g, out, x, y: g, lambda g, out, x, y: -g)
 
 
-mul = primitive("mul", "x * y", "g * y", "g * x")(np.multiply)
+mul: Primitive = primitive("mul", "x * y", "g * y", "g * x")(np.multiply)
 mul.defvjp(lambda g, out, x, y: g * y, lambda g, out, x, y: g * x)
 
 
-div = primitive("div", "x / y", "g / y", "-g * x / y**2")(np.true_divide)
+div: Primitive = primitive("div", "x / y", "g / y", "-g * x / y**2")(np.true_divide)
 div.defvjp(lambda g, out, x, y: g / y, lambda g, out, x, y: -(g * x) / (y * y))
 
 
-neg = primitive("neg", "-x", "-g", saves=False, keeps_shape=True)(np.negative)
+neg: Primitive = primitive("neg", "-x", "-g", saves=False, keeps_shape=True)(np.negative)
 neg.defvjp(lambda g, out, x: -g)
 
 
@@ -62,28 +62,28 @@ def _pow_grad_x(g, out, x, y):
 pow.defvjp(_pow_grad_x, _pow_grad_y)
 
 
-exp = primitive("exp", "exp(x)", "g * out", saves=False, needs_out=True, keeps_shape=True)(np.exp)
+exp: Primitive = primitive("exp", "exp(x)", "g * out", saves=False, needs_out=True, keeps_shape=True)(np.exp)
 exp.defvjp(lambda g, out, x: g * out)
 
 
-log = primitive("log", "log(x)", "g / x", keeps_shape=True)(np.log)
+log: Primitive = primitive("log", "log(x)", "g / x", keeps_shape=True)(np.log)
 log.defvjp(lambda g, out, x: g / x)
 
 
-sin = primitive("sin", "sin(x)", "g * cos(x)", keeps_shape=True)(np.sin)
+sin: Primitive = primitive("sin", "sin(x)", "g * cos(x)", keeps_shape=True)(np.sin)
 sin.defvjp(lambda g, out, x: g * cos(x))
 
 
-cos = primitive("cos", "cos(x)", "-g * sin(x)", keeps_shape=True)(np.cos)
+cos: Primitive = primitive("cos", "cos(x)", "-g * sin(x)", keeps_shape=True)(np.cos)
 cos.defvjp(lambda g, out, x: -(g * sin(x)))
 
 
-tan = primitive("tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True,
+tan: Primitive = primitive("tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True,
                 keeps_shape=True)(np.tan)
 tan.defvjp(lambda g, out, x: g * (out * out + 1.0))
 
 
-tanh = primitive("tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True,
+tanh: Primitive = primitive("tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True,
                  keeps_shape=True)(np.tanh)
 tanh.defvjp(lambda g, out, x: tanh_backward(g, out))
 
@@ -148,16 +148,16 @@ def relu(x):
 relu.defvjp(lambda g, out, x: g * _mask(g, value(x) > 0))
 
 
-sqrt = primitive("sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True,
+sqrt: Primitive = primitive("sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True,
                  keeps_shape=True)(np.sqrt)
 sqrt.defvjp(lambda g, out, x: g / (out * 2.0))
 
 
-abs = primitive("abs", "|x|", "g * sign(x)   (0 at x == 0)", keeps_shape=True)(np.abs)
+abs: Primitive = primitive("abs", "|x|", "g * sign(x)   (0 at x == 0)", keeps_shape=True)(np.abs)
 abs.defvjp(lambda g, out, x: g * _mask(g, np.sign(value(x))))
 
 
-sign = primitive("sign", "sign(x)", "0", saves=False, keeps_shape=True)(np.sign)
+sign: Primitive = primitive("sign", "sign(x)", "0", saves=False, keeps_shape=True)(np.sign)
 sign.defvjp(None)
 
 

@@ -312,11 +312,12 @@ def _plan(roots: list, seeds: list, targets: set | None, raw: bool) -> tuple:
         store = buffers if r.__class__ is Node else leaf_grads
         store[r] = store[r] + s if r in store else s
     root_nodes = list(buffers)
-    pruned = reached_leaves = None
+    pruned: dict | None = None
+    reached_leaves: set | None = None
+    deps: dict | None = None
     if targets is None:
         deps = count_consumers(root_nodes)
     else:
-        deps = None
         if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when every leaf
             reached_leaves = set()                       # reached is one, nothing is to be pruned
             counted = count_consumers(root_nodes, reached_leaves)
@@ -325,6 +326,7 @@ def _plan(roots: list, seeds: list, targets: set | None, raw: bool) -> tuple:
         if deps is None:  # only nodes on a path to a target run (their parents all are on one too)
             deps, pruned, reached_leaves = _consumers_and_needed(root_nodes, targets)
             root_nodes = list(filter(pruned.__contains__, root_nodes))
+    assert deps is not None  # (for the type checker: both branches set it)
     return buffers, leaf_grads, deps, pruned, reached_leaves, _ready_roots(root_nodes, deps)
 
 

@@ -51,6 +51,17 @@ class Node:
 
     __slots__ = ("prim", "edges", "saved", "versions", "params", "shapes", "dtypes", "out_data",
                  "out_vc", "pre_hooks", "stack", "__weakref__")
+    prim: Any
+    edges: tuple
+    saved: Any
+    versions: tuple | None
+    params: dict
+    shapes: tuple | None
+    dtypes: tuple | None
+    out_data: Any
+    out_vc: list | None
+    pre_hooks: list | None
+    stack: list | None
 
     @property
     def name(self) -> str:
