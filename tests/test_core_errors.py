@@ -226,8 +226,10 @@ def test_function_returning_several_outputs():
         def backward(ctx, g):
             return g
 
-    with pytest.raises(TypeError, match="returned 2 outputs"):
-        Two.apply(tg.ones(2, requires_grad=True))
+    a, b = Two.apply(tg.ones(2, requires_grad=True))  # several outputs are fine (as PyTorch),
+    with pytest.raises(TypeError, match=r"Two\.backward cannot take 2 gradient\(s\).*def backward"
+                                        r"\(ctx, g0, g1\)"):  # but backward gets one per output
+        (a + b).sum().backward()
 
 
 def test_save_for_backward_rejects_non_tensors():

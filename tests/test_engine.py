@@ -898,3 +898,78 @@ def test_ops_with_python_numbers_keep_dtype_and_gradients(dtype):
         x += 1.0
     with pytest.raises(RuntimeError, match="PowBackward.*version"):
         y.sum().backward()
+
+
+# ---- custom Functions with several outputs --------------------------------------------------------
+class SinCos(tg.autograd.Function):
+    """(sin(x*w), 2*cos(x*w), a number, an integer argmax): PyTorch's several-output Function."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return (x * w).sin(), (x * w).cos() * 2.0, 7, (x * w).argmax()
+
+    @staticmethod
+    def backward(ctx, gs, gc, gnum, gidx):
+        x, w = ctx.saved_tensors
+        d = gs * (x * w).cos() - gc * 2.0 * (x * w).sin()
+        return d * w, d * x  # (w's gradient at x's shape: summed back, as in PyTorch)
+
+
+def test_function_with_several_outputs_values_gradients_and_structure():
+    x0, w0 = np.array([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]]), np.array([1.5, -0.5, 0.8])
+    x = tg.tensor(x0, requires_grad=True)
+    w = tg.tensor(w0, requires_grad=True)
+    s, c, number, idx = SinCos.apply(x, w)
+    assert number == 7 and idx.grad_fn is None and not idx.requires_grad  # integer: no gradient
+    assert s.grad_fn.name == c.grad_fn.name == "SinCosOutputBackward"
+    assert s.grad_fn.next_functions[0][0] is c.grad_fn.next_functions[0][0]  # one SinCosBackward
+    assert s.grad_fn.next_functions[0][0].name == "SinCosBackward"
+    np.testing.assert_allclose(s.numpy(), np.sin(x0 * w0))
+    (s.sum() + (c * c).sum()).backward()
+    u = x0 * w0
+    gs, gc = 1.0, 2 * (2 * np.cos(u))  # d/ds of sum(s), d/dc of sum(c*c)
+    d = gs * np.cos(u) - gc * 2 * np.sin(u)
+    np.testing.assert_allclose(x.grad.numpy(), d * w0)
+    np.testing.assert_allclose(w.grad.numpy(), (d * x0).sum(0))
+    # only one output used: the other's gradient is zeros (PyTorch's default)
+    (gx,) = tg.autograd.grad(SinCos.apply(x, w)[1].sum(), x)
+    np.testing.assert_allclose(gx.numpy(), -2 * np.sin(u) * w0)
+
+
+def test_function_with_several_outputs_second_order_and_gradcheck():
+    x = tg.tensor([[0.3, -1.2], [0.7, 0.1]], dtype=tg.float64, requires_grad=True)
+    w = tg.tensor([1.5, -0.5], dtype=tg.float64, requires_grad=True)
+
+    def f(x, w):
+        s, c, _, _ = SinCos.apply(x, w)
+        return (s * c).sum() + (s * s).sum()
+
+    assert tg.autograd.gradcheck(f, (x, w))
+    assert tg.autograd.gradgradcheck(f, (x, w))
+
+
+def test_function_outputs_non_differentiable_and_unmaterialized_grads():
+    seen = []
+
+    class Split(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            a, b = x * 2.0, x * 3.0
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            seen.append(gb)
+            return ga * 2.0
+
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    a, b = Split.apply(x)
+    assert b.grad_fn is None and not b.requires_grad and a.requires_grad
+    a.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and seen == [None]
+    with tg.no_grad():
+        a2, b2 = Split.apply(x)
+    assert a2.grad_fn is None and b2.grad_fn is None

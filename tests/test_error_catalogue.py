@@ -686,16 +686,6 @@ class SummedGrad(tg.autograd.Function):
         return g.sum()  # shape [] for an input of shape [3]
 
 
-class TwoOutputs(tg.autograd.Function):
-    @staticmethod
-    def forward(ctx, a):
-        return a * 1, a * 2
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
-
 class ReturnsNothing(tg.autograd.Function):
     @staticmethod
     def forward(ctx, a):
@@ -767,10 +757,21 @@ def _():
     SummedGrad.apply(x3()).sum().backward()
 
 
-@case("function-several-outputs", TypeError, r"TwoOutputs\.forward returned 2 outputs.*one Function per "
-                                             r"output")
+class TwoOutputsOneGrad(tg.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 1, a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+@case("function-backward-arity", TypeError, r"TwoOutputsOneGrad\.backward cannot take 2 gradient\(s\): "
+                                            r"forward returned 2 output\(s\)")
 def _():
-    TwoOutputs.apply(x3())
+    a, b = TwoOutputsOneGrad.apply(x3())
+    (a + b).sum().backward()
 
 
 @case("function-returns-none", TypeError, r"ReturnsNothing\.forward returned None; it must return the "
