@@ -27,7 +27,26 @@ def lib_tensor(m, x, grad=True):
     return (torch.tensor if m is torch else tg.tensor)(np.array(x, dtype=np.float64), requires_grad=grad)
 
 
+def _sincos(m, a, c):
+    """A custom Function with two outputs (and a backward gradient at a broadcast shape)."""
+    class SinCos(torch.autograd.Function if m is torch else tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return (x * w).sin(), (x * w).cos() * 2.0
+
+        @staticmethod
+        def backward(ctx, gs, gc):
+            x, w = ctx.saved_tensors
+            d = gs * (x * w).cos() - gc * 2.0 * (x * w).sin()
+            return d * w, d * x  # (w's at x's shape: summed back by the engine)
+
+    s, k = SinCos.apply(a, c[0])
+    return (s * k).sum() + (k * a).sum()
+
+
 PROGRAMS = {
+    "Function, two outputs": lambda m, a, c, p: _sincos(m, a, c),
     "sum of products": lambda m, a, c, p: (a * c).sum(),
     "matmul tanh": lambda m, a, c, p: (a @ lib_tensor(m, B, False)).tanh().sum(),
     "softmax": lambda m, a, c, p: (a.softmax(dim=1) * c).sum(),
