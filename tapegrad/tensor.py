@@ -792,8 +792,8 @@ class Tensor:
             size = int(split_size_or_sections)
             if size <= 0:
                 raise ValueError(f"split size must be positive, got {size}")
-            sizes = [min(size, n - s) for s in range(0, n, size)]
-        else:
+            sizes = [min(size, n - s) for s in range(0, n, size)] or [0]  # (an empty axis: one
+        else:                                                               # empty piece, as PyTorch)
             sizes = [int(s) for s in split_size_or_sections]
             if sum(sizes) != n:
                 raise ValueError(f"split sizes {sizes} do not add up to the axis length {n}")
@@ -803,9 +803,12 @@ class Tensor:
             start += s
         return tuple(pieces)
 
-    def chunk(self, chunks: int, axis: int = 0) -> tuple:
-        axis = normalize_axis(axis, self.ndim)[0]
-        return self.split(-(-self.shape[axis] // chunks), axis)
+    def chunk(self, chunks: int, axis: int = 0, *, dim: int | None = None) -> tuple:
+        """At most `chunks` pieces of equal size along axis (the last may be smaller), as PyTorch."""
+        if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1:
+            raise ValueError(f"chunk needs a positive number of chunks, got {chunks!r}")
+        axis = normalize_axis(dim if dim is not None else axis, self.ndim)[0]
+        return self.split(max(1, -(-self.shape[axis] // int(chunks))), axis)
 
     # ---- dtype --------------------------------------------------------------------------------
     def astype(self, dtype: Any) -> "Tensor":

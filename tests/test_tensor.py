@@ -380,3 +380,16 @@ def test_a_view_changed_under_no_grad_is_caught_at_backward():
     assert np.allclose(b.numpy(), [1.0, 3.0, 4.0])
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.backward()
+
+
+def test_chunk_and_split_edge_cases_as_pytorch():
+    t = tg.ones(2, 5, requires_grad=True)
+    assert [p.shape for p in t.chunk(2, dim=1)] == [(2, 3), (2, 2)]
+    assert [p.shape for p in t.chunk(3, 1)] == [(2, 2), (2, 2), (2, 1)]
+    assert [p.shape for p in t.chunk(10)] == [(1, 5), (1, 5)]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="chunk needs a positive number of chunks"):
+            t.chunk(bad)
+    assert [p.shape for p in tg.ones(0, 3).split(2)] == [(0, 3)]
+    sum(p.sum() for p in t.chunk(2, dim=1)).backward()
+    assert t.grad.tolist() == [[1.0] * 5] * 2
