@@ -81,6 +81,8 @@ def full_like(t: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """`tg.arange(5)` -> int64 0..4; float bounds give float32."""
+    if step == 0:
+        raise ValueError("arange step must be nonzero (as PyTorch); e.g. tg.arange(0, 5, 1)")
     arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
     default = _dt.float32 if arr.dtype.kind == "f" else _dt.int64
     return _finish(arr, dtype, requires_grad, default)
@@ -88,10 +90,18 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
 
 def linspace(start: float, stop: float, num: int = 50, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
+    """`num` evenly spaced values from start to stop (both included)."""
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
+        raise ValueError(f"linspace needs a number of steps >= 0, got {num!r}")
     return _finish(np.linspace(start, stop, num), dtype, requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """The n x m identity (m defaults to n)."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))
+                                 or size < 0):
+            raise ValueError(f"eye needs sizes >= 0 (ints), got {name}={size!r}")
     return _finish(np.eye(n, m), dtype, requires_grad)
 
 

@@ -72,6 +72,11 @@ def _():
     tg.tensor("abc")
 
 
+@case("factory-bad-size", ValueError, r"arange step must be nonzero \(as PyTorch\)")
+def _():
+    tg.arange(0, 5, 0)
+
+
 @case("ragged-data", ValueError, r"cannot make a tensor from this data \(\[\[1\.0, 2\.0\], \[3\.0\]\]\)")
 def _():
     tg.tensor([[1.0, 2.0], [3.0]])

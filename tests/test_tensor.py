@@ -393,3 +393,14 @@ def test_chunk_and_split_edge_cases_as_pytorch():
     assert [p.shape for p in tg.ones(0, 3).split(2)] == [(0, 3)]
     sum(p.sum() for p in t.chunk(2, dim=1)).backward()
     assert t.grad.tolist() == [[1.0] * 5] * 2
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: tg.arange(0, 5, 0), "arange step must be nonzero"),
+    (lambda: tg.eye(-2), r"eye needs sizes >= 0 \(ints\), got n=-2"),
+    (lambda: tg.eye(2, 2.5), "got m=2.5"),
+    (lambda: tg.linspace(0, 1, -3), "linspace needs a number of steps >= 0, got -3"),
+])
+def test_factories_refuse_bad_sizes_clearly(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
