@@ -572,3 +572,10 @@ def test_bce_with_logits_pos_weight_and_weight():
     assert np.allclose(got.numpy(), expected)
     assert tg.autograd.gradcheck(
         lambda t: tg.nn.BCEWithLogitsLoss(pos_weight=pw)(t, tg.tensor(y_np)), (tg.tensor(x_np, requires_grad=True),))
+
+
+@pytest.mark.parametrize("name", ["uniform_", "normal_", "zeros_", "ones_", "xavier_uniform_",
+                                  "kaiming_uniform_", "calculate_fan_in_and_fan_out"])
+def test_init_helpers_refuse_non_tensors_clearly(name):
+    with pytest.raises(TypeError, match=rf"{name} takes a tapegrad Tensor \(e\.g\. layer\.weight\), got int"):
+        getattr(tg.nn.init, name)(5)

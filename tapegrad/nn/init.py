@@ -5,6 +5,7 @@ the tape's grad mode. Every helper writes through `_fill`, off the tape.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -15,6 +16,17 @@ from ..tape.grad_mode import no_grad
 from ..tensor import Tensor
 
 
+def _tensor_first(fn: Any) -> Any:
+    """Every initialiser takes the tensor to fill first: say so clearly when it is something else."""
+    @functools.wraps(fn)
+    def checked(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"{fn.__name__} takes a tapegrad Tensor (e.g. layer.weight), got "
+                            f"{type(tensor).__name__}")
+        return fn(tensor, *args, **kwargs)
+    return checked
+
+
 def _fill(tensor: Tensor, values: Any) -> Tensor:
     """Write values into tensor in place, unrecorded (and version-bumped, via copy_)."""
     with no_grad():
@@ -22,6 +34,7 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
     return tensor
 
 
+@_tensor_first
 def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """(fan_in, fan_out) of a weight shaped (out, in, *kernel), as PyTorch computes them."""
     if tensor.ndim < 2:
@@ -46,31 +59,37 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     raise ValueError(f"unknown nonlinearity {nonlinearity!r}; use linear, sigmoid, tanh, relu or leaky_relu")
 
 
+@_tensor_first
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Fill with U(a, b)."""
     return _fill(tensor, generator().uniform(a, b, tensor.shape))
 
 
+@_tensor_first
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Fill with N(mean, std^2)."""
     return _fill(tensor, generator().normal(mean, std, tensor.shape))
 
 
+@_tensor_first
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with `val`."""
     return _fill(tensor, np.full(tensor.shape, val))
 
 
+@_tensor_first
 def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
     return constant_(tensor, 0.0)
 
 
+@_tensor_first
 def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
     return constant_(tensor, 1.0)
 
 
+@_tensor_first
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """Glorot: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
@@ -78,6 +97,7 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     return uniform_(tensor, -bound, bound)
 
 
+@_tensor_first
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu") -> Tensor:
     """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default (b = 1/sqrt(fan_in))."""
