@@ -688,18 +688,28 @@ class Tensor:
         return self.log_softmax(axis, dim=dim).exp()
 
     def argmax(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> "Tensor":
-        axis = dim if axis is None else axis
+        axis = self._one_axis(dim if axis is None else axis)
         return Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdims)))
 
     def argmin(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> "Tensor":
-        axis = dim if axis is None else axis
+        axis = self._one_axis(dim if axis is None else axis)
         return Tensor._make(np.asarray(np.argmin(self._data, axis=axis, keepdims=keepdims)))
 
-    def all(self, axis: Any = None) -> "Tensor":
-        return Tensor._make(np.asarray(np.all(self._data, axis=axis)))
+    def _one_axis(self, axis: Any) -> int | None:
+        if axis is None:
+            return None
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"argmax/argmin take one axis (an int), got {axis!r}")
+        axes = normalize_axis(axis, self._data.ndim)
+        return None if self._data.ndim == 0 else axes[0]
 
-    def any(self, axis: Any = None) -> "Tensor":
-        return Tensor._make(np.asarray(np.any(self._data, axis=axis)))
+    def all(self, axis: Any = None, *, dim: Any = None) -> "Tensor":
+        axis = normalize_axis(dim if axis is None else axis, self._data.ndim)
+        return Tensor._make(np.asarray(np.all(self._data, axis=axis if self._data.ndim else None)))
+
+    def any(self, axis: Any = None, *, dim: Any = None) -> "Tensor":
+        axis = normalize_axis(dim if axis is None else axis, self._data.ndim)
+        return Tensor._make(np.asarray(np.any(self._data, axis=axis if self._data.ndim else None)))
 
     # ---- shape --------------------------------------------------------------------------------
     def reshape(self, *shape: Any) -> "Tensor":
@@ -820,7 +830,31 @@ class Tensor:
             return Tensor._make(self._data.astype(dtype))
         return _apply(P.elementwise.cast, self, dtype=dtype)
 
-    to = astype
+    def to(self, *args: Any, dtype: Any = None, device: Any = None, **kwargs: Any) -> "Tensor":
+        """PyTorch's `to`: a dtype, another tensor (its dtype), or a device, which can only be the
+        CPU here (`x.to("cpu")` is x)."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, str) and a.split(":")[0] in _DEVICES:
+                device = a
+            else:
+                dtype = a
+        if device is not None:
+            _check_device(device)
+        return self if dtype is None else self.astype(dtype)
+
+    @property
+    def device(self) -> str:
+        """Always "cpu": tapegrad computes with NumPy."""
+        return "cpu"
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args: Any, **kwargs: Any) -> "Tensor":
+        _check_device("cuda")
+        return self
 
     def type(self, dtype: Any) -> "Tensor":
         return self.astype(dtype)
@@ -853,6 +887,15 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+_DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
+
+
+def _check_device(device: Any) -> None:
+    if str(device).split(":")[0] != "cpu":
+        raise RuntimeError(f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
+                           f"available (leave the tensor where it is, or use .to('cpu'))")
 
 
 def _check_inplace_shape(name: str, result: Any, data: np.ndarray) -> None:

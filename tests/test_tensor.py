@@ -404,3 +404,26 @@ def test_chunk_and_split_edge_cases_as_pytorch():
 def test_factories_refuse_bad_sizes_clearly(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_to_cpu_device_and_dtype_as_pytorch():
+    t = tg.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+    assert t.to("cpu") is t and t.cpu() is t and t.device == "cpu"
+    assert t.to(tg.float64).dtype == np.float64 and t.to("float16").dtype == np.float16
+    assert t.to(tg.ones(1, dtype=tg.float64)).dtype == np.float64
+    assert t.to(device="cpu", dtype=tg.float64).dtype == np.float64
+    for bad in (lambda: t.to("cuda"), lambda: t.cuda(), lambda: t.to(device="mps")):
+        with pytest.raises(RuntimeError, match="tapegrad computes on the CPU"):
+            bad()
+
+
+def test_argmax_all_any_axes_checked():
+    t = tg.tensor([[1.0, 5.0], [3.0, 2.0]])
+    assert t.argmax().item() == 1 and t.argmax(1).tolist() == [1, 0] and t.argmin(dim=0).tolist() == [0, 1]
+    assert (t > 2).any(dim=0).tolist() == [True, True] and not (t > 2).all()
+    with pytest.raises(IndexError, match="axis 5 is out of range"):
+        t.argmax(axis=5)
+    with pytest.raises(IndexError, match="axis 5 is out of range"):
+        t.all(axis=5)
+    with pytest.raises(TypeError, match="one axis"):
+        t.argmax(axis=(0, 1))
