@@ -833,15 +833,7 @@ class Tensor:
     def to(self, *args: Any, dtype: Any = None, device: Any = None, **kwargs: Any) -> "Tensor":
         """PyTorch's `to`: a dtype, another tensor (its dtype), or a device, which can only be the
         CPU here (`x.to("cpu")` is x)."""
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str) and a.split(":")[0] in _DEVICES:
-                device = a
-            else:
-                dtype = a
-        if device is not None:
-            _check_device(device)
+        dtype = _to_dtype(args, dtype, device)
         return self if dtype is None else self.astype(dtype)
 
     @property
@@ -890,6 +882,21 @@ class _HookHandle:
 
 
 _DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
+
+
+def _to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
+    """The dtype a PyTorch-style `.to(...)` asks for (None: keep it): from a dtype, a tensor or a
+    device among `args`; a device other than the CPU is a clear error."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, str) and a.split(":")[0] in _DEVICES:
+            device = a
+        else:
+            dtype = a
+    if device is not None:
+        _check_device(device)
+    return dtype
 
 
 def _check_device(device: Any) -> None:

@@ -579,3 +579,14 @@ def test_bce_with_logits_pos_weight_and_weight():
 def test_init_helpers_refuse_non_tensors_clearly(name):
     with pytest.raises(TypeError, match=rf"{name} takes a tapegrad Tensor \(e\.g\. layer\.weight\), got int"):
         getattr(tg.nn.init, name)(5)
+
+
+def test_module_to_takes_a_device_or_a_dtype_as_tensors_do():
+    net = tg.nn.Dense(3, 2)
+    assert net.to("cpu") is net and net.weight.dtype == np.float32
+    assert net.to("cpu", tg.float64).weight.dtype == np.float64
+    assert net.to(device="cpu", dtype=tg.float16).weight.dtype == np.float16
+    with pytest.raises(RuntimeError, match="tapegrad computes on the CPU"):
+        net.to("cuda")
+    with pytest.raises(TypeError, match="parameters must stay floating point"):
+        net.to(tg.int32)

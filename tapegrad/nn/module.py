@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor
+from ..tensor import Tensor, _to_dtype
 from .parameter import Parameter
 
 
@@ -196,8 +196,12 @@ class Module:
             p.requires_grad = requires_grad
         return self
 
-    def to(self, dtype: Any) -> "Module":
-        """Cast every parameter (and its grad) to a floating dtype, e.g. `net.to(tg.float16)`."""
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
+        """Cast every parameter (and its grad) to a floating dtype, e.g. `net.to(tg.float16)`; a
+        device may be given too, as in PyTorch, but only the CPU exists here (`net.to("cpu")`)."""
+        dtype = _to_dtype(args, dtype, device)
+        if dtype is None:
+            return self
         dtype = _dt.as_dtype(dtype)
         if dtype.kind != "f":
             raise TypeError(f"parameters must stay floating point; cannot cast a Module to {dtype}")
