@@ -8,6 +8,7 @@ Each arm runs twice under callgrind, for `steps` and for `steps // 5` steps; the
 by the extra steps leaves out start-up and imports. Needs valgrind (not a project dependency).
 Use it to judge a hot-path change (before/after); report speed itself with run.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,19 @@ def _run_arm(workload: str, arm: str, steps: int) -> None:
 
 
 def _instructions(workload: str, arm: str, steps: int) -> int:
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-           os.path.realpath(sys.executable), __file__, workload, "--arm", arm, "--steps", str(steps),
-           "--child"]
+    cmd = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        os.path.realpath(sys.executable),
+        __file__,
+        workload,
+        "--arm",
+        arm,
+        "--steps",
+        str(steps),
+        "--child",
+    ]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     found = re.search(r"Collected : ([\d,]+)", done.stderr)
@@ -62,8 +73,9 @@ def main() -> None:
         raise SystemExit("valgrind is not installed (e.g. `apt-get install valgrind`)")
     short = max(1, args.steps // 5)
     for arm in args.arm or ["tapegrad", "numpy"]:
-        per_step = (_instructions(args.workload, arm, args.steps)
-                    - _instructions(args.workload, arm, short)) / (args.steps - short)
+        per_step = (
+            _instructions(args.workload, arm, args.steps) - _instructions(args.workload, arm, short)
+        ) / (args.steps - short)
         print(f"{args.workload:12s} {arm:9s} {per_step / 1e3:12,.1f} k instructions / step")
 
 

@@ -4,6 +4,7 @@ Values, first-order gradients and second-order gradients (create_graph) of a set
 programs, plus in-place ops through views. Exit status 1 on any mismatch.
 Run: `python benchmarks/parity_with_torch.py` (with torch installed beside tapegrad).
 """
+
 from __future__ import annotations
 
 import sys
@@ -15,7 +16,9 @@ import tapegrad as tg
 try:
     import torch
 except ImportError:  # pragma: no cover - optional
-    print("PyTorch is not importable here; install it beside tapegrad to compare (pip install torch)")
+    print(
+        "PyTorch is not importable here; install it beside tapegrad to compare (pip install torch)"
+    )
     sys.exit(0)
 
 RNG = np.random.default_rng(0)
@@ -24,11 +27,14 @@ P = RNG.uniform(0.5, 2.0, (3, 4))
 
 
 def lib_tensor(m, x, grad=True):
-    return (torch.tensor if m is torch else tg.tensor)(np.array(x, dtype=np.float64), requires_grad=grad)
+    return (torch.tensor if m is torch else tg.tensor)(
+        np.array(x, dtype=np.float64), requires_grad=grad
+    )
 
 
 def _sincos(m, a, c):
     """A custom Function with two outputs (and a backward gradient at a broadcast shape)."""
+
     class SinCos(torch.autograd.Function if m is torch else tg.autograd.Function):
         @staticmethod
         def forward(ctx, x, w):
@@ -52,7 +58,7 @@ PROGRAMS = {
     "softmax": lambda m, a, c, p: (a.softmax(dim=1) * c).sum(),
     "log_softmax": lambda m, a, c, p: (a.log_softmax(dim=-1) * c).sum(),
     "logsumexp": lambda m, a, c, p: a.logsumexp(dim=0).sum(),
-    "pow": lambda m, a, c, p: (p ** a).sum() + (p ** 2.5).sum(),
+    "pow": lambda m, a, c, p: (p**a).sum() + (p**2.5).sum(),
     "div": lambda m, a, c, p: (a / p).sum() + (2.0 / p).sum(),
     "sigmoid relu": lambda m, a, c, p: (a.sigmoid() * c.relu()).sum(),
     "sqrt log exp": lambda m, a, c, p: (p.sqrt() + p.log() + a.exp()).sum(),
@@ -60,7 +66,9 @@ PROGRAMS = {
     "maximum": lambda m, a, c, p: m.maximum(a, c).sum(),
     "where": lambda m, a, c, p: m.where(a > 0, a * 2, c).sum(),
     "indexing": lambda m, a, c, p: (a[1:, ::2] * 3).sum() + a[[0, 0, 2]].sum() + a[a > 0].sum(),
-    "cat stack": lambda m, a, c, p: (m.cat([a, c], dim=0) ** 2).sum() + (m.stack([a, c], dim=1) * 2).sum(),
+    "cat stack": lambda m, a, c, p: (
+        (m.cat([a, c], dim=0) ** 2).sum() + (m.stack([a, c], dim=1) * 2).sum()
+    ),
     "var": lambda m, a, c, p: (a.var(dim=1, unbiased=False) if m is torch else a.var(dim=1)).sum(),
     "prod": lambda m, a, c, p: p.prod(dim=1).sum(),
     "broadcast": lambda m, a, c, p: (a * c[0] + c[:, :1]).sum(),
@@ -79,8 +87,10 @@ VIEW_PROGRAMS = {
 def grads(m, out, leaves, create_graph=False):
     fn = torch.autograd.grad if m is torch else tg.autograd.grad
     gs = fn(out, leaves, create_graph=create_graph, allow_unused=True)
-    return [(torch.zeros_like if m is torch else tg.zeros_like)(x) if g is None else g
-            for g, x in zip(gs, leaves)]
+    return [
+        (torch.zeros_like if m is torch else tg.zeros_like)(x) if g is None else g
+        for g, x in zip(gs, leaves)
+    ]
 
 
 def as_numpy(t):

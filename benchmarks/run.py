@@ -20,13 +20,19 @@ Method (what makes the numbers honest):
   NumPy arm. Memory (5) and growth over 1,000 training steps (7) are measured in a fresh child process
   per arm, with tracemalloc (Python heap and NumPy buffers) and RSS (everything, incl. C++ heaps).
 """
+
 from __future__ import annotations
 
 import os
 import sys
 
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
-                "NUMEXPR_NUM_THREADS")
+_THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 
 
 def _pin_threads() -> None:
@@ -35,7 +41,7 @@ def _pin_threads() -> None:
         for v in _THREAD_VARS:
             os.environ[v] = "1"
         if "numpy" in sys.modules and os.environ.get("_TAPEGRAD_BENCH_REEXEC") != "1":
-            os.environ["_TAPEGRAD_BENCH_REEXEC"] = "1"   # numpy came first (sitecustomize?): restart
+            os.environ["_TAPEGRAD_BENCH_REEXEC"] = "1"  # numpy came first (sitecustomize?): restart
             os.execv(sys.executable, [sys.executable] + sys.argv)
 
 
@@ -65,12 +71,60 @@ import workloads as W  # noqa: E402
 # Issue 6: anchors measured by the issue's author, and tapegrad's targets (ratio to the NumPy arm).
 TARGETS = [
     # (key, label, torch anchor, autograd anchor, target text, target value, kind)
-    ("elementwise", "1,000 small elementwise ops, fwd+bwd, per op", "5.6x", "10.6x", "<= 4.0x", 4.0, "ratio"),
-    ("mlp_small", "MLP 32-64-64-1, batch 16, MSE + SGD step", "5.3x", "8.6x", "<= 4.0x", 4.0, "ratio"),
-    ("mlp_large", "MLP 784-512-512-10, batch 128, MSE + SGD step", "0.95x", "1.46x", "<= 1.05x", 1.05, "ratio"),
-    ("chain", "chain of 100,000 ops x*1.0001 + 0.0001, fwd+bwd, per op", "11.7x", "35x", "<= 8x", 8.0, "ratio"),
-    ("memory", "same chain, peak memory per recorded op", "~0.9 KB", "~1.1 KB", "<= 0.6 KB", 0.6, "kb"),
-    ("hvp", "Hessian-vector product of a small MLP loss (double backward)", "8.9x", "29x", "<= 6x", 6.0, "ratio"),
+    (
+        "elementwise",
+        "1,000 small elementwise ops, fwd+bwd, per op",
+        "5.6x",
+        "10.6x",
+        "<= 4.0x",
+        4.0,
+        "ratio",
+    ),
+    (
+        "mlp_small",
+        "MLP 32-64-64-1, batch 16, MSE + SGD step",
+        "5.3x",
+        "8.6x",
+        "<= 4.0x",
+        4.0,
+        "ratio",
+    ),
+    (
+        "mlp_large",
+        "MLP 784-512-512-10, batch 128, MSE + SGD step",
+        "0.95x",
+        "1.46x",
+        "<= 1.05x",
+        1.05,
+        "ratio",
+    ),
+    (
+        "chain",
+        "chain of 100,000 ops x*1.0001 + 0.0001, fwd+bwd, per op",
+        "11.7x",
+        "35x",
+        "<= 8x",
+        8.0,
+        "ratio",
+    ),
+    (
+        "memory",
+        "same chain, peak memory per recorded op",
+        "~0.9 KB",
+        "~1.1 KB",
+        "<= 0.6 KB",
+        0.6,
+        "kb",
+    ),
+    (
+        "hvp",
+        "Hessian-vector product of a small MLP loss (double backward)",
+        "8.9x",
+        "29x",
+        "<= 6x",
+        6.0,
+        "ratio",
+    ),
     ("growth", "1,000 training steps: growth of live memory", "0", "0", "0", 0.0, "growth"),
 ]
 TIMED = ("elementwise", "mlp_small", "mlp_large", "chain", "hvp")
@@ -84,6 +138,7 @@ GROWTH_BYTES_OK, GROWTH_OBJECTS_OK = 16 * 1024, 50
 # ---------------------------------------------------------------------------------------------
 # environment
 # ---------------------------------------------------------------------------------------------
+
 
 def _cpu_model() -> str:
     try:
@@ -109,8 +164,12 @@ def _blas_threads() -> str:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        for sym in ("openblas_get_num_threads", "openblas_get_num_threads64_",
-                    "scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads"):
+        for sym in (
+            "openblas_get_num_threads",
+            "openblas_get_num_threads64_",
+            "scipy_openblas_get_num_threads64_",
+            "scipy_openblas_get_num_threads",
+        ):
             if hasattr(lib, sym):
                 found.append(f"{getattr(lib, sym)()} ({os.path.basename(path)})")
                 break
@@ -127,8 +186,9 @@ def _load() -> str:
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=10).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except Exception:
         return ""
 
@@ -155,14 +215,15 @@ def environment(arms: list) -> dict:
         "platform": platform.platform(),
         "cpu": _cpu_model(),
         "cores": f"{os.cpu_count()} logical, {len(os.sched_getaffinity(0))} usable"
-                 if hasattr(os, "sched_getaffinity") else f"{os.cpu_count()} logical",
+        if hasattr(os, "sched_getaffinity")
+        else f"{os.cpu_count()} logical",
         "python": f"{platform.python_version()} ({platform.python_implementation()})",
         "numpy": np.__version__,
         "tapegrad": f"{tapegrad.__version__} (git {_git('rev-parse', '--short', 'HEAD') or '?'}"
-                    f"{', uncommitted changes' if _git('status', '--porcelain', '--', 'tapegrad') else ''})",
+        f"{', uncommitted changes' if _git('status', '--porcelain', '--', 'tapegrad') else ''})",
         "load": _load(),
         "threads": ", ".join(f"{v}={os.environ.get(v)}" for v in _THREAD_VARS[:3])
-                   + f"; OpenBLAS reports {_blas_threads()}",
+        + f"; OpenBLAS reports {_blas_threads()}",
     }
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
@@ -188,6 +249,7 @@ def environment(arms: list) -> dict:
 # correctness before timing
 # ---------------------------------------------------------------------------------------------
 
+
 class GradientMismatch(AssertionError):
     pass
 
@@ -200,14 +262,17 @@ def compare_grads(name: str, ref: list, got: list, arm: str) -> str | None:
     for i, (r, g) in enumerate(zip(ref, got)):
         g = np.asarray(g)
         if g.shape != r.shape:
-            raise GradientMismatch(f"{name}: {arm} gradient {i} has shape {g.shape}, numpy {r.shape}")
+            raise GradientMismatch(
+                f"{name}: {arm} gradient {i} has shape {g.shape}, numpy {r.shape}"
+            )
         scale = max(1.0, float(np.max(np.abs(r))))
         if not np.all(np.isfinite(g)) or not np.allclose(g, r, rtol=1e-3, atol=1e-5 * scale):
             err = float(np.max(np.abs(g.astype(np.float64) - r)))
             raise GradientMismatch(
                 f"{name}: {arm} gradient {i} (shape {r.shape}) differs from the hand-written NumPy "
                 f"one: max abs error {err:.3g} (scale {scale:.3g}); timing a wrong computation is "
-                f"meaningless, fix the arm first")
+                f"meaningless, fix the arm first"
+            )
         if g.dtype != np.float32:
             warning = f"{name}: {arm} gradient {i} is {g.dtype}, not float32"
     return warning
@@ -231,6 +296,7 @@ def check_workload(wl: W.Workload, data: dict, arms: list) -> tuple[dict, list]:
 # ---------------------------------------------------------------------------------------------
 # timing
 # ---------------------------------------------------------------------------------------------
+
 
 def _once(step) -> float:
     t0 = time.perf_counter()
@@ -261,9 +327,14 @@ def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> d
     stats = {}
     for arm in arms:
         s = np.asarray(samples[arm]) * (wl.scale / wl.per)
-        stats[arm] = {"median": float(np.median(s)), "p25": float(np.percentile(s, 25)),
-                      "p75": float(np.percentile(s, 75)), "min": float(s.min()),
-                      "n": len(s), "inner": inner[arm]}
+        stats[arm] = {
+            "median": float(np.median(s)),
+            "p25": float(np.percentile(s, 25)),
+            "p75": float(np.percentile(s, 75)),
+            "min": float(s.min()),
+            "n": len(s),
+            "inner": inner[arm],
+        }
     base, base_min = stats["numpy"]["median"], stats["numpy"]["min"]
     for arm in arms:
         stats[arm]["ratio"] = stats[arm]["median"] / base
@@ -275,6 +346,7 @@ def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> d
 # memory (5) and growth (7): one fresh child process per arm
 # ---------------------------------------------------------------------------------------------
 
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -282,12 +354,12 @@ def _rss() -> int:
 
 def child_memory(arm: str, n_ops: int) -> dict:
     small = W.chain_data(200)
-    W.chain_forward(arm, small)              # imports and one-time setup happen outside
+    W.chain_forward(arm, small)  # imports and one-time setup happen outside
     data = W.chain_data(n_ops)
     n_recorded = 2 * data["n"]
     gc.collect()
     rss0 = _rss()
-    alive = W.chain_forward(arm, data)       # the whole forward graph, alive
+    alive = W.chain_forward(arm, data)  # the whole forward graph, alive
     rss1 = _rss()
     del alive
     gc.collect()
@@ -296,8 +368,12 @@ def child_memory(arm: str, n_ops: int) -> dict:
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del alive
-    return {"tracemalloc_peak_per_op": peak / n_recorded, "tracemalloc_alive_per_op": current / n_recorded,
-            "rss_per_op": (rss1 - rss0) / n_recorded, "ops": n_recorded}
+    return {
+        "tracemalloc_peak_per_op": peak / n_recorded,
+        "tracemalloc_alive_per_op": current / n_recorded,
+        "rss_per_op": (rss1 - rss0) / n_recorded,
+        "ops": n_recorded,
+    }
 
 
 def child_growth(arm: str, steps: int) -> dict:
@@ -313,14 +389,19 @@ def child_growth(arm: str, steps: int) -> dict:
     gc.collect()
     m1, o1, r1 = tracemalloc.get_traced_memory()[0], len(gc.get_objects()), _rss()
     tracemalloc.stop()
-    gc.disable()                              # how much cyclic garbage does one step leave?
+    gc.disable()  # how much cyclic garbage does one step leave?
     gc.collect()
     for _ in range(CYCLE_STEPS):
         case.step()
     cyclic = gc.collect()
     gc.enable()
-    return {"bytes": m1 - m0, "objects": o1 - o0, "rss": r1 - r0, "steps": steps,
-            "cyclic_per_step": cyclic / CYCLE_STEPS}
+    return {
+        "bytes": m1 - m0,
+        "objects": o1 - o0,
+        "rss": r1 - r0,
+        "steps": steps,
+        "cyclic_per_step": cyclic / CYCLE_STEPS,
+    }
 
 
 def run_child(kind: str, arm: str, arg: int) -> dict:
@@ -334,6 +415,7 @@ def run_child(kind: str, arm: str, arg: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 # report
 # ---------------------------------------------------------------------------------------------
+
 
 def _fmt(x: float) -> str:
     if x >= 100:
@@ -352,9 +434,18 @@ def timing_rows(wls: dict, results: dict) -> list:
             continue
         wl = wls[name]
         for arm, s in results[name].items():
-            rows.append([wl.name, arm, f"{_fmt(s['median'])} {wl.unit}",
-                         f"{_fmt(s['p25'])} - {_fmt(s['p75'])}", _fmt(s["min"]),
-                         f"{s['ratio']:.2f}x", f"{s['ratio_min']:.2f}x", f"{s['n']} x {s['inner']}"])
+            rows.append(
+                [
+                    wl.name,
+                    arm,
+                    f"{_fmt(s['median'])} {wl.unit}",
+                    f"{_fmt(s['p25'])} - {_fmt(s['p75'])}",
+                    _fmt(s["min"]),
+                    f"{s['ratio']:.2f}x",
+                    f"{s['ratio_min']:.2f}x",
+                    f"{s['n']} x {s['inner']}",
+                ]
+            )
     return rows
 
 
@@ -370,8 +461,16 @@ def growth_rows(growth: dict) -> list:
     rows = []
     for arm, g in growth.items():
         py = "n/a (C++ heap)" if arm == "torch" else f"{g['bytes']:+,d} B"
-        rows.append([arm, f"{g['steps']:,}", py, f"{g['objects']:+,d}", f"{g['rss'] / 1024:+,.0f} KB",
-                     f"{g['cyclic_per_step']:.1f}"])
+        rows.append(
+            [
+                arm,
+                f"{g['steps']:,}",
+                py,
+                f"{g['objects']:+,d}",
+                f"{g['rss'] / 1024:+,.0f} KB",
+                f"{g['cyclic_per_step']:.1f}",
+            ]
+        )
     return rows
 
 
@@ -382,15 +481,31 @@ def _table(header: list, rows: list, markdown: bool) -> str:
         return "\n".join(lines)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     fmt = "  ".join("{:<%d}" % w for w in widths)
-    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))]
-                     + [fmt.format(*map(str, r)) for r in rows])
+    return "\n".join(
+        [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+        + [fmt.format(*map(str, r)) for r in rows]
+    )
 
 
-TIMING_HEADER = ["workload", "arm", "median", "IQR (p25 - p75)", "min", "ratio to numpy",
-                 "ratio of mins", "samples x steps"]
+TIMING_HEADER = [
+    "workload",
+    "arm",
+    "median",
+    "IQR (p25 - p75)",
+    "min",
+    "ratio to numpy",
+    "ratio of mins",
+    "samples x steps",
+]
 MEMORY_HEADER = ["arm", "tracemalloc peak / op", "RSS growth / op", "recorded ops"]
-GROWTH_HEADER = ["arm", "steps", "live Python heap growth", "gc objects growth", "RSS growth",
-                 "cyclic garbage objects / step"]
+GROWTH_HEADER = [
+    "arm",
+    "steps",
+    "live Python heap growth",
+    "gc objects growth",
+    "RSS growth",
+    "cyclic garbage objects / step",
+]
 
 
 def target_rows(results: dict, mem: dict, growth: dict) -> list:
@@ -403,28 +518,70 @@ def target_rows(results: dict, mem: dict, growth: dict) -> list:
             if "tapegrad" in results[key]:
                 met = "met" if results[key]["tapegrad"]["ratio"] <= value else "NOT met"
         elif kind == "kb" and mem:
-            measured = {a: (f"{m['rss_per_op'] / 1024:.2f} KB (RSS)" if a == "torch"
-                            else f"{m['tracemalloc_peak_per_op'] / 1024:.2f} KB") for a, m in mem.items()}
+            measured = {
+                a: (
+                    f"{m['rss_per_op'] / 1024:.2f} KB (RSS)"
+                    if a == "torch"
+                    else f"{m['tracemalloc_peak_per_op'] / 1024:.2f} KB"
+                )
+                for a, m in mem.items()
+            }
             if "tapegrad" in mem:
-                met = "met" if mem["tapegrad"]["tracemalloc_peak_per_op"] / 1024 <= value else "NOT met"
+                met = (
+                    "met"
+                    if mem["tapegrad"]["tracemalloc_peak_per_op"] / 1024 <= value
+                    else "NOT met"
+                )
         elif kind == "growth" and growth:
-            measured = {a: (f"{g['rss'] / 1024:+.0f} KB RSS" if a == "torch"
-                            else f"{g['bytes']:+d} B, {g['objects']:+d} obj") for a, g in growth.items()}
+            measured = {
+                a: (
+                    f"{g['rss'] / 1024:+.0f} KB RSS"
+                    if a == "torch"
+                    else f"{g['bytes']:+d} B, {g['objects']:+d} obj"
+                )
+                for a, g in growth.items()
+            }
             if "tapegrad" in growth:
                 g = growth["tapegrad"]
                 ok = abs(g["bytes"]) <= GROWTH_BYTES_OK and abs(g["objects"]) <= GROWTH_OBJECTS_OK
                 met = "met" if ok else "NOT met"
-        rows.append([label, t_anchor, a_anchor, measured.get("torch", "-"),
-                     measured.get("autograd", "-"), measured.get("tapegrad", "-"), text, met])
+        rows.append(
+            [
+                label,
+                t_anchor,
+                a_anchor,
+                measured.get("torch", "-"),
+                measured.get("autograd", "-"),
+                measured.get("tapegrad", "-"),
+                text,
+                met,
+            ]
+        )
     return rows
 
 
-TARGET_HEADER = ["workload", "PyTorch (issue)", "autograd (issue)", "PyTorch (here)", "autograd (here)",
-                 "tapegrad (here)", "target", "tapegrad"]
+TARGET_HEADER = [
+    "workload",
+    "PyTorch (issue)",
+    "autograd (issue)",
+    "PyTorch (here)",
+    "autograd (here)",
+    "tapegrad (here)",
+    "target",
+    "tapegrad",
+]
 
 
-def write_results(path: str, env: dict, args: argparse.Namespace, wls: dict, results: dict, mem: dict,
-                  growth: dict, warnings: list) -> None:
+def write_results(
+    path: str,
+    env: dict,
+    args: argparse.Namespace,
+    wls: dict,
+    results: dict,
+    mem: dict,
+    growth: dict,
+    warnings: list,
+) -> None:
     lines = [
         "# tapegrad benchmark results",
         "",
@@ -441,40 +598,63 @@ def write_results(path: str, env: dict, args: argparse.Namespace, wls: dict, res
         "## Targets (issue 6)",
         "",
         "Ratios are medians relative to the hand-written NumPy arm (forward + hand-derived backward) "
-        "measured in the same run; the \"(issue)\" columns are the anchors the issue was written "
-        "against, the \"(here)\" columns what this run measured.",
+        'measured in the same run; the "(issue)" columns are the anchors the issue was written '
+        'against, the "(here)" columns what this run measured.',
         "",
         _table(TARGET_HEADER, target_rows(results, mem, growth), True),
         "",
     ]
     if results:
-        lines += ["## Timings", "",
-                  "One sample = the mean of `steps` back-to-back calls; medians and spreads are over the "
-                  "samples, arms interleaved round-robin, GC on, one thread everywhere. \"ratio to "
-                  "numpy\" (of medians) is the figure the targets use; \"ratio of mins\" is shown "
-                  "because it is less sensitive to other load on the machine.", "",
-                  _table(TIMING_HEADER, timing_rows(wls, results), True), ""]
+        lines += [
+            "## Timings",
+            "",
+            "One sample = the mean of `steps` back-to-back calls; medians and spreads are over the "
+            'samples, arms interleaved round-robin, GC on, one thread everywhere. "ratio to '
+            'numpy" (of medians) is the figure the targets use; "ratio of mins" is shown '
+            "because it is less sensitive to other load on the machine.",
+            "",
+            _table(TIMING_HEADER, timing_rows(wls, results), True),
+            "",
+        ]
         lines += ["Workloads:", ""]
-        lines += [f"- `{n}`: {wls[n].title}" + (" (2 recorded ops per statement, mul and add; "
-                  "per-op figures count both)" if n == "chain" else "") for n in TIMED if n in results]
+        lines += [
+            f"- `{n}`: {wls[n].title}"
+            + (
+                " (2 recorded ops per statement, mul and add; per-op figures count both)"
+                if n == "chain"
+                else ""
+            )
+            for n in TIMED
+            if n in results
+        ]
         lines += [""]
     if mem:
-        lines += ["## Memory per recorded op (chain forward, graph alive)", "",
-                  "Child process per arm. tracemalloc sees the Python heap and NumPy buffers (peak "
-                  "while the forward runs, divided by the number of recorded ops); it cannot see "
-                  "PyTorch's C++ heap, so for torch only the RSS growth means something. The NumPy "
-                  "arm needs nothing saved for this chain (its backward only multiplies by constants).",
-                  "", _table(MEMORY_HEADER, memory_rows(mem), True), ""]
+        lines += [
+            "## Memory per recorded op (chain forward, graph alive)",
+            "",
+            "Child process per arm. tracemalloc sees the Python heap and NumPy buffers (peak "
+            "while the forward runs, divided by the number of recorded ops); it cannot see "
+            "PyTorch's C++ heap, so for torch only the RSS growth means something. The NumPy "
+            "arm needs nothing saved for this chain (its backward only multiplies by constants).",
+            "",
+            _table(MEMORY_HEADER, memory_rows(mem), True),
+            "",
+        ]
     if growth:
-        lines += [f"## Growth of live memory over {next(iter(growth.values()))['steps']:,} training steps",
-                  "",
-                  f"MLP 32-64-64-1 steps, child process per arm: after {GROWTH_WARMUP} warm-up steps "
-                  "and after the timed ones, `gc.collect()` then tracemalloc's current size and "
-                  "`len(gc.get_objects())`. Met when the tapegrad heap grows by at most "
-                  f"{GROWTH_BYTES_OK // 1024} KB and {GROWTH_OBJECTS_OK} objects (interpreter caches). "
-                  "The last column is what one step leaves for the cycle collector (gc disabled for "
-                  f"{CYCLE_STEPS} steps, then `gc.collect()`): 0 means reference counting frees "
-                  "everything.", "", _table(GROWTH_HEADER, growth_rows(growth), True), ""]
+        lines += [
+            f"## Growth of live memory over {next(iter(growth.values()))['steps']:,} training steps",
+            "",
+            f"MLP 32-64-64-1 steps, child process per arm: after {GROWTH_WARMUP} warm-up steps "
+            "and after the timed ones, `gc.collect()` then tracemalloc's current size and "
+            "`len(gc.get_objects())`. Met when the tapegrad heap grows by at most "
+            f"{GROWTH_BYTES_OK // 1024} KB and {GROWTH_OBJECTS_OK} objects (interpreter caches). "
+            "The last column is what one step leaves for the cycle collector (gc disabled for "
+            f"{CYCLE_STEPS} steps, then `gc.collect()`): 0 means reference counting frees "
+            "everything.",
+            "",
+            _table(GROWTH_HEADER, growth_rows(growth), True),
+            "",
+        ]
     if warnings:
         lines += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
     with open(path, "w") as f:
@@ -484,6 +664,7 @@ def write_results(path: str, env: dict, args: argparse.Namespace, wls: dict, res
 # ---------------------------------------------------------------------------------------------
 # profiling
 # ---------------------------------------------------------------------------------------------
+
 
 def profile(name: str, arm: str, steps: int, top: int) -> None:
     import cProfile
@@ -503,8 +684,10 @@ def profile(name: str, arm: str, steps: int, top: int) -> None:
     for (file, line, func), (cc, nc, tt, ct, _callers) in st.stats.items():
         short = f"{os.path.relpath(file, ROOT) if file.startswith(ROOT) else os.path.basename(file)}:{line}({func})"
         entries.append((short, nc, tt, ct))
-    print(f"cProfile of {arm} / {name}: {steps} steps, {total:.3f} s profiled "
-          f"(profiling inflates per-call costs; compare shares, not absolute times)\n")
+    print(
+        f"cProfile of {arm} / {name}: {steps} steps, {total:.3f} s profiled "
+        f"(profiling inflates per-call costs; compare shares, not absolute times)\n"
+    )
     for title, key in (("by cumulative time", 3), ("by own time", 2)):
         print(f"top {top} {title}:  share of total  calls  function")
         for short, nc, tt, ct in sorted(entries, key=lambda e: -e[key])[:top]:
@@ -516,21 +699,37 @@ def profile(name: str, arm: str, steps: int, top: int) -> None:
 # main
 # ---------------------------------------------------------------------------------------------
 
+
 def parse_args(argv: list) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: 3 repeats, short samples, 20k-op chain, 200 growth steps; "
-                         "does not write RESULTS.md unless --output is given")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 3 repeats, short samples, 20k-op chain, 200 growth steps; "
+        "does not write RESULTS.md unless --output is given",
+    )
     ap.add_argument("--repeats", type=int, help="samples per arm for every timed workload")
     ap.add_argument("--only", help="comma-separated subset of: " + ", ".join(ALL) + " (or 1-7)")
     ap.add_argument("--arms", help="comma-separated subset of arms (numpy is always included)")
-    ap.add_argument("--sample-seconds", type=float, help="target duration of one sample (default 0.1 s, 1 s for the chain)")
-    ap.add_argument("--output", help="where to write the results (default benchmarks/RESULTS.md on a "
-                                     "full run of everything)")
+    ap.add_argument(
+        "--sample-seconds",
+        type=float,
+        help="target duration of one sample (default 0.1 s, 1 s for the chain)",
+    )
+    ap.add_argument(
+        "--output",
+        help="where to write the results (default benchmarks/RESULTS.md on a "
+        "full run of everything)",
+    )
     ap.add_argument("--no-write", action="store_true", help="print only")
-    ap.add_argument("--no-freeze", action="store_true", help="do not gc.freeze() pre-existing objects")
-    ap.add_argument("--profile", metavar="NAME", help="cProfile one workload's arm instead of timing")
+    ap.add_argument(
+        "--no-freeze", action="store_true", help="do not gc.freeze() pre-existing objects"
+    )
+    ap.add_argument(
+        "--profile", metavar="NAME", help="cProfile one workload's arm instead of timing"
+    )
     ap.add_argument("--profile-arm", default="tapegrad")
     ap.add_argument("--profile-steps", type=int, default=0)
     ap.add_argument("--top", type=int, default=20)
@@ -621,12 +820,16 @@ def main(argv: list | None = None) -> int:
     env["load at end"] = _load()
     busy = max(os.getloadavg()[0], load_start) if hasattr(os, "getloadavg") else 0.0
     if busy > 1.5:
-        warnings.append(f"the machine was busy (1-min load average up to {busy:.1f} on {os.cpu_count()} "
-                        f"cores, this run included): absolute times are inflated and spreads wide; "
-                        f"ratios are fairer (arms interleaved) but not immune. Re-run on a quiet machine.")
+        warnings.append(
+            f"the machine was busy (1-min load average up to {busy:.1f} on {os.cpu_count()} "
+            f"cores, this run included): absolute times are inflated and spreads wide; "
+            f"ratios are fairer (arms interleaved) but not immune. Re-run on a quiet machine."
+        )
     if source_digest() != digest:
-        warnings.append("tapegrad's sources changed while this run was going on (child processes and "
-                        "later workloads may have measured different code): re-run")
+        warnings.append(
+            "tapegrad's sources changed while this run was going on (child processes and "
+            "later workloads may have measured different code): re-run"
+        )
     for w in warnings:
         print(f"WARNING: {w}")
     print(f"\ntotal {time.perf_counter() - t_start:.0f} s; {env['load at end']}")

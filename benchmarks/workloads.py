@@ -9,6 +9,7 @@ Every builder takes the workload's data (NumPy float32 arrays, the same for ever
 the most recent `step()` computed (for the training steps: before its SGD update). run.py and
 tests/test_benchmarks_smoke.py call one `step()` on a fresh case and compare `grads()` across arms.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -54,12 +55,12 @@ class Case:
 class Workload:
     name: str
     title: str
-    unit: str             # what one reported number is: "us/op", "ms/step", ...
-    scale: float          # seconds per step -> reported unit
-    per: int              # the step is divided by this (ops per step), 1 for whole steps
+    unit: str  # what one reported number is: "us/op", "ms/step", ...
+    scale: float  # seconds per step -> reported unit
+    per: int  # the step is divided by this (ops per step), 1 for whole steps
     params: dict = field(default_factory=dict)
     repeats: int = 15
-    sample_seconds: float = 0.1   # target length of one timed sample (many short steps, or one long)
+    sample_seconds: float = 0.1  # target length of one timed sample (many short steps, or one long)
 
     def data(self) -> dict:
         return DATA[self.name](**self.params)
@@ -72,11 +73,15 @@ class Workload:
 # (1) small elementwise ops: a chain cycling sin, tanh, exp, mul (by leaf w), add (leaf b)
 # ---------------------------------------------------------------------------------------------
 
+
 def elementwise_data(n_ops: int = 1000, width: int = 16, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
-    return {"cycles": n_ops // 5, "x": rng.standard_normal(width).astype(F32),
-            "w": rng.uniform(0.5, 1.5, width).astype(F32),
-            "b": (0.1 * rng.standard_normal(width)).astype(F32)}
+    return {
+        "cycles": n_ops // 5,
+        "x": rng.standard_normal(width).astype(F32),
+        "w": rng.uniform(0.5, 1.5, width).astype(F32),
+        "b": (0.1 * rng.standard_normal(width)).astype(F32),
+    }
 
 
 def elementwise_numpy(d: dict) -> Case:
@@ -86,23 +91,23 @@ def elementwise_numpy(d: dict) -> Case:
     def step():
         saved = []
         x = x0
-        for _ in range(cycles):                       # forward, keeping what backward needs
+        for _ in range(cycles):  # forward, keeping what backward needs
             s = np.sin(x)
             t = np.tanh(s)
             e = np.exp(t)
             saved.append((x, t, e))
             x = e * w + b
         loss = x.sum()
-        g = np.ones_like(x)                           # backward, hand-derived
+        g = np.ones_like(x)  # backward, hand-derived
         gw = np.zeros_like(w)
         gb = np.zeros_like(b)
         for x_in, t, e in reversed(saved):
-            gb += g                                   # add: d/db
-            gw += g * e                               # mul: d/dw
-            g = g * w                                 # mul: d/de
-            g = g * e                                 # exp
-            g = g * (1 - t * t)                       # tanh
-            g = g * np.cos(x_in)                      # sin
+            gb += g  # add: d/db
+            gw += g * e  # mul: d/dw
+            g = g * w  # mul: d/de
+            g = g * e  # exp
+            g = g * (1 - t * t)  # tanh
+            g = g * np.cos(x_in)  # sin
         out[:] = [g, gw, gb]
         return loss
 
@@ -172,17 +177,23 @@ def elementwise_autograd(d: dict) -> Case:
 # (2), (3) MLP training step: tanh hidden layers, linear output, MSE, plain SGD
 # ---------------------------------------------------------------------------------------------
 
-def mlp_data(sizes: tuple = (32, 64, 64, 1), batch: int = 16, lr: float = 0.01, seed: int = 0) -> dict:
+
+def mlp_data(
+    sizes: tuple = (32, 64, 64, 1), batch: int = 16, lr: float = 0.01, seed: int = 0
+) -> dict:
     rng = np.random.default_rng(seed)
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
         params.append((rng.standard_normal((fan_in, fan_out)) / np.sqrt(fan_in)).astype(F32))
         params.append((0.1 * rng.standard_normal(fan_out)).astype(F32))
-    return {"X": rng.standard_normal((batch, sizes[0])).astype(F32),
-            "T": rng.standard_normal((batch, sizes[-1])).astype(F32),
-            "params": params, "lr": lr,
-            # direction of the Hessian-vector product (workload 6)
-            "V": [rng.standard_normal(p.shape).astype(F32) for p in params]}
+    return {
+        "X": rng.standard_normal((batch, sizes[0])).astype(F32),
+        "T": rng.standard_normal((batch, sizes[-1])).astype(F32),
+        "params": params,
+        "lr": lr,
+        # direction of the Hessian-vector product (workload 6)
+        "V": [rng.standard_normal(p.shape).astype(F32) for p in params],
+    }
 
 
 def _np_forward(X, params):
@@ -322,11 +333,11 @@ def chain_numpy(d: dict) -> Case:
 
     def step():
         x = x0
-        for _ in range(n):          # forward: nothing needs saving (constant factors)
+        for _ in range(n):  # forward: nothing needs saving (constant factors)
             x = x * A + B
         loss = x.sum()
         g = np.ones_like(x)
-        for _ in range(n):          # backward: add passes g through, mul scales it
+        for _ in range(n):  # backward: add passes g through, mul scales it
             g = g * A
         out[:] = [g]
         return loss
@@ -412,6 +423,7 @@ def chain_forward(arm: str, d: dict):
 # (6) Hessian-vector product of the small MLP loss: double backward (numpy: hand-derived R-op)
 # ---------------------------------------------------------------------------------------------
 
+
 def hvp_numpy(d: dict) -> Case:
     """Pearlmutter's R-operator, derived by hand: forward and backward passes of the directional
     derivative along V, alongside the ordinary ones."""
@@ -420,7 +432,7 @@ def hvp_numpy(d: dict) -> Case:
     out: list = []
 
     def step():
-        hs, rhs = [X], [None]                      # R{X} = 0
+        hs, rhs = [X], [None]  # R{X} = 0
         for i in range(n_layers):
             W, b, VW, Vb = params[2 * i], params[2 * i + 1], V[2 * i], V[2 * i + 1]
             a = hs[-1] @ W + b
@@ -523,35 +535,99 @@ def hvp_autograd(d: dict) -> Case:
 # the table
 # ---------------------------------------------------------------------------------------------
 
-DATA = {"elementwise": elementwise_data, "mlp_small": mlp_data, "mlp_large": mlp_data,
-        "chain": chain_data, "hvp": mlp_data}
+DATA = {
+    "elementwise": elementwise_data,
+    "mlp_small": mlp_data,
+    "mlp_large": mlp_data,
+    "chain": chain_data,
+    "hvp": mlp_data,
+}
 
 BUILDERS = {
-    "elementwise": {"numpy": elementwise_numpy, "tapegrad": elementwise_tapegrad,
-                    "torch": elementwise_torch, "autograd": elementwise_autograd},
-    "mlp_small": {"numpy": mlp_numpy, "tapegrad": mlp_tapegrad, "torch": mlp_torch,
-                  "autograd": mlp_autograd},
-    "mlp_large": {"numpy": mlp_numpy, "tapegrad": mlp_tapegrad, "torch": mlp_torch,
-                  "autograd": mlp_autograd},
-    "chain": {"numpy": chain_numpy, "tapegrad": chain_tapegrad, "torch": chain_torch,
-              "autograd": chain_autograd},
-    "hvp": {"numpy": hvp_numpy, "tapegrad": hvp_tapegrad, "torch": hvp_torch,
-            "autograd": hvp_autograd},
+    "elementwise": {
+        "numpy": elementwise_numpy,
+        "tapegrad": elementwise_tapegrad,
+        "torch": elementwise_torch,
+        "autograd": elementwise_autograd,
+    },
+    "mlp_small": {
+        "numpy": mlp_numpy,
+        "tapegrad": mlp_tapegrad,
+        "torch": mlp_torch,
+        "autograd": mlp_autograd,
+    },
+    "mlp_large": {
+        "numpy": mlp_numpy,
+        "tapegrad": mlp_tapegrad,
+        "torch": mlp_torch,
+        "autograd": mlp_autograd,
+    },
+    "chain": {
+        "numpy": chain_numpy,
+        "tapegrad": chain_tapegrad,
+        "torch": chain_torch,
+        "autograd": chain_autograd,
+    },
+    "hvp": {
+        "numpy": hvp_numpy,
+        "tapegrad": hvp_tapegrad,
+        "torch": hvp_torch,
+        "autograd": hvp_autograd,
+    },
 }
 
 
 def workloads(quick: bool = False) -> dict:
     """The timed workloads at the sizes of issue 6 (quick: a shorter chain, for a smoke run)."""
-    return {w.name: w for w in [
-        Workload("elementwise", "1,000 small elementwise ops on (16,) f32 (sin, tanh, exp, mul, add), "
-                 "fwd+bwd", "us/op", 1e6, 1000, {"n_ops": 1000, "width": 16}, 15),
-        Workload("mlp_small", "MLP 32-64-64-1 tanh, batch 16, MSE + SGD step", "us/step", 1e6, 1,
-                 {"sizes": (32, 64, 64, 1), "batch": 16}, 15),
-        Workload("mlp_large", "MLP 784-512-512-10 tanh, batch 128, MSE + SGD step", "ms/step", 1e3, 1,
-                 {"sizes": (784, 512, 512, 10), "batch": 128}, 11),
-        Workload("chain", f"chain of {20_000 if quick else 100_000:,} ops x = x*1.0001 + 0.0001 on (1,), "
-                 "fwd+bwd", "us/op", 1e6, 20_000 if quick else 100_000,
-                 {"n_ops": 20_000 if quick else 100_000}, 5, 1.0),
-        Workload("hvp", "Hessian-vector product, MLP 32-64-64-1 tanh, batch 16 (double backward)",
-                 "us/hvp", 1e6, 1, {"sizes": (32, 64, 64, 1), "batch": 16}, 15),
-    ]}
+    return {
+        w.name: w
+        for w in [
+            Workload(
+                "elementwise",
+                "1,000 small elementwise ops on (16,) f32 (sin, tanh, exp, mul, add), fwd+bwd",
+                "us/op",
+                1e6,
+                1000,
+                {"n_ops": 1000, "width": 16},
+                15,
+            ),
+            Workload(
+                "mlp_small",
+                "MLP 32-64-64-1 tanh, batch 16, MSE + SGD step",
+                "us/step",
+                1e6,
+                1,
+                {"sizes": (32, 64, 64, 1), "batch": 16},
+                15,
+            ),
+            Workload(
+                "mlp_large",
+                "MLP 784-512-512-10 tanh, batch 128, MSE + SGD step",
+                "ms/step",
+                1e3,
+                1,
+                {"sizes": (784, 512, 512, 10), "batch": 128},
+                11,
+            ),
+            Workload(
+                "chain",
+                f"chain of {20_000 if quick else 100_000:,} ops x = x*1.0001 + 0.0001 on (1,), "
+                "fwd+bwd",
+                "us/op",
+                1e6,
+                20_000 if quick else 100_000,
+                {"n_ops": 20_000 if quick else 100_000},
+                5,
+                1.0,
+            ),
+            Workload(
+                "hvp",
+                "Hessian-vector product, MLP 32-64-64-1 tanh, batch 16 (double backward)",
+                "us/hvp",
+                1e6,
+                1,
+                {"sizes": (32, 64, 64, 1), "batch": 16},
+                15,
+            ),
+        ]
+    }

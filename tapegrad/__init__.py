@@ -7,25 +7,98 @@
 
 Layer L6: re-exports only. See DESIGN.md for the layers.
 """
+
 from __future__ import annotations
 
 from . import autograd, dtypes
-from .creation import (arange, eye, full, full_like, generator, linspace, manual_seed, ones,
-                       ones_like, rand, randint, randn, tensor, zeros, zeros_like)
-from .dtypes import (bool_, double, float16, float32, float64, half, int8, int16, int32, int64,
-                     uint8)
-from .math import (abs, add, allclose, amax, amin, argmax, argmin, broadcast_to, cat, clamp, clip,
-                   concatenate, cos, div, dot, exp, expand, expand_dims, flatten, isfinite, log,
-                   log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, mul, neg,
-                   permute, pow, prod, relu, reshape, sigmoid, sign, sin, softmax, split, sqrt,
-                   square, squeeze, stack, std, sub, sum, tan, tanh, transpose, unsqueeze, var,
-                   where)
+from .creation import (
+    arange,
+    eye,
+    full,
+    full_like,
+    generator,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .dtypes import bool_, double, float16, float32, float64, half, int8, int16, int32, int64, uint8
+from .math import (
+    abs,
+    add,
+    allclose,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    broadcast_to,
+    cat,
+    clamp,
+    clip,
+    concatenate,
+    cos,
+    div,
+    dot,
+    exp,
+    expand,
+    expand_dims,
+    flatten,
+    isfinite,
+    log,
+    log_softmax,
+    logsumexp,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mul,
+    neg,
+    permute,
+    pow,
+    prod,
+    relu,
+    reshape,
+    sigmoid,
+    sign,
+    sin,
+    softmax,
+    split,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    std,
+    sub,
+    sum,
+    tan,
+    tanh,
+    transpose,
+    unsqueeze,
+    var,
+    where,
+)
 from .tape.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
 from . import functional, nn, optim, amp, viz, explain as _explain_module, ops  # noqa: E402
-from .functional import (GradientTape, grad, hessian, jacobian, jvp, stop_gradient,  # noqa: E402
-                         value_and_grad, vjp)
+from .functional import (
+    GradientTape,
+    grad,
+    hessian,
+    jacobian,
+    jvp,
+    stop_gradient,  # noqa: E402
+    value_and_grad,
+    vjp,
+)
 from .explain import explain  # noqa: E402
 from .nn import Parameter  # noqa: E402
 

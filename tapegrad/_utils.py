@@ -3,6 +3,7 @@
 Layer L0: imports numpy only. `unbroadcast_axes` plans every un-broadcast; the engine carries it
 out with primitives, so recorded gradients un-broadcast on the tape too.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -54,7 +55,9 @@ def shape_args(args: Sequence[Any]) -> tuple:
     return tuple(int(a) for a in args)
 
 
-def tree_map(fn: Callable[[Any], Any], tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_map(
+    fn: Callable[[Any], Any], tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
     """Apply fn to every leaf of nested tuples/lists/dicts, keeping the structure."""
     if is_leaf is not None and is_leaf(tree):
         return fn(tree)

@@ -3,6 +3,7 @@
 Layer L5: imports tensor.py and _utils (tree_map for nested tuples/lists). Scaling is tape ops, so
 `scale(loss)` inside a differentiated function scales every gradient; checks and norms use NumPy.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,22 +19,32 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)  # a Python float: comparing neve
 
 def _map_tensors(fn: Any, tree: Any, what: str) -> Any:
     """fn applied to each Tensor of a nested tuple/list/dict (None stays None), structure kept."""
+
     def visit(x: Any) -> Any:
         if x is None:
             return None
         if not isinstance(x, Tensor):
-            raise TypeError(f"{what} expects Tensors (or nested tuples/lists of them), got {type(x).__name__}")
+            raise TypeError(
+                f"{what} expects Tensors (or nested tuples/lists of them), got {type(x).__name__}"
+            )
         return fn(x)
+
     return tree_map(visit, tree)
 
 
 def _arrays(tree: Any) -> list:
     """The arrays of the non-None leaves (Tensors, NumPy arrays or numbers)."""
-    arrays = [np.asarray(x.data if isinstance(x, Tensor) else x) for x in tree_leaves(tree) if x is not None]
+    arrays = [
+        np.asarray(x.data if isinstance(x, Tensor) else x)
+        for x in tree_leaves(tree)
+        if x is not None
+    ]
     for a in arrays:
         if a.dtype.kind not in "biuf":
-            raise TypeError(f"expected gradients (Tensors, NumPy arrays or numbers), got data of dtype "
-                            f"{a.dtype}; pass the tuple of gradients (e.g. from tg.grad)")
+            raise TypeError(
+                f"expected gradients (Tensors, NumPy arrays or numbers), got data of dtype "
+                f"{a.dtype}; pass the tuple of gradients (e.g. from tg.grad)"
+            )
     return arrays
 
 
@@ -116,7 +127,9 @@ class DynamicLossScaler(LossScaler):
     512.0
     """
 
-    def __init__(self, scale_value: float, scale_factor: float = 2, scale_window: int = 1000) -> None:
+    def __init__(
+        self, scale_value: float, scale_factor: float = 2, scale_window: int = 1000
+    ) -> None:
         super().__init__(scale_value)
         if not scale_factor > 1:
             raise ValueError(f"scale_factor must be greater than 1, got {scale_factor}")
@@ -140,5 +153,7 @@ class DynamicLossScaler(LossScaler):
         return True
 
     def __repr__(self) -> str:
-        return (f"DynamicLossScaler(scale_value={self._value:g}, scale_factor={self.scale_factor:g}, "
-                f"scale_window={self.scale_window})")
+        return (
+            f"DynamicLossScaler(scale_value={self._value:g}, scale_factor={self.scale_factor:g}, "
+            f"scale_window={self.scale_window})"
+        )

@@ -2,6 +2,7 @@
 
 Layer L4: imports tensor.py and dtypes.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -58,8 +59,13 @@ def ones(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """`tg.full((2, 3), 7.0)`."""
-    default = _dt.float32 if isinstance(fill_value, float) or dtype is None and not isinstance(
-        fill_value, (bool, int, np.integer)) else (_dt.bool_ if isinstance(fill_value, bool) else _dt.int64)
+    default = (
+        _dt.float32
+        if isinstance(fill_value, float)
+        or dtype is None
+        and not isinstance(fill_value, (bool, int, np.integer))
+        else (_dt.bool_ if isinstance(fill_value, bool) else _dt.int64)
+    )
     return _finish(np.full(_sizes((shape,)), fill_value), dtype, requires_grad, default)
 
 
@@ -75,11 +81,14 @@ def ones_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 def full_like(t: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     t = t if isinstance(t, Tensor) else Tensor(t)
-    return _finish(np.full(t.shape, fill_value), dtype if dtype is not None else t.dtype, requires_grad)
+    return _finish(
+        np.full(t.shape, fill_value), dtype if dtype is not None else t.dtype, requires_grad
+    )
 
 
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
     """`tg.arange(5)` -> int64 0..4; float bounds give float32."""
     if step == 0:
         raise ValueError("arange step must be nonzero (as PyTorch); e.g. tg.arange(0, 5, 1)")
@@ -88,8 +97,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
     return _finish(arr, dtype, requires_grad, default)
 
 
-def linspace(start: float, stop: float, num: int = 50, dtype: Any = None,
-             requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: float, stop: float, num: int = 50, dtype: Any = None, requires_grad: bool = False
+) -> Tensor:
     """`num` evenly spaced values from start to stop (both included)."""
     if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
         raise ValueError(f"linspace needs a number of steps >= 0, got {num!r}")
@@ -99,16 +109,19 @@ def linspace(start: float, stop: float, num: int = 50, dtype: Any = None,
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """The n x m identity (m defaults to n)."""
     for name, size in (("n", n), ("m", m)):
-        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))
-                                 or size < 0):
+        if size is not None and (
+            isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0
+        ):
             raise ValueError(f"eye needs sizes >= 0 (ints), got {name}={size!r}")
     return _finish(np.eye(n, m), dtype, requires_grad)
 
 
 def _float_dtype(dtype: Any, fn: str) -> Any:
     if dtype is not None and not _dt.is_floating(_dt.as_dtype(dtype)):
-        raise TypeError(f"{fn} samples real numbers: dtype must be a float dtype (tg.float32, ...), "
-                        f"got {_dt.as_dtype(dtype)}; use tg.randint for integers")
+        raise TypeError(
+            f"{fn} samples real numbers: dtype must be a float dtype (tg.float32, ...), "
+            f"got {_dt.as_dtype(dtype)}; use tg.randint for integers"
+        )
     return dtype
 
 

@@ -2,6 +2,7 @@
 
 Layer L0: imports numpy only.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,9 +23,21 @@ half, float_, double, long, int_ = float16, float32, float64, int64, int32
 default_float = float32
 
 _BY_NAME = {
-    "float16": float16, "half": float16, "float32": float32, "float": float32, "float64": float64,
-    "double": float64, "int8": int8, "int16": int16, "int32": int32, "int": int32, "int64": int64,
-    "long": int64, "uint8": uint8, "bool": bool_, "bool_": bool_,
+    "float16": float16,
+    "half": float16,
+    "float32": float32,
+    "float": float32,
+    "float64": float64,
+    "double": float64,
+    "int8": int8,
+    "int16": int16,
+    "int32": int32,
+    "int": int32,
+    "int64": int64,
+    "long": int64,
+    "uint8": uint8,
+    "bool": bool_,
+    "bool_": bool_,
 }
 _SUPPORTED = frozenset(_BY_NAME.values())
 

@@ -4,6 +4,7 @@ Layer L5: may import anything below it. Never re-implements backprop: it runs th
 (tape.engine.run_backward) with an observer, retain_graph=True and the leaves as targets, so no
 .grad is written and the tape stays usable. Formulas come from the rule table (Primitive.grad_texts).
 """
+
 from __future__ import annotations
 
 import re
@@ -26,15 +27,15 @@ __all__ = ["Explanation", "LeafGrad", "Step", "explain", "format_step"]
 class Step:
     """One node run by the engine: the gradient it got and what it sent to each input."""
 
-    index: int                               # 1-based position in the engine's order
-    node: str                                # "MulBackward"
-    op: str                                  # the primitive: "mul"
-    forward: str                             # "out = x * y"
-    formulas: dict[str, str]                 # input -> "dL/dx = g * y" (as tg.autograd.formula)
-    grad_out: np.ndarray | None              # dL/dout arriving here (None: no gradient reached it)
-    grads_in: dict[str, np.ndarray | None]   # input -> gradient it receives (after un-broadcasting)
-    sends_to: dict[str, str]                 # input -> "[3] MulBackward", "leaf0" or "constant"
-    contributions: int = 1                   # gradients summed into grad_out (fan-out makes > 1)
+    index: int  # 1-based position in the engine's order
+    node: str  # "MulBackward"
+    op: str  # the primitive: "mul"
+    forward: str  # "out = x * y"
+    formulas: dict[str, str]  # input -> "dL/dx = g * y" (as tg.autograd.formula)
+    grad_out: np.ndarray | None  # dL/dout arriving here (None: no gradient reached it)
+    grads_in: dict[str, np.ndarray | None]  # input -> gradient it receives (after un-broadcasting)
+    sends_to: dict[str, str]  # input -> "[3] MulBackward", "leaf0" or "constant"
+    contributions: int = 1  # gradients summed into grad_out (fan-out makes > 1)
     broadcast_from: dict[str, tuple] = field(default_factory=dict)  # input -> shape before summing
 
     @property
@@ -87,11 +88,16 @@ def _formulas(node: Node) -> dict:
 class _Observer:
     """The engine's observer: turns each step into a Step (and prints it when asked)."""
 
-    def __init__(self, names: LeafNames, step_of: dict | None, max_values: int,
-                 out: Callable[[str], None] | None) -> None:
+    def __init__(
+        self,
+        names: LeafNames,
+        step_of: dict | None,
+        max_values: int,
+        out: Callable[[str], None] | None,
+    ) -> None:
         self.names, self.step_of, self.max_values, self.out = names, step_of, max_values, out
         self.steps: list = []
-        self.nodes: list = []     # the node of each step
+        self.nodes: list = []  # the node of each step
         self.arrivals: dict = {}  # node or leaf -> number of non-None gradients delivered to it
 
     def where(self, e: Any) -> str:
@@ -116,12 +122,18 @@ class _Observer:
             if gi is not None and e is not None:
                 self.arrivals[e] = self.arrivals.get(e, 0) + 1
             grads_in[label] = None if gi is None or e is None else np.array(gi._data, copy=True)
-        step = Step(index=len(self.steps) + 1, node=node.name, op=node.prim.name,
-                    forward=f"out = {node.prim.expr}",
-                    formulas=_formulas(node),
-                    grad_out=None if g is None else np.array(g._data, copy=True),
-                    grads_in=grads_in, sends_to=sends_to,
-                    contributions=max(1, self.arrivals.get(node, 0)), broadcast_from=broadcast)
+        step = Step(
+            index=len(self.steps) + 1,
+            node=node.name,
+            op=node.prim.name,
+            forward=f"out = {node.prim.expr}",
+            formulas=_formulas(node),
+            grad_out=None if g is None else np.array(g._data, copy=True),
+            grads_in=grads_in,
+            sends_to=sends_to,
+            contributions=max(1, self.arrivals.get(node, 0)),
+            broadcast_from=broadcast,
+        )
         self.steps.append(step)
         self.nodes.append(node)
         if self.out is not None:
@@ -156,8 +168,10 @@ def format_step(step: Step, max_values: int = 8) -> str:
         else:
             note = f"-> {dest}"
             if name in step.broadcast_from:
-                note += (f"   (summed from broadcast shape {shape_text(step.broadcast_from[name])}"
-                         f" to {shape_text(gi.shape)})")
+                note += (
+                    f"   (summed from broadcast shape {shape_text(step.broadcast_from[name])}"
+                    f" to {shape_text(gi.shape)})"
+                )
             lines += _block(rule, format_values(gi, max_values), note, width)
     return "\n".join(lines)
 
@@ -168,8 +182,11 @@ def _format_leaves(leaves: list, max_values: int) -> list:
     widths = [max(len(h[k]) for h in heads) for k in range(3)]
     for lf, head in zip(leaves, heads):
         head = "  ".join(f"{part:<{w}}" for part, w in zip(head, widths))
-        value = ("None (no gradient reached it)" if lf.grad is None
-                 else format_values(lf.grad, max_values, with_shape=False))
+        value = (
+            "None (no gradient reached it)"
+            if lf.grad is None
+            else format_values(lf.grad, max_values, with_shape=False)
+        )
         note = f"(sum of {lf.contributions} contributions)" if lf.contributions > 1 else ""
         lines += _block(head, value, note, len(head))
     return lines
@@ -183,9 +200,16 @@ def _align(order: list, observer: _Observer) -> list:
         step = by_node.get(node)
         if step is None:
             formulas = _formulas(node)
-            step = Step(k, node.name, node.prim.name, f"out = {node.prim.expr}", formulas, None,
-                        dict.fromkeys(formulas),
-                        {input_label(node, i): observer.where(e) for i, e in enumerate(node.edges)})
+            step = Step(
+                k,
+                node.name,
+                node.prim.name,
+                f"out = {node.prim.expr}",
+                formulas,
+                None,
+                dict.fromkeys(formulas),
+                {input_label(node, i): observer.where(e) for i, e in enumerate(node.edges)},
+            )
         step.index = k
         steps.append(step)
     return steps
@@ -193,9 +217,12 @@ def _align(order: list, observer: _Observer) -> list:
 
 def _trace_observer() -> _Observer:
     """What backward(trace=True) uses: prints each step as the engine runs it."""
+
     def out(text: str) -> None:
         if len(observer.steps) == 1:  # first step: say what the lines mean
-            print("backward(trace=True): step by step; dL/dout is the gradient arriving at a node.\n")
+            print(
+                "backward(trace=True): step by step; dL/dout is the gradient arriving at a node.\n"
+            )
         print(text + "\n")
 
     observer = _Observer(LeafNames(), None, 8, out)
@@ -206,8 +233,13 @@ _functions.trace_observer_factory = _trace_observer
 
 
 # ---- public ----------------------------------------------------------------------------------
-def explain(t: Tensor, gradient: Any = None, file: TextIO | None = None, show: bool = True,
-            max_values: int = 8) -> Explanation:
+def explain(
+    t: Tensor,
+    gradient: Any = None,
+    file: TextIO | None = None,
+    show: bool = True,
+    max_values: int = 8,
+) -> Explanation:
     """Print the backward pass of `t` step by step, in the engine's order; return the Steps.
 
     >>> x = tg.tensor([1.0, 2.0], requires_grad=True); steps = tg.explain((x * x).sum())  # doctest: +SKIP
@@ -216,25 +248,41 @@ def explain(t: Tensor, gradient: Any = None, file: TextIO | None = None, show: b
     order = execution_order(roots if t._grad_fn is not None else [])
     names = LeafNames()
     leaves = leaves_of(order) if order else [t]
-    for leaf in leaves:  # name leaves in the order the engine meets them (matches the printed steps)
+    for (
+        leaf
+    ) in leaves:  # name leaves in the order the engine meets them (matches the printed steps)
         names(leaf)
     observer = _Observer(names, {n: k for k, n in enumerate(order, 1)}, max_values, None)
     # Hooks still run, as in any backward: a retain_grad() tensor's hook writes its .grad (core issue).
-    captured = run_backward(roots, seeds, set(leaves), retain_graph=True, create_graph=False,
-                            observer=observer)
+    captured = run_backward(
+        roots, seeds, set(leaves), retain_graph=True, create_graph=False, observer=observer
+    )
     steps = Explanation(_align(order, observer))
     if not order:
         observer.arrivals[t] = 1
-    steps.leaves = [LeafGrad(names(leaf), leaf,
-                             None if captured.get(leaf) is None else np.array(captured[leaf]._data),
-                             observer.arrivals.get(leaf, 0)) for leaf in leaves]
+    steps.leaves = [
+        LeafGrad(
+            names(leaf),
+            leaf,
+            None if captured.get(leaf) is None else np.array(captured[leaf]._data),
+            observer.arrivals.get(leaf, 0),
+        )
+        for leaf in leaves
+    ]
     seed = seeds[0]
     n = len(order)
-    head = [f"Backward pass of a {shape_text(t.shape)} {t.dtype} tensor"
-            + (f" made by {t._grad_fn.name}: {n} step{'s' * (n != 1)}, in the order the engine runs "
-               f"them." if n else ": a leaf, so no steps; its gradient is the seed."),
-            "dL/dout is the gradient arriving at a node; its rules turn it into dL/d(input).",
-            *_block("seed dL/dout", format_values(seed._data, max_values), "", 12), ""]
+    head = [
+        f"Backward pass of a {shape_text(t.shape)} {t.dtype} tensor"
+        + (
+            f" made by {t._grad_fn.name}: {n} step{'s' * (n != 1)}, in the order the engine runs "
+            f"them."
+            if n
+            else ": a leaf, so no steps; its gradient is the seed."
+        ),
+        "dL/dout is the gradient arriving at a node; its rules turn it into dL/d(input).",
+        *_block("seed dL/dout", format_values(seed._data, max_values), "", 12),
+        "",
+    ]
     body = [format_step(s, max_values) + "\n" for s in steps]
     steps.text = "\n".join(head + body + _format_leaves(steps.leaves, max_values)) + "\n"
     if show:

@@ -4,6 +4,7 @@ Layer L5: every function here runs `fn` on the tape and asks tg.autograd.grad (t
 VJPs. Nesting: a call made while another differentiation runs (tg.grad, vjp, jacobian or an open
 GradientTape; counted by `state.diff_depth`) keeps its results on the tape; an outermost one detaches.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,8 +20,16 @@ from .math import stack
 from .tape.grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["GradientTape", "grad", "hessian", "jacobian", "jvp", "stop_gradient", "value_and_grad",
-           "vjp"]
+__all__ = [
+    "GradientTape",
+    "grad",
+    "hessian",
+    "jacobian",
+    "jvp",
+    "stop_gradient",
+    "value_and_grad",
+    "vjp",
+]
 
 
 # ---- the machinery every entry point shares ----------------------------------------------------
@@ -46,8 +55,10 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
     def one(v: Any) -> Tensor:
         if isinstance(v, Tensor):
             if v.dtype.kind != "f":
-                raise TypeError(f"{where} is a tensor of dtype {v.dtype}; only floating-point inputs "
-                                f"can be differentiated (use .astype(tg.float32))")
+                raise TypeError(
+                    f"{where} is a tensor of dtype {v.dtype}; only floating-point inputs "
+                    f"can be differentiated (use .astype(tg.float32))"
+                )
             if keep and v.requires_grad:
                 return v.clone()  # a recorded alias: the outer differentiation sees through it
             data = v.data  # a fresh leaf sharing memory: the caller's tape is never touched
@@ -57,8 +68,10 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
             except (TypeError, ValueError):
                 data = None
             if data is None or data.dtype.kind not in "iuf":
-                raise TypeError(f"{where} is a {type(v).__name__}; a differentiated argument must be "
-                                f"a tensor, a number, a NumPy array, or a tuple/list of them")
+                raise TypeError(
+                    f"{where} is a {type(v).__name__}; a differentiated argument must be "
+                    f"a tensor, a number, a NumPy array, or a tuple/list of them"
+                )
             if data.dtype.kind != "f":
                 data = data.astype(np.float32)
         leaf = Tensor._make(data)
@@ -74,18 +87,22 @@ def _output_tensors(out: Any, what: str) -> list:
     for i, leaf in enumerate(leaves):
         if not isinstance(leaf, Tensor):
             where = what if len(leaves) == 1 else f"{what} (item {i})"
-            why = ("return the value to differentiate" if leaf is None else
-                   "its value left the tape (through .numpy(), .item(), float() or a NumPy "
-                   "function), so tapegrad cannot tell how it depends on the inputs and will not "
-                   "return a silent zero; compute it with tapegrad ops (tg.sin, t.sum(), ...)")
+            why = (
+                "return the value to differentiate"
+                if leaf is None
+                else "its value left the tape (through .numpy(), .item(), float() or a NumPy "
+                "function), so tapegrad cannot tell how it depends on the inputs and will not "
+                "return a silent zero; compute it with tapegrad ops (tg.sin, t.sum(), ...)"
+            )
             raise TypeError(f"{where} is a {type(leaf).__name__}, not a tapegrad Tensor: {why}")
     if not leaves:
         raise ValueError(f"{what} contains no tensor to differentiate")
     return leaves
 
 
-def _vjp(outs: Sequence[Tensor], inputs: Sequence[Tensor], cotangents: Sequence[Any] | None,
-         keep: bool) -> list:
+def _vjp(
+    outs: Sequence[Tensor], inputs: Sequence[Tensor], cotangents: Sequence[Any] | None, keep: bool
+) -> list:
     """sum_k cot_k . d(outs_k)/d(inputs) (ones by default); zeros of an input's shape and dtype
     where the outputs do not depend on it (MindSpore/JAX)."""
     if cotangents is None:
@@ -96,8 +113,17 @@ def _vjp(outs: Sequence[Tensor], inputs: Sequence[Tensor], cotangents: Sequence[
     outs, cotangents = zip(*live)
     # retain_graph: a functional call must not free a graph the caller built outside fn; what fn
     # built is dropped anyway once we return.
-    return list(_tape_grad(outs, inputs, cotangents, retain_graph=True, create_graph=keep,
-                           allow_unused=True, materialize_grads=True))
+    return list(
+        _tape_grad(
+            outs,
+            inputs,
+            cotangents,
+            retain_graph=True,
+            create_graph=keep,
+            allow_unused=True,
+            materialize_grads=True,
+        )
+    )
 
 
 def _check_positions(pos: Any, name: str) -> None:
@@ -105,8 +131,10 @@ def _check_positions(pos: Any, name: str) -> None:
     items = pos if isinstance(pos, (tuple, list)) else () if pos is None else (pos,)
     for p in items:
         if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-            raise TypeError(f"{name} must be an int, a tuple of ints or None, got {pos!r} "
-                            f"({type(p).__name__} is not an int)")
+            raise TypeError(
+                f"{name} must be an int, a tuple of ints or None, got {pos!r} "
+                f"({type(p).__name__} is not an int)"
+            )
     if isinstance(pos, (tuple, list)) and not pos:
         raise ValueError(f"{name} is an empty tuple; give at least one position, or None")
 
@@ -117,11 +145,13 @@ def _resolve(pos: Any, nargs: int, name: str) -> list:
     if pos is None:
         return []
     out = []
-    for p in (pos if isinstance(pos, (tuple, list)) else (pos,)):
+    for p in pos if isinstance(pos, (tuple, list)) else (pos,):
         if not -nargs <= p < nargs:
             valid = f"0..{nargs - 1} (or -{nargs}..-1)" if nargs else "none"
-            raise ValueError(f"{name} {p} is out of range: the function was called with {nargs} "
-                             f"positional argument(s), so valid positions are {valid}")
+            raise ValueError(
+                f"{name} {p} is out of range: the function was called with {nargs} "
+                f"positional argument(s), so valid positions are {valid}"
+            )
         out.append(int(p) % nargs)
     return out
 
@@ -132,16 +162,22 @@ def _weights(weights: Any) -> tuple | None:
         return None
     ws = (weights,) if isinstance(weights, Tensor) else weights
     if isinstance(ws, dict) or not hasattr(ws, "__iter__"):
-        raise TypeError(f"weights must be a Parameter, a list/tuple of them or "
-                        f"net.trainable_params(), got {type(weights).__name__}")
+        raise TypeError(
+            f"weights must be a Parameter, a list/tuple of them or "
+            f"net.trainable_params(), got {type(weights).__name__}"
+        )
     ws = tuple(ws)
     for i, w in enumerate(ws):
         if not isinstance(w, Tensor):
-            raise TypeError(f"weights[{i}] is a {type(w).__name__}, not a Parameter/Tensor; pass "
-                            f"net.trainable_params() or wrap the values: tg.nn.Parameter(...)")
+            raise TypeError(
+                f"weights[{i}] is a {type(w).__name__}, not a Parameter/Tensor; pass "
+                f"net.trainable_params() or wrap the values: tg.nn.Parameter(...)"
+            )
         if not w.requires_grad:
-            raise ValueError(f"weights[{i}] does not require grad, so it has no gradient; pass "
-                             f"net.trainable_params() or set requires_grad=True on it")
+            raise ValueError(
+                f"weights[{i}] does not require grad, so it has no gradient; pass "
+                f"net.trainable_params() or set requires_grad=True on it"
+            )
     return ws
 
 
@@ -152,14 +188,17 @@ def _pick(grads: Iterator, lifted: list, pos: Any) -> Any:
 
 
 # ---- grad and value_and_grad ------------------------------------------------------------------
-def _make_grad(fn: Callable, grad_position: Any, weights: Any, has_aux: bool,
-               with_value: bool) -> Callable:
+def _make_grad(
+    fn: Callable, grad_position: Any, weights: Any, has_aux: bool, with_value: bool
+) -> Callable:
     if not callable(fn):
         raise TypeError(f"fn must be a function or a network (Cell), got {type(fn).__name__}")
     if grad_position is None and weights is None:
-        raise ValueError("`grad_position` and `weights` can not be None at the same time: say what "
-                         "to differentiate with respect to (grad_position=0, or weights=net."
-                         "trainable_params())")
+        raise ValueError(
+            "`grad_position` and `weights` can not be None at the same time: say what "
+            "to differentiate with respect to (grad_position=0, or weights=net."
+            "trainable_params())"
+        )
     if not isinstance(has_aux, bool):
         raise TypeError(f"has_aux must be True or False, got {has_aux!r}")
     _check_positions(grad_position, "grad_position")
@@ -174,9 +213,11 @@ def _make_grad(fn: Callable, grad_position: Any, weights: Any, has_aux: bool,
                 call_args[p] = _lift(args[p], keep, f"argument {p} (grad_position)")
             out = fn(*call_args, **kwargs)
             if has_aux and (not isinstance(out, (tuple, list)) or len(out) < 2):
-                raise ValueError(f"has_aux=True needs fn to return a tuple (output, aux, ...) of at "
-                                 f"least two items, but it returned a {type(out).__name__}; return "
-                                 f"(loss, aux) or use has_aux=False")
+                raise ValueError(
+                    f"has_aux=True needs fn to return a tuple (output, aux, ...) of at "
+                    f"least two items, but it returned a {type(out).__name__}; return "
+                    f"(loss, aux) or use has_aux=False"
+                )
             lifted = [call_args[p] for p in positions]
             inputs = [t for arg in lifted for t in tree_leaves(arg)] + list(ws or ())
             outs = _output_tensors(out[0] if has_aux else out, "fn's result")
@@ -196,8 +237,9 @@ def _make_grad(fn: Callable, grad_position: Any, weights: Any, has_aux: bool,
     return functools.update_wrapper(run, fn, updated=())  # fn may be a Cell: copy no __dict__
 
 
-def grad(fn: Callable, grad_position: Any = 0, weights: Any = None,
-         has_aux: bool = False) -> Callable:
+def grad(
+    fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False
+) -> Callable:
     """A function returning the gradient of `fn`, shaped as MindSpore's table says.
 
     grad_position an int: that input's gradient; a tuple: a tuple of them (negative positions count
@@ -211,8 +253,9 @@ def grad(fn: Callable, grad_position: Any = 0, weights: Any = None,
     return _make_grad(fn, grad_position, weights, has_aux, with_value=False)
 
 
-def value_and_grad(fn: Callable, grad_position: Any = 0, weights: Any = None,
-                   has_aux: bool = False) -> Callable:
+def value_and_grad(
+    fn: Callable, grad_position: Any = 0, weights: Any = None, has_aux: bool = False
+) -> Callable:
     """Like grad, but the function returns `(fn's full output, grads)`.
 
     >>> tg.value_and_grad(lambda x: x * x)(tg.tensor(3.0))
@@ -246,16 +289,24 @@ def vjp(fn: Callable, *inputs: Any, weights: Any = None) -> tuple:
     leaves = [t for arg in lifted for t in tree_leaves(arg)] + list(ws or ())
 
     def vjp_fn(cotangent: Any) -> tuple:
-        cots = [cotangent] if isinstance(out, Tensor) else tree_leaves(cotangent)  # [0.1, 0.1] is one
+        cots = (
+            [cotangent] if isinstance(out, Tensor) else tree_leaves(cotangent)
+        )  # [0.1, 0.1] is one
         if len(cots) != len(outs):
-            raise ValueError(f"the cotangent has {len(cots)} tensor(s) but fn's result has "
-                             f"{len(outs)}; pass one per output (a tuple for a tuple result)")
-        cots = [c if isinstance(c, Tensor) else Tensor(np.asarray(c, o.dtype))
-                for c, o in zip(cots, outs)]
+            raise ValueError(
+                f"the cotangent has {len(cots)} tensor(s) but fn's result has "
+                f"{len(outs)}; pass one per output (a tuple for a tuple result)"
+            )
+        cots = [
+            c if isinstance(c, Tensor) else Tensor(np.asarray(c, o.dtype))
+            for c, o in zip(cots, outs)
+        ]
         for i, (c, o) in enumerate(zip(cots, outs)):
             if c.shape != o.shape:
-                raise ValueError(f"cotangent {i} has shape {list(c.shape)} but output {i} has shape "
-                                 f"{list(o.shape)}; a cotangent must have its output's shape")
+                raise ValueError(
+                    f"cotangent {i} has shape {list(c.shape)} but output {i} has shape "
+                    f"{list(o.shape)}; a cotangent must have its output's shape"
+                )
         with _differentiating() as keep_now:  # a cotangent on the tape may itself be differentiated
             grads = iter(_vjp(outs, leaves, cots, keep or keep_now))
         input_part = tuple(tree_map(lambda _: next(grads), arg) for arg in lifted)
@@ -274,12 +325,16 @@ def jvp(fn: Callable, inputs: Any, tangents: Any) -> tuple:
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(tangents) != len(inputs):
-        raise ValueError(f"jvp got {len(inputs)} input(s) but {len(tangents)} tangent(s); "
-                         f"give one tangent per input")
+        raise ValueError(
+            f"jvp got {len(inputs)} input(s) but {len(tangents)} tangent(s); "
+            f"give one tangent per input"
+        )
     for i, (x, t) in enumerate(zip(inputs, tangents)):
         if np.shape(x) != np.shape(t):
-            raise ValueError(f"tangents[{i}] has shape {list(np.shape(t))} but inputs[{i}] has shape "
-                             f"{list(np.shape(x))}; a tangent must have its input's shape")
+            raise ValueError(
+                f"tangents[{i}] has shape {list(np.shape(t))} but inputs[{i}] has shape "
+                f"{list(np.shape(x))}; a tangent must have its input's shape"
+            )
     out, vjp_fn = vjp(fn, *inputs)
     u = tree_map(lambda o: Tensor._make(np.zeros(o.shape, o.dtype)), out)  # any u: J^T u is linear
     _, vjp_of_vjp = vjp(vjp_fn, u)
@@ -316,9 +371,12 @@ def jacobian(fn: Callable, argnums: Any = 0) -> Callable:
                     e = np.zeros(o.size, o.dtype)
                     e[k] = 1
                     rows.append(_vjp([o], inputs, [Tensor._make(e.reshape(o.shape))], keep))
-                blocks = [stack([r[j] for r in rows]).reshape(o.shape + x.shape) if rows else
-                          Tensor._make(np.zeros(o.shape + x.shape, x.dtype))
-                          for j, x in enumerate(inputs)]
+                blocks = [
+                    stack([r[j] for r in rows]).reshape(o.shape + x.shape)
+                    if rows
+                    else Tensor._make(np.zeros(o.shape + x.shape, x.dtype))
+                    for j, x in enumerate(inputs)
+                ]
                 return _pick(iter(blocks), lifted, argnums)
 
             return tree_map(jac_of, out)

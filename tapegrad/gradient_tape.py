@@ -4,6 +4,7 @@ Layer L5: builds on tg.autograd.grad. The tape object records nothing itself: ev
 records on the global tape when an input requires grad; the context only turns grad mode on and
 tells nested differentiations (tg.grad, another tape) to keep their results on the tape.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,8 +37,8 @@ class GradientTape:
 
     def __enter__(self) -> "GradientTape":
         self._saved_mode = state.enabled
-        state.enabled = True      # TF's tape records whatever the surrounding grad mode
-        state.diff_depth += 1     # a tg.grad / inner tape used inside keeps its result on the tape
+        state.enabled = True  # TF's tape records whatever the surrounding grad mode
+        state.diff_depth += 1  # a tg.grad / inner tape used inside keeps its result on the tape
         self._active = True
         return self
 
@@ -54,8 +55,10 @@ class GradientTape:
         """
         for t in tree_leaves(tensor):
             if not isinstance(t, Tensor):
-                raise TypeError(f"watch() takes tapegrad Tensors, got {type(t).__name__}; "
-                                f"wrap the value with tg.tensor(...) first")
+                raise TypeError(
+                    f"watch() takes tapegrad Tensors, got {type(t).__name__}; "
+                    f"wrap the value with tg.tensor(...) first"
+                )
             if not t.requires_grad:
                 t.requires_grad_(True)
             self._watched.append(t)
@@ -64,8 +67,13 @@ class GradientTape:
         """The tensors passed to watch(), in order."""
         return tuple(self._watched)
 
-    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
-                 unconnected_gradients: str = "none") -> Any:
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: str = "none",
+    ) -> Any:
         """d(target)/d(sources), shaped like `sources`; a source the target does not reach gets None.
 
         `target` may be a tensor or a list of them (their gradients are summed); `output_gradients`
@@ -75,27 +83,37 @@ class GradientTape:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of gradients: its "
                 "graph was freed by the first gradient() call. Create it with "
-                "tg.GradientTape(persistent=True) to call gradient() several times.")
+                "tg.GradientTape(persistent=True) to call gradient() several times."
+            )
         if unconnected_gradients not in ("none", "zero"):
-            raise ValueError(f"unconnected_gradients must be 'none' or 'zero', "
-                             f"got {unconnected_gradients!r}")
+            raise ValueError(
+                f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}"
+            )
         targets = tree_leaves(target)
         for t in targets:
             if not isinstance(t, Tensor):
                 raise TypeError(
                     f"target is a {type(t).__name__}, not a tapegrad Tensor: its value left the tape "
                     f"(through .numpy(), .item(), float() or a NumPy function), so the tape cannot "
-                    f"tell how it depends on the sources. Compute the target with tapegrad ops.")
-        seeds = (tree_leaves(output_gradients) if output_gradients is not None
-                 else [Tensor._make(np.ones(t.shape, t.dtype)) for t in targets])
+                    f"tell how it depends on the sources. Compute the target with tapegrad ops."
+                )
+        seeds = (
+            tree_leaves(output_gradients)
+            if output_gradients is not None
+            else [Tensor._make(np.ones(t.shape, t.dtype)) for t in targets]
+        )
         if len(seeds) != len(targets):
-            raise ValueError(f"output_gradients has {len(seeds)} tensors but target has "
-                             f"{len(targets)}; give one per target")
+            raise ValueError(
+                f"output_gradients has {len(seeds)} tensors but target has "
+                f"{len(targets)}; give one per target"
+            )
         srcs = tree_leaves(sources)
         for s in srcs:
             if not isinstance(s, Tensor):
-                raise TypeError(f"sources must be tapegrad Tensors (or nested lists of them), "
-                                f"got {type(s).__name__}")
+                raise TypeError(
+                    f"sources must be tapegrad Tensors (or nested lists of them), "
+                    f"got {type(s).__name__}"
+                )
         self._used = True
         # Keep the result on the tape when something outside (another tape, tg.grad) differentiates
         # it; our own open context does not count.
@@ -105,8 +123,14 @@ class GradientTape:
         found: dict = {}
         if live and reachable:
             outs, gs = zip(*live)
-            grads = _tape_grad(outs, reachable, gs, retain_graph=self.persistent or create,
-                               create_graph=create, allow_unused=True)
+            grads = _tape_grad(
+                outs,
+                reachable,
+                gs,
+                retain_graph=self.persistent or create,
+                create_graph=create,
+                allow_unused=True,
+            )
             found = {id(s): g for s, g in zip(reachable, grads)}
 
         def result(s: Tensor) -> Any:

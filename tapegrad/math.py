@@ -2,6 +2,7 @@
 
 Layer L4: imports tensor.py. No rules here: every op's math lives once, in primitives/.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -23,8 +24,9 @@ def _unary(name: str) -> Any:
 
 
 exp, log, sin, cos, tan, tanh = (_unary(n) for n in ("exp", "log", "sin", "cos", "tan", "tanh"))
-sigmoid, relu, sqrt, abs, sign, square = (_unary(n) for n in ("sigmoid", "relu", "sqrt", "abs",
-                                                              "sign", "square"))
+sigmoid, relu, sqrt, abs, sign, square = (
+    _unary(n) for n in ("sigmoid", "relu", "sqrt", "abs", "sign", "square")
+)
 
 
 def _reduction(name: str) -> Any:
@@ -32,17 +34,20 @@ def _reduction(name: str) -> Any:
         return getattr(_as_tensor(x), name)(axis, keepdims, **kwargs)
 
     op.__name__ = name
-    op.__doc__ = f"{name} over `axis` (alias dim=), keeping reduced axes with keepdims=True (keepdim=)."
+    op.__doc__ = (
+        f"{name} over `axis` (alias dim=), keeping reduced axes with keepdims=True (keepdim=)."
+    )
     return op
 
 
-sum, mean, var, std, max, min, prod, logsumexp = (_reduction(n) for n in (
-    "sum", "mean", "var", "std", "max", "min", "prod", "logsumexp"))
+sum, mean, var, std, max, min, prod, logsumexp = (
+    _reduction(n) for n in ("sum", "mean", "var", "std", "max", "min", "prod", "logsumexp")
+)
 amax, amin = max, min
 
 
 def pow(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) ** y if isinstance(x, Tensor) or not isinstance(y, Tensor) else x ** y
+    return _as_tensor(x) ** y if isinstance(x, Tensor) or not isinstance(y, Tensor) else x**y
 
 
 def add(x: Any, y: Any) -> Tensor:
@@ -152,10 +157,14 @@ def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None
         raise ValueError("zero-dimensional tensors cannot be concatenated; use tg.stack")
     axis = normalize_axis(dim if dim is not None else axis, ndim)[0]
     for i, t in enumerate(ts):
-        if t.ndim != ndim or t.shape[:axis] + t.shape[axis + 1:] != ts[0].shape[:axis] + ts[0].shape[axis + 1:]:
+        if (
+            t.ndim != ndim
+            or t.shape[:axis] + t.shape[axis + 1 :] != ts[0].shape[:axis] + ts[0].shape[axis + 1 :]
+        ):
             raise ValueError(
                 f"concatenate: tensor {i} has shape {list(t.shape)}, but tensor 0 has shape "
-                f"{list(ts[0].shape)}; all axes except axis {axis} must match")
+                f"{list(ts[0].shape)}; all axes except axis {axis} must match"
+            )
     return _apply(P.shape.concatenate, *ts, axis=axis)
 
 
@@ -170,8 +179,10 @@ def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> T
     axis = normalize_axis(dim if dim is not None else axis, ts[0].ndim + 1)[0]
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
-            raise ValueError(f"stack: tensor {i} has shape {list(t.shape)}, tensor 0 has "
-                             f"{list(ts[0].shape)}; stacked tensors must have equal shapes")
+            raise ValueError(
+                f"stack: tensor {i} has shape {list(t.shape)}, tensor 0 has "
+                f"{list(ts[0].shape)}; stacked tensors must have equal shapes"
+            )
     return concatenate([t.unsqueeze(axis) for t in ts], axis)
 
 

@@ -3,15 +3,44 @@
 Layer L6: re-exports only. The functional names (grad, value_and_grad, stop_gradient, ...) are
 looked up lazily in tapegrad.functional, so this module never depends on its import order.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from .amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from .creation import ones, ones_like, zeros, zeros_like
-from .math import (abs, cat, clip, concatenate, cos, exp, expand_dims, isfinite, log, log_softmax,
-                   logsumexp, matmul, maximum, mean, minimum, pow, relu, reshape, sigmoid, sin,
-                   softmax, sqrt, square, squeeze, stack, sum, tanh, transpose, where)
+from .math import (
+    abs,
+    cat,
+    clip,
+    concatenate,
+    cos,
+    exp,
+    expand_dims,
+    isfinite,
+    log,
+    log_softmax,
+    logsumexp,
+    matmul,
+    maximum,
+    mean,
+    minimum,
+    pow,
+    relu,
+    reshape,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    sum,
+    tanh,
+    transpose,
+    where,
+)
 
 _FUNCTIONAL = ("grad", "value_and_grad", "stop_gradient", "vjp", "jvp", "jacobian", "hessian")
 
@@ -19,12 +48,48 @@ _FUNCTIONAL = ("grad", "value_and_grad", "stop_gradient", "vjp", "jvp", "jacobia
 def __getattr__(name: str) -> Any:
     if name in _FUNCTIONAL:
         from . import functional
+
         return getattr(functional, name)
     raise AttributeError(f"module 'tapegrad.ops' has no attribute '{name}'")
 
 
-__all__ = ["DynamicLossScaler", "StaticLossScaler", "abs", "all_finite", "cat", "clip",
-           "clip_by_global_norm", "concatenate", "cos", "exp", "expand_dims", "isfinite", "log",
-           "log_softmax", "logsumexp", "matmul", "maximum", "mean", "minimum", "ones", "ones_like",
-           "pow", "relu", "reshape", "sigmoid", "sin", "softmax", "sqrt", "square", "squeeze",
-           "stack", "sum", "tanh", "transpose", "where", "zeros", "zeros_like", *_FUNCTIONAL]
+__all__ = [
+    "DynamicLossScaler",
+    "StaticLossScaler",
+    "abs",
+    "all_finite",
+    "cat",
+    "clip",
+    "clip_by_global_norm",
+    "concatenate",
+    "cos",
+    "exp",
+    "expand_dims",
+    "isfinite",
+    "log",
+    "log_softmax",
+    "logsumexp",
+    "matmul",
+    "maximum",
+    "mean",
+    "minimum",
+    "ones",
+    "ones_like",
+    "pow",
+    "relu",
+    "reshape",
+    "sigmoid",
+    "sin",
+    "softmax",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "sum",
+    "tanh",
+    "transpose",
+    "where",
+    "zeros",
+    "zeros_like",
+    *_FUNCTIONAL,
+]

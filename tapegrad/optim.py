@@ -4,6 +4,7 @@ Layer L5: imports tensor.py and the tape's grad mode. Updates are NumPy math on 
 written back in place under no_grad (nothing is recorded; the version bump flags stale graphs).
 Use PyTorch-style (`loss.backward(); opt.step()`) or with grads from tg.grad: `opt.step(grads)`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,8 +22,10 @@ def _check(name: str, value: Any, low: float = 0.0, high: float | None = None) -
             raise TypeError
         value = float(value)  # numbers, NumPy scalars, one-element tensors
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__}); "
-                        f"pass e.g. {name}=0.01") from None
+        raise TypeError(
+            f"{name} must be a number, got {value!r} ({type(value).__name__}); "
+            f"pass e.g. {name}=0.01"
+        ) from None
     if value < low or (high is not None and value >= high):
         span = f"[{low}, {high})" if high is not None else f">= {low}"
         raise ValueError(f"invalid {name}: {value} (it must be {span})")
@@ -39,9 +42,11 @@ class Optimizer:
         self.param_groups: list[dict] = []
         groups = [params] if isinstance(params, Tensor) else list(params)
         if not groups:
-            raise ValueError(f"{type(self).__name__} got an empty parameter list; pass e.g. "
-                             f"net.parameters() or net.trainable_params() (a generator such as "
-                             f"net.parameters() is used up after one pass: call it again)")
+            raise ValueError(
+                f"{type(self).__name__} got an empty parameter list; pass e.g. "
+                f"net.parameters() or net.trainable_params() (a generator such as "
+                f"net.parameters() is used up after one pass: call it again)"
+            )
         if not isinstance(groups[0], dict):
             groups = [{"params": groups}]
         for group in groups:
@@ -56,13 +61,19 @@ class Optimizer:
         known = {id(p) for g in self.param_groups for p in g["params"]}
         for i, p in enumerate(params):
             if not isinstance(p, Tensor):
-                raise TypeError(f"{type(self).__name__} can only optimize Tensors, but parameter {i} is a "
-                                f"{type(p).__name__}")
+                raise TypeError(
+                    f"{type(self).__name__} can only optimize Tensors, but parameter {i} is a "
+                    f"{type(p).__name__}"
+                )
             if not p.is_leaf or p.dtype.kind != "f":
-                raise ValueError(f"parameter {i} must be a floating-point leaf tensor (e.g. an nn.Parameter); "
-                                 f"it is {'a computed tensor' if not p.is_leaf else p.dtype}")
+                raise ValueError(
+                    f"parameter {i} must be a floating-point leaf tensor (e.g. an nn.Parameter); "
+                    f"it is {'a computed tensor' if not p.is_leaf else p.dtype}"
+                )
             if id(p) in known:
-                raise ValueError(f"parameter {i} appears twice (in one group or in two); pass each once")
+                raise ValueError(
+                    f"parameter {i} appears twice (in one group or in two); pass each once"
+                )
             known.add(id(p))
         full = {**self.defaults, **group, "params": params}
         self._validate(full)
@@ -101,7 +112,8 @@ class Optimizer:
             if len(grads) != len(params):
                 raise ValueError(
                     f"step() got {len(grads)} gradients for {len(params)} parameters; give one per parameter "
-                    f"in the optimizer's order (e.g. build both from net.trainable_params())")
+                    f"in the optimizer's order (e.g. build both from net.trainable_params())"
+                )
         it = iter(enumerate(grads))
         with no_grad():
             for group in self.param_groups:
@@ -115,7 +127,8 @@ class Optimizer:
                         raise ValueError(
                             f"gradient {i} has shape {g.shape} but parameter {i}"
                             f"{f' ({name})' if name else ''} has shape {p.shape}; give the gradients "
-                            f"in the optimizer's parameter order (e.g. both from net.trainable_params())")
+                            f"in the optimizer's parameter order (e.g. both from net.trainable_params())"
+                        )
                     p.copy_(self._update(p.data, g, group, self.state.setdefault(p, {})))
         return loss
 
@@ -127,33 +140,50 @@ class Optimizer:
         """PyTorch's layout: {"state": {param index: {name: value}}, "param_groups": [hyperparameters
         with "params" as indices]}; arrays are copies."""
         index = {id(p): i for i, p in enumerate(self.params)}
-        state = {index[id(p)]: {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
-                                for k, v in s.items()} for p, s in self.state.items()}
-        groups = [{**{k: v for k, v in g.items() if k != "params"},
-                   "params": [index[id(p)] for p in g["params"]]} for g in self.param_groups]
+        state = {
+            index[id(p)]: {
+                k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v for k, v in s.items()
+            }
+            for p, s in self.state.items()
+        }
+        groups = [
+            {
+                **{k: v for k, v in g.items() if k != "params"},
+                "params": [index[id(p)] for p in g["params"]],
+            }
+            for g in self.param_groups
+        ]
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what state_dict() saved, for an optimizer over parameters of the same shapes."""
         if not isinstance(state_dict, dict) or set(state_dict) != {"state", "param_groups"}:
-            raise ValueError("load_state_dict expects the dict made by Optimizer.state_dict(), with "
-                             "the keys 'state' and 'param_groups'")
+            raise ValueError(
+                "load_state_dict expects the dict made by Optimizer.state_dict(), with "
+                "the keys 'state' and 'param_groups'"
+            )
         groups = state_dict["param_groups"]
         sizes = [len(g["params"]) for g in self.param_groups]
         if [len(g["params"]) for g in groups] != sizes:
-            raise ValueError(f"the saved optimizer has parameter groups of sizes "
-                             f"{[len(g['params']) for g in groups]}, this one {sizes}; build it over "
-                             f"the same parameters")
+            raise ValueError(
+                f"the saved optimizer has parameter groups of sizes "
+                f"{[len(g['params']) for g in groups]}, this one {sizes}; build it over "
+                f"the same parameters"
+            )
         params = self.params
         state: dict = {}
         for i, saved in state_dict["state"].items():
             p = params[int(i)]
             for k, v in saved.items():
                 if isinstance(v, np.ndarray) and v.shape != p.shape:
-                    raise ValueError(f"saved state {k!r} of parameter {i} has shape {v.shape}, but "
-                                     f"the parameter has shape {p.shape}")
-            state[p] = {k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
-                        for k, v in saved.items()}
+                    raise ValueError(
+                        f"saved state {k!r} of parameter {i} has shape {v.shape}, but "
+                        f"the parameter has shape {p.shape}"
+                    )
+            state[p] = {
+                k: np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+                for k, v in saved.items()
+            }
         for group, saved in zip(self.param_groups, groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = state
@@ -174,10 +204,25 @@ class SGD(Optimizer):
     >>> opt = tg.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
     """
 
-    def __init__(self, params: Any, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False, dampening: float = 0.0) -> None:
-        super().__init__(params, dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
-                                      nesterov=nesterov, dampening=dampening))
+    def __init__(
+        self,
+        params: Any,
+        lr: float,
+        momentum: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+        dampening: float = 0.0,
+    ) -> None:
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                weight_decay=weight_decay,
+                nesterov=nesterov,
+                dampening=dampening,
+            ),
+        )
 
     def _validate(self, group: dict) -> None:
         super()._validate(group)
@@ -207,15 +252,23 @@ class Adam(Optimizer):
 
     decoupled = False  # AdamW: decay the weights directly instead of through the gradient
 
-    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
 
     def _validate(self, group: dict) -> None:
         super()._validate(group)
         betas = group["betas"]
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(f"betas must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {betas!r}")
+            raise TypeError(
+                f"betas must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {betas!r}"
+            )
         b1, b2 = betas
         group["betas"] = (_check("betas[0]", b1, 0.0, 1.0), _check("betas[1]", b2, 0.0, 1.0))
         group["eps"] = _check("eps", group["eps"])
@@ -232,7 +285,7 @@ class Adam(Optimizer):
         t = state["step"]
         m = state["exp_avg"] = b1 * state["exp_avg"] + (1 - b1) * g
         v = state["exp_avg_sq"] = b2 * state["exp_avg_sq"] + (1 - b2) * g * g
-        m_hat, v_hat = m / (1 - b1 ** t), v / (1 - b2 ** t)  # bias correction: m, v start at 0
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)  # bias correction: m, v start at 0
         return p - lr * m_hat / (np.sqrt(v_hat) + group["eps"])
 
 
@@ -244,8 +297,14 @@ class AdamW(Adam):
 
     decoupled = True
 
-    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+    ) -> None:
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
 
 

@@ -3,6 +3,7 @@
 Layer L3: imports the rule table (primitives/) and the tape. `_record` is the ONLY place a Node is
 created: built-in ops (via `_apply`) and user `autograd.Function`s both go through it.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -29,8 +30,10 @@ def _as_array(data: Any, dtype: Any = None) -> np.ndarray:
     if isinstance(data, Tensor):
         data = data._data
     if isinstance(data, (dict, set, str, bytes)):
-        raise TypeError(f"cannot make a tensor from a {type(data).__name__} ({data!r:.60}); "
-                        f"pass numbers, (nested) lists of numbers or a NumPy array")
+        raise TypeError(
+            f"cannot make a tensor from a {type(data).__name__} ({data!r:.60}); "
+            f"pass numbers, (nested) lists of numbers or a NumPy array"
+        )
     dtype = _dt.as_dtype(dtype) if dtype is not None else None
     try:
         if dtype is not None:
@@ -43,8 +46,9 @@ def _as_array(data: Any, dtype: Any = None) -> np.ndarray:
     except ValueError as e:  # ragged nested lists, strings with a float dtype, ...
         raise ValueError(f"cannot make a tensor from this data ({data!r:.60}): {e}") from None
     except TypeError as e:
-        raise TypeError(f"cannot make a tensor from {type(data).__name__} data ({data!r:.60}): "
-                        f"{e}") from None
+        raise TypeError(
+            f"cannot make a tensor from {type(data).__name__} data ({data!r:.60}): {e}"
+        ) from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"cannot make a tensor from data of dtype {arr.dtype} ({data!r:.60})")
     return arr.astype(np.float32) if arr.dtype == np.float64 else arr
@@ -77,8 +81,18 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_grad", "_vc", "_hooks", "_retains_grad",
-                 "_inplace_op", "_base", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_grad",
+        "_vc",
+        "_hooks",
+        "_retains_grad",
+        "_inplace_op",
+        "_base",
+        "__weakref__",
+    )
     __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operators
     __hash__ = object.__hash__
 
@@ -174,7 +188,8 @@ class Tensor:
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"assigned grad has shape {list(value.shape)}, but the tensor has shape "
-                    f"{list(self.shape)}; they must match")
+                    f"{list(self.shape)}; they must match"
+                )
         self._grad = value
 
     @grad.deleter
@@ -223,7 +238,8 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError(
                 f"item() needs a tensor with exactly one element, but this one has shape "
-                f"{list(self.shape)} ({self._data.size} elements); index it first or use .tolist()")
+                f"{list(self.shape)} ({self._data.size} elements); index it first or use .tolist()"
+            )
         return self._data.item()
 
     def tolist(self) -> Any:
@@ -244,7 +260,8 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(
                 f"the truth value of a tensor with {self._data.size} elements is ambiguous; "
-                "use .any() or .all()")
+                "use .any() or .all()"
+            )
         return bool(self._data.item())
 
     def __len__(self) -> int:
@@ -291,20 +308,34 @@ class Tensor:
         """A copy that stays on the tape (gradient flows back unchanged)."""
         return _apply(_ADD, self, np.zeros((), self._data.dtype))
 
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None, trace: bool = False) -> None:
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+        trace: bool = False,
+    ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's .grad (see tg.autograd.backward)."""
         from .autograd.functions import backward as _backward  # upper layer, imported when used
 
-        _backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
-                  inputs=inputs, trace=trace, _names=("this tensor", "gradient"))
+        _backward(
+            self,
+            gradient,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs,
+            trace=trace,
+            _names=("this tensor", "gradient"),
+        )
 
     def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> "_HookHandle":
         """Call hook(grad) when this tensor's gradient is computed; a returned tensor replaces it."""
         if not self._requires_grad:
             raise RuntimeError(
                 "cannot register a hook on a tensor that does not require grad; "
-                "set requires_grad=True (or compute it from one that does) first")
+                "set requires_grad=True (or compute it from one that does) first"
+            )
         if self._grad_fn is not None:
             self._grad_fn.register_hook(hook)
             hooks = self._grad_fn.pre_hooks
@@ -322,8 +353,10 @@ class Tensor:
         """Keep .grad for this non-leaf tensor too (leaves always get it)."""
         if self._grad_fn is None:
             if not self._requires_grad:
-                raise RuntimeError("can't retain_grad on a tensor that does not require grad; create "
-                                   "it with requires_grad=True (or compute it from one that does)")
+                raise RuntimeError(
+                    "can't retain_grad on a tensor that does not require grad; create "
+                    "it with requires_grad=True (or compute it from one that does)"
+                )
             return
         if getattr(self, "_retains_grad", False):
             return
@@ -348,19 +381,29 @@ class Tensor:
             current = getattr(self, "_grad", None)
             if not isinstance(g, Tensor):
                 if current is None:
-                    self._grad = Tensor._make(g if owned and g.flags.writeable else np.array(g, copy=True))
-                elif current._grad_fn is None and current._data.flags.writeable and \
-                        current._data.dtype == g.dtype:
+                    self._grad = Tensor._make(
+                        g if owned and g.flags.writeable else np.array(g, copy=True)
+                    )
+                elif (
+                    current._grad_fn is None
+                    and current._data.flags.writeable
+                    and current._data.dtype == g.dtype
+                ):
                     np.add(current._data, g, out=current._data)
                 else:
                     self._grad = Tensor._make(current._data + g)
-            elif create_graph and (g._grad_fn is not None or current is not None and current._grad_fn is not None):
+            elif create_graph and (
+                g._grad_fn is not None or current is not None and current._grad_fn is not None
+            ):
                 # a recorded copy: the same gradient tensor may reach several leaves (e.g. through add)
                 self._grad = current + g if current is not None else g.clone()
             elif current is None:
                 self._grad = Tensor._make(np.array(g._data, copy=True))
-            elif current._grad_fn is None and current._data.flags.writeable and \
-                    current._data.dtype == g._data.dtype:
+            elif (
+                current._grad_fn is None
+                and current._data.flags.writeable
+                and current._data.dtype == g._data.dtype
+            ):
                 np.add(current._data, g._data, out=current._data)
             else:
                 self._grad = Tensor._make(current._data + g._data)
@@ -373,7 +416,8 @@ class Tensor:
             if self._grad_fn is None and self._requires_grad:
                 raise RuntimeError(
                     f"a leaf tensor that requires grad is used in an in-place operation ({name}); "
-                    f"do it inside `with tg.no_grad():` (as optimizers do) or use an out-of-place op")
+                    f"do it inside `with tg.no_grad():` (as optimizers do) or use an out-of-place op"
+                )
             # Record out of place on a copy of the old value, then write the result into this
             # tensor's memory (and through to its base, if it is a view).
             old = Tensor._make(self._data.copy(), self._grad_fn)
@@ -394,7 +438,10 @@ class Tensor:
                     if ufunc is None:
                         raise ValueError
                     ufunc(self._data, value, self._data)  # (out positional; casting: same_kind)
-                except (ValueError, TypeError):  # broadcasting or casting problems: say them clearly
+                except (
+                    ValueError,
+                    TypeError,
+                ):  # broadcasting or casting problems: say them clearly
                     result = prim.forward(self._data, value)
                     _check_inplace_shape(name, result, self._data)
                     self._data[...] = result
@@ -436,7 +483,8 @@ class Tensor:
         if state.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(
                 "a leaf tensor that requires grad is used in an in-place operation (fill_); "
-                "wrap it in `with tg.no_grad():`")
+                "wrap it in `with tg.no_grad():`"
+            )
         with no_grad():
             self._inplace("fill_", None, value)
         if self._grad_fn is not None:  # filled with constants: no longer depends on anything
@@ -446,7 +494,9 @@ class Tensor:
 
     def copy_(self, src: Any) -> "Tensor":
         src = _coerce(src)
-        if state.enabled and ((isinstance(src, Tensor) and src._requires_grad) or self._requires_grad):
+        if state.enabled and (
+            (isinstance(src, Tensor) and src._requires_grad) or self._requires_grad
+        ):
             return self._inplace("copy_", _copy_into, src)
         return self._inplace("copy_", None, src)
 
@@ -458,7 +508,9 @@ class Tensor:
             return _apply(P.shape.index_put, x, v, index=index)
 
         put.forward = lambda x, v: P.shape.index_put.forward(x, v, index=index)  # type: ignore[attr-defined]
-        if state.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        if state.enabled and (
+            self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+        ):
             self._inplace("__setitem__", put, value)
         else:
             try:
@@ -499,7 +551,6 @@ class Tensor:
 
     def __rpow__(self, other: Any) -> "Tensor":
         return _apply(P.elementwise.pow, _coerce(other), self)
-
 
     def __rmatmul__(self, other: Any) -> "Tensor":
         return _as_tensor(other).matmul(self)
@@ -585,7 +636,7 @@ class Tensor:
         return _apply(_MUL, self, self)
 
     def pow(self, exponent: Any) -> "Tensor":
-        return self ** exponent
+        return self**exponent
 
     def maximum(self, other: Any) -> "Tensor":
         return _apply(P.elementwise.maximum, self, _coerce(other))
@@ -605,7 +656,9 @@ class Tensor:
 
     def where(self, condition: Any, other: Any) -> "Tensor":
         """`self` where condition holds, else `other` (as torch.Tensor.where)."""
-        cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition, dtype=bool)
+        cond = np.asarray(
+            condition._data if isinstance(condition, Tensor) else condition, dtype=bool
+        )
         return _apply(P.elementwise.where, self, _coerce(other), cond=cond)
 
     def matmul(self, other: Any) -> "Tensor":
@@ -613,7 +666,9 @@ class Tensor:
         try:
             return _apply(P.linalg.matmul, self, other)
         except ValueError:
-            _explain_matmul_error(self.shape, np.shape(other._data if isinstance(other, Tensor) else other))
+            _explain_matmul_error(
+                self.shape, np.shape(other._data if isinstance(other, Tensor) else other)
+            )
             raise
 
     __matmul__ = matmul
@@ -626,19 +681,41 @@ class Tensor:
             axis = None
         return _apply(prim, self, axis=axis, keepdims=keepdims)
 
-    def sum(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-            keepdim: bool | None = None) -> "Tensor":
+    def sum(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         return self._reduce(P.reduction.sum, axis, keepdims, dim, keepdim)
 
-    def mean(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-             keepdim: bool | None = None) -> "Tensor":
+    def mean(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         if self._data.dtype.kind != "f":
-            raise TypeError(f"mean needs a floating-point tensor, got {self._data.dtype}; use .astype(tg.float32)")
+            raise TypeError(
+                f"mean needs a floating-point tensor, got {self._data.dtype}; use .astype(tg.float32)"
+            )
         return self._reduce(P.reduction.mean, axis, keepdims, dim, keepdim)
 
-    def var(self, axis: Any = None, keepdims: bool = False, *, ddof: int = 0, dim: Any = None,
-            keepdim: bool | None = None, unbiased: bool | None = None,
-            correction: int | None = None) -> "Tensor":
+    def var(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        ddof: int = 0,
+        dim: Any = None,
+        keepdim: bool | None = None,
+        unbiased: bool | None = None,
+        correction: int | None = None,
+    ) -> "Tensor":
         """Variance; ddof=0 as NumPy and MindSpore (pass ddof=1, unbiased=True or correction=1 for PyTorch's)."""
         if unbiased is not None:
             ddof = int(unbiased)
@@ -654,22 +731,46 @@ class Tensor:
     def std(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> "Tensor":
         return self.var(axis, keepdims, **kwargs).sqrt()
 
-    def max(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-            keepdim: bool | None = None) -> "Tensor":
+    def max(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         return self._reduce(P.reduction.max, axis, keepdims, dim, keepdim)
 
-    def min(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-            keepdim: bool | None = None) -> "Tensor":
+    def min(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         return self._reduce(P.reduction.min, axis, keepdims, dim, keepdim)
 
     amax, amin = max, min
 
-    def prod(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-             keepdim: bool | None = None) -> "Tensor":
+    def prod(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         return self._reduce(P.reduction.prod, axis, keepdims, dim, keepdim)
 
-    def logsumexp(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None,
-                  keepdim: bool | None = None) -> "Tensor":
+    def logsumexp(
+        self,
+        axis: Any = None,
+        keepdims: bool = False,
+        *,
+        dim: Any = None,
+        keepdim: bool | None = None,
+    ) -> "Tensor":
         return self._reduce(P.reduction.logsumexp, axis, keepdims, dim, keepdim)
 
     def _shifted(self, axis: Any) -> "Tensor":
@@ -717,8 +818,10 @@ class Tensor:
         try:
             target = _resolve_shape(self._data.size, shape)
         except ValueError as e:
-            raise ValueError(f"cannot reshape a tensor of shape {list(self.shape)} "
-                             f"({self._data.size} elements) into {list(shape)}: {e}") from None
+            raise ValueError(
+                f"cannot reshape a tensor of shape {list(self.shape)} "
+                f"({self._data.size} elements) into {list(shape)}: {e}"
+            ) from None
         if target == self._data.shape:
             return self
         return _apply(P.shape.reshape, self, shape=target)
@@ -731,7 +834,9 @@ class Tensor:
         s, e = normalize_axis(start_dim, self.ndim)[0], normalize_axis(end_dim, self.ndim)[0]
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-        return self.reshape(self.shape[:s] + (int(np.prod(self.shape[s:e + 1])),) + self.shape[e + 1:])
+        return self.reshape(
+            self.shape[:s] + (int(np.prod(self.shape[s : e + 1])),) + self.shape[e + 1 :]
+        )
 
     def permute(self, *dims: Any) -> "Tensor":
         axes = shape_args(dims)
@@ -760,7 +865,9 @@ class Tensor:
         axis = normalize_axis(dim if axis is None else axis, self.ndim)
         if axis is None:
             return self.reshape(tuple(n for n in self.shape if n != 1))
-        return self.reshape(tuple(n for i, n in enumerate(self.shape) if not (i in axis and n == 1)))
+        return self.reshape(
+            tuple(n for i, n in enumerate(self.shape) if not (i in axis and n == 1))
+        )
 
     def unsqueeze(self, axis: int) -> "Tensor":
         axis = normalize_axis(axis, self.ndim + 1)[0]
@@ -772,22 +879,30 @@ class Tensor:
         shape = shape_args(shape)
         lead = len(shape) - self.ndim
         if lead < 0:
-            raise ValueError(f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: give "
-                             f"at least one size per axis ({self.ndim}); new axes go in front")
+            raise ValueError(
+                f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: give "
+                f"at least one size per axis ({self.ndim}); new axes go in front"
+            )
         for i, n in enumerate(shape):
             if n == -1 and i < lead or n < -1:
                 raise ValueError(
                     f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: "
-                    + (f"-1 (keep the size) is not allowed in a new leading axis ({i})" if n == -1
-                       else f"sizes must be >= 0 (or -1 to keep an existing axis), got {n}"))
+                    + (
+                        f"-1 (keep the size) is not allowed in a new leading axis ({i})"
+                        if n == -1
+                        else f"sizes must be >= 0 (or -1 to keep an existing axis), got {n}"
+                    )
+                )
         shape = tuple(self.shape[i - lead] if n == -1 else n for i, n in enumerate(shape))
         try:
             fits = np.broadcast_shapes(self.shape, shape) == shape
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: "
-                             f"only axes of size 1 can grow")
+            raise ValueError(
+                f"cannot expand a tensor of shape {list(self.shape)} to {list(shape)}: "
+                f"only axes of size 1 can grow"
+            )
         if shape == self.shape:
             return self
         return _apply(P.shape.expand, self, shape=shape)
@@ -803,7 +918,7 @@ class Tensor:
             if size <= 0:
                 raise ValueError(f"split size must be positive, got {size}")
             sizes = [min(size, n - s) for s in range(0, n, size)] or [0]  # (an empty axis: one
-        else:                                                               # empty piece, as PyTorch)
+        else:  # empty piece, as PyTorch)
             sizes = [int(s) for s in split_size_or_sections]
             if sum(sizes) != n:
                 raise ValueError(f"split sizes {sizes} do not add up to the axis length {n}")
@@ -901,31 +1016,40 @@ def _to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any
 
 def _check_device(device: Any) -> None:
     if str(device).split(":")[0] != "cpu":
-        raise RuntimeError(f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
-                           f"available (leave the tensor where it is, or use .to('cpu'))")
+        raise RuntimeError(
+            f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
+            f"available (leave the tensor where it is, or use .to('cpu'))"
+        )
 
 
 def _check_inplace_shape(name: str, result: Any, data: np.ndarray) -> None:
     if np.shape(result) != data.shape:
         raise RuntimeError(
             f"in-place {name}: the result has shape {list(np.shape(result))}, which does not match "
-            f"the tensor's shape {list(data.shape)}; use an out-of-place op")
+            f"the tensor's shape {list(data.shape)}; use an out-of-place op"
+        )
 
 
 def _explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:
     """Raise a clear error for shapes matmul cannot take (called only once NumPy has refused)."""
-    if len(a_shape) == 0 or len(b_shape) == 0 or a_shape[-1] != b_shape[-2 if len(b_shape) > 1 else 0]:
+    if (
+        len(a_shape) == 0
+        or len(b_shape) == 0
+        or a_shape[-1] != b_shape[-2 if len(b_shape) > 1 else 0]
+    ):
         raise ValueError(
             f"matmul: shapes {list(a_shape)} and {list(b_shape)} are not aligned (the last axis "
             f"of the first must equal the {'second-to-last' if len(b_shape) > 1 else 'only'} axis "
-            f"of the second)")
+            f"of the second)"
+        )
     if len(a_shape) > 2 or len(b_shape) > 2:
         try:
             np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
         except ValueError:
             raise ValueError(
                 f"matmul: shapes {list(a_shape)} and {list(b_shape)}: the batch axes "
-                f"{list(a_shape[:-2])} and {list(b_shape[:-2])} do not broadcast together") from None
+                f"{list(a_shape[:-2])} and {list(b_shape[:-2])} do not broadcast together"
+            ) from None
 
 
 def _resolve_shape(size: int, shape: tuple) -> tuple:
@@ -1013,11 +1137,17 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
         da, db = a._data, b._data
         oshape, odtype = out.shape, out.dtype
         if a._requires_grad:
-            edges = (a._grad_fn or a, b._grad_fn or b) if b._requires_grad else (a._grad_fn or a, None)
+            edges = (
+                (a._grad_fn or a, b._grad_fn or b) if b._requires_grad else (a._grad_fn or a, None)
+            )
         else:
             edges = (None, b._grad_fn or b)
-        if (a._requires_grad and (da.shape != oshape or da.dtype is not odtype and da.dtype != odtype)
-                or b._requires_grad and (db.shape != oshape or db.dtype is not odtype and db.dtype != odtype)):
+        if (
+            a._requires_grad
+            and (da.shape != oshape or da.dtype is not odtype and da.dtype != odtype)
+            or b._requires_grad
+            and (db.shape != oshape or db.dtype is not odtype and db.dtype != odtype)
+        ):
             shapes, dtypes = (da.shape, db.shape), (da.dtype, db.dtype)
         if saves and (a._vc is not None or b._vc is not None):
             versions = (a._vc[0] if a._vc is not None else 0, b._vc[0] if b._vc is not None else 0)
@@ -1059,8 +1189,12 @@ def _record(prim: Any, out: np.ndarray, args: Sequence[Any], params: dict) -> Te
                 fresh = False
         edges = tuple(edges)
         if saves and not fresh:  # saved versions, checked again at backward (None: a constant)
-            versions = tuple([(a._vc[0] if a._vc is not None else 0) if isinstance(a, Tensor)
-                              else None for a in args])
+            versions = tuple(
+                [
+                    (a._vc[0] if a._vc is not None else 0) if isinstance(a, Tensor) else None
+                    for a in args
+                ]
+            )
         if not same:  # the engine must sum gradients back to these shapes and cast to these dtypes
             arrays = [a._data if isinstance(a, Tensor) else np.asarray(a) for a in args]
             shapes = tuple([d.shape for d in arrays])
@@ -1150,10 +1284,13 @@ def _set_recorded(t: Tensor, value: Tensor, name: str) -> None:
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError(
                 f"a view of a leaf tensor that requires grad is used in an in-place operation "
-                f"({name}); do it inside `with tg.no_grad():` or on a copy (x.clone())")
+                f"({name}); do it inside `with tg.no_grad():` or on a copy (x.clone())"
+            )
         if not t._data.flags.writeable:
-            raise RuntimeError(f"{name}: this tensor's memory is read-only (a broadcast view); "
-                               f"use an out-of-place op")
+            raise RuntimeError(
+                f"{name}: this tensor's memory is read-only (a broadcast view); "
+                f"use an out-of-place op"
+            )
         t._data[...] = value._data
     else:
         base, view_prim, params = view
@@ -1168,7 +1305,8 @@ def _set_recorded(t: Tensor, value: Tensor, name: str) -> None:
         else:  # expand: one element of the base stands for many of the view
             raise RuntimeError(
                 f"in-place {name} on a broadcast (expanded) view: several of its elements share one "
-                f"memory location; make a copy first (x.expand(...).clone())")
+                f"memory location; make a copy first (x.expand(...).clone())"
+            )
         _set_recorded(base, new_base, name)
         value = _apply(view_prim, base, **params)  # the view again, now of the new base
     t._grad_fn = value._grad_fn
@@ -1192,8 +1330,12 @@ def _any_float64(args: Sequence[Any]) -> bool:
 def _make_tensor(data: Any, node: Node | None, dtype: Any = None) -> Tensor:
     """How the tape turns saved arrays and constants back into Tensors (injected into tape.node)."""
     if not isinstance(data, _ndarray):
-        data = np.asarray(data, dtype=dtype if dtype is not None and isinstance(data, (int, float)) and
-                          dtype.kind == "f" else None)
+        data = np.asarray(
+            data,
+            dtype=dtype
+            if dtype is not None and isinstance(data, (int, float)) and dtype.kind == "f"
+            else None,
+        )
     return Tensor._make(data, node)
 
 

@@ -4,6 +4,7 @@ Layer L5: may import anything below it (tensor, tape). Walks the same Nodes in t
 engine (tape.engine.execution_order) and never changes the tape. Also home of the small formatting
 helpers that explain.py shares (array summaries, leaf names).
 """
+
 from __future__ import annotations
 
 import os
@@ -20,10 +21,12 @@ from .tensor import Tensor
 
 __all__ = ["GraphvizNotAvailable", "draw", "to_dot"]
 
-INSTALL_HINT = ("install the `graphviz` Python package and the Graphviz `dot` program: "
-                "`pip install tapegrad[viz]` (or `pip install graphviz`), then "
-                "`apt-get install graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS). "
-                "tg.viz.to_dot() works without them.")
+INSTALL_HINT = (
+    "install the `graphviz` Python package and the Graphviz `dot` program: "
+    "`pip install tapegrad[viz]` (or `pip install graphviz`), then "
+    "`apt-get install graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS). "
+    "tg.viz.to_dot() works without them."
+)
 
 _STYLE = {
     "output": 'shape=box, style="rounded,filled", fillcolor="#c8e6c9"',
@@ -122,7 +125,12 @@ def _node_label(node: Node) -> str:
     parts = [node.name]
     for k, v in (node.params or {}).items():
         # short, meaningful parameters only (axis=0, shape=(2, 3)); not contexts or index arrays
-        if k != "ctx" and v is not None and v is not False and isinstance(v, (int, float, tuple, str)):
+        if (
+            k != "ctx"
+            and v is not None
+            and v is not False
+            and isinstance(v, (int, float, tuple, str))
+        ):
             text = f"{k}={v!r}"
             if len(text) <= 24:
                 parts.append(text)
@@ -139,8 +147,9 @@ def _const_label(node: Node, i: int, show_values: bool) -> str:
     return f"const {shape_text(node.shapes[i])} {node.dtypes[i]}"
 
 
-def to_dot(t: Tensor, show_values: bool = False, show_grads: bool = False,
-           max_nodes: int = 200) -> str:
+def to_dot(
+    t: Tensor, show_values: bool = False, show_grads: bool = False, max_nodes: int = 200
+) -> str:
     """The tape behind `t` as Graphviz DOT text; edges point the way gradients flow.
 
     >>> x = tg.tensor(2.0, requires_grad=True); print(tg.viz.to_dot(x * x))  # doctest: +SKIP
@@ -153,10 +162,12 @@ def to_dot(t: Tensor, show_values: bool = False, show_grads: bool = False,
     shown, hidden = order[:max_nodes], len(order) - max_nodes
     node_ids = {node: f"n{k}" for k, node in enumerate(shown)}
     names = LeafNames()
-    lines = ["digraph tape {",
-             '  graph [rankdir=TB, fontname="Helvetica", nodesep=0.3, ranksep=0.35];',
-             '  node [fontname="Helvetica", fontsize=11];',
-             '  edge [fontname="Helvetica", fontsize=9, color="#555555", fontcolor="#555555"];']
+    lines = [
+        "digraph tape {",
+        '  graph [rankdir=TB, fontname="Helvetica", nodesep=0.3, ranksep=0.35];',
+        '  node [fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=9, color="#555555", fontcolor="#555555"];',
+    ]
     tensor_ids: dict = {}
 
     def tensor_box(x: Tensor, kind: str, title: str) -> str:
@@ -176,7 +187,9 @@ def to_dot(t: Tensor, show_values: bool = False, show_grads: bool = False,
     entry = dict(node_ids)
     for node, out in _retained_outputs(shown, t).items():
         if node in node_ids:
-            kind, title = ("output", "output") if out is t else ("retained", "retained (retain_grad)")
+            kind, title = (
+                ("output", "output") if out is t else ("retained", "retained (retain_grad)")
+            )
             entry[node] = tensor_box(out, kind, title)
             lines.append(f"  {entry[node]} -> {node_ids[node]};")
     if t._grad_fn is None:
@@ -215,7 +228,9 @@ def to_dot(t: Tensor, show_values: bool = False, show_grads: bool = False,
     return "\n".join(lines) + "\n"
 
 
-def draw(t: Tensor, path: str | os.PathLike, format: str | None = None, **to_dot_kwargs: Any) -> Path:
+def draw(
+    t: Tensor, path: str | os.PathLike, format: str | None = None, **to_dot_kwargs: Any
+) -> Path:
     """Render the tape behind `t` to SVG or PNG (format from the suffix); returns the path written.
 
     >>> tg.viz.draw(loss, "out/graph.svg")  # doctest: +SKIP
@@ -224,17 +239,21 @@ def draw(t: Tensor, path: str | os.PathLike, format: str | None = None, **to_dot
     path = Path(path)
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in ("svg", "png", "pdf"):
-        raise ValueError(f"cannot tell the image format from {str(path)!r}; use a .svg or .png "
-                         f"path (or pass format='svg'/'png'/'pdf')")
+        raise ValueError(
+            f"cannot tell the image format from {str(path)!r}; use a .svg or .png "
+            f"path (or pass format='svg'/'png'/'pdf')"
+        )
     source = to_dot(t, **to_dot_kwargs)
     try:
         import graphviz
     except ImportError as exc:
-        raise GraphvizNotAvailable(f"draw() needs the `graphviz` Python package, which is not "
-                                   f"installed; {INSTALL_HINT}") from exc
+        raise GraphvizNotAvailable(
+            f"draw() needs the `graphviz` Python package, which is not installed; {INSTALL_HINT}"
+        ) from exc
     if shutil.which("dot") is None:
-        raise GraphvizNotAvailable(f"draw() needs the Graphviz `dot` program, which is not on "
-                                   f"PATH; {INSTALL_HINT}")
+        raise GraphvizNotAvailable(
+            f"draw() needs the Graphviz `dot` program, which is not on PATH; {INSTALL_HINT}"
+        )
     try:
         data = graphviz.Source(source).pipe(format=fmt)
     except graphviz.ExecutableNotFound as exc:

@@ -5,22 +5,45 @@ run explores exactly the same examples. `pytest --slow` loads the "slow" profile
 random seeds (a failure prints `@reproduce_failure` to replay it). Property tests scale their own
 example counts relative to `max_examples` of the loaded profile (see tests/property/).
 """
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
 
-_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-          HealthCheck.function_scoped_fixture]
+_QUIET = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.function_scoped_fixture,
+]
 
-settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None,
-                          suppress_health_check=_QUIET, print_blob=False)
-settings.register_profile("slow", max_examples=2000, derandomize=False, database=None,
-                          deadline=None, suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=_QUIET,
+    print_blob=False,
+)
+settings.register_profile(
+    "slow",
+    max_examples=2000,
+    derandomize=False,
+    database=None,
+    deadline=None,
+    suppress_health_check=_QUIET,
+    print_blob=True,
+)
 
 
 def pytest_addoption(parser):
-    parser.addoption("--slow", action="store_true", default=False,
-                     help="property tests: hypothesis 'slow' profile (20x examples, random seeds)")
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="property tests: hypothesis 'slow' profile (20x examples, random seeds)",
+    )
 
 
 def pytest_configure(config):

@@ -1,4 +1,5 @@
 """tg.amp: loss scalers (the seed's numbers, float16 underflow), all_finite, gradient clipping."""
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,9 @@ def seed_net() -> nn.Dense:
 def test_seed_static_loss_scaler_numbers():
     net = seed_net()
     scaler = StaticLossScaler(1024.0)
-    loss = nn.MSELoss()(net(tg.tensor([[1, 2, 3]], tg.float32)).squeeze(), tg.tensor(19, tg.float32))
+    loss = nn.MSELoss()(
+        net(tg.tensor([[1, 2, 3]], tg.float32)).squeeze(), tg.tensor(19, tg.float32)
+    )
     scaled = scaler.scale(loss)
     assert scaled.item() == 1024.0
     grads = tg.autograd.grad(scaled, net.trainable_params())
@@ -52,9 +55,12 @@ def test_seed_program_with_value_and_grad():
         loss, logits = net(x, y)
         return loss_scale.scale(loss), logits
 
-    value_and_grad_func = tg.value_and_grad(forward_fn, grad_position=None,
-                                            weights=net.trainable_params(), has_aux=True)
-    (loss, logits), grad = value_and_grad_func(tg.tensor([[1, 2, 3]], tg.float32), tg.tensor(19, tg.float32))
+    value_and_grad_func = tg.value_and_grad(
+        forward_fn, grad_position=None, weights=net.trainable_params(), has_aux=True
+    )
+    (loss, logits), grad = value_and_grad_func(
+        tg.tensor([[1, 2, 3]], tg.float32), tg.tensor(19, tg.float32)
+    )
     assert loss.item() == 1024.0 and logits.item() == 20.0
     np.testing.assert_array_equal(grad[0].numpy(), [[2048, 4096, 6144]])
     assert loss_scale.unscale(loss).item() == 1.0
@@ -105,8 +111,10 @@ def test_float16_underflow_is_rescued_by_loss_scaling():
 
 # ---- DynamicLossScaler -------------------------------------------------------------------------
 def test_dynamic_scaler_shrinks_on_overflow_and_grows_after_a_window():
-    scaler = DynamicLossScaler(scale_value=2 ** 10, scale_factor=2, scale_window=3)
-    assert scaler.adjust(False) is True and float(scaler.scale_value) == 512.0 and scaler.counter == 0
+    scaler = DynamicLossScaler(scale_value=2**10, scale_factor=2, scale_window=3)
+    assert (
+        scaler.adjust(False) is True and float(scaler.scale_value) == 512.0 and scaler.counter == 0
+    )
     for _ in range(2):
         scaler.adjust(True)
     assert float(scaler.scale_value) == 512.0 and scaler.counter == 2
@@ -119,13 +127,13 @@ def test_dynamic_scaler_shrinks_on_overflow_and_grows_after_a_window():
     for _ in range(4):
         tiny.adjust(False)
     assert float(tiny.scale_value) == 1.0  # never below 1
-    top = DynamicLossScaler(2.0 ** 127, 2, 1)
+    top = DynamicLossScaler(2.0**127, 2, 1)
     top.adjust(True)
-    assert float(top.scale_value) == 2.0 ** 127  # never grows past float32's range
+    assert float(top.scale_value) == 2.0**127  # never grows past float32's range
 
 
 def test_dynamic_scaler_with_an_injected_overflow_in_float16():
-    scaler = DynamicLossScaler(2.0 ** 16, scale_factor=2, scale_window=1000)
+    scaler = DynamicLossScaler(2.0**16, scale_factor=2, scale_window=1000)
     w = nn.Parameter(tg.tensor([1.0], tg.float16))
 
     def scaled_grads():
@@ -136,13 +144,16 @@ def test_dynamic_scaler_with_an_injected_overflow_in_float16():
         grads = scaled_grads()  # 1.5 * 65536 overflows float16 (max 65504)
     assert not all_finite(grads)
     scaler.adjust(all_finite(grads))
-    assert float(scaler.scale_value) == 2.0 ** 15
+    assert float(scaler.scale_value) == 2.0**15
     grads = scaled_grads()  # 1.5 * 32768 fits: the step can go ahead
     assert all_finite(grads) and grads[0].item() == 1.5
     # MindSpore's documented example: a NaN among float16 grads -> 1024 becomes 512.
-    ms = DynamicLossScaler(scale_value=2 ** 10, scale_factor=2, scale_window=1)
+    ms = DynamicLossScaler(scale_value=2**10, scale_factor=2, scale_window=1)
     with np.errstate(invalid="ignore"):
-        bad = (tg.tensor(np.array([np.log(-1.0), 1.0]), tg.float16), tg.tensor(np.array([0.2]), tg.float16))
+        bad = (
+            tg.tensor(np.array([np.log(-1.0), 1.0]), tg.float16),
+            tg.tensor(np.array([0.2]), tg.float16),
+        )
     ms.adjust(all_finite(ms.unscale(bad)))
     assert float(ms.scale_value) == 512.0
 
@@ -176,7 +187,9 @@ def test_clip_by_global_norm_matches_the_formula_and_does_not_mutate():
 
 
 def test_clip_by_global_norm_keeps_float16_and_avoids_overflow_in_the_norm():
-    big = tg.tensor([300.0, 400.0], tg.float16)  # 300^2 overflows float16; the norm is done in float64
+    big = tg.tensor(
+        [300.0, 400.0], tg.float16
+    )  # 300^2 overflows float16; the norm is done in float64
     out = clip_by_global_norm((big,), 5.0)
     assert out[0].dtype == tg.float16
     np.testing.assert_allclose(out[0].numpy().astype(np.float64), [3.0, 4.0], rtol=1e-3)
@@ -187,7 +200,9 @@ def test_clip_grad_norm_pytorch_style():
     a.grad, b.grad = tg.tensor([3.0, 4.0]), tg.tensor([12.0])
     total = nn.utils.clip_grad_norm_([a, b], max_norm=1.3)
     assert isinstance(total, tg.Tensor) and total.item() == pytest.approx(13.0)
-    np.testing.assert_allclose(a.grad.numpy(), [0.3, 0.4], rtol=1e-5)  # in place, times 1.3/(13+1e-6)
+    np.testing.assert_allclose(
+        a.grad.numpy(), [0.3, 0.4], rtol=1e-5
+    )  # in place, times 1.3/(13+1e-6)
     np.testing.assert_allclose(b.grad.numpy(), [1.2], rtol=1e-5)
     assert nn.clip_grad_norm_(a, max_norm=10.0).item() == pytest.approx(0.5, rel=1e-5)
     np.testing.assert_allclose(a.grad.numpy(), [0.3, 0.4], rtol=1e-5)  # under the limit: unchanged
@@ -203,8 +218,10 @@ def test_scaled_clipped_training_step_mindspore_style():
     net = seed_net()
     scaler = StaticLossScaler(1024.0)
     opt = tg.optim.SGD(net.trainable_params(), lr=0.01)
-    grads = tg.autograd.grad(scaler.scale(nn.MSELoss()(net(tg.tensor([[1.0, 2.0, 3.0]])).squeeze(), 19.0)),
-                             net.trainable_params())
+    grads = tg.autograd.grad(
+        scaler.scale(nn.MSELoss()(net(tg.tensor([[1.0, 2.0, 3.0]])).squeeze(), 19.0)),
+        net.trainable_params(),
+    )
     grads = scaler.unscale(grads)
     assert all_finite(grads)
     grads = tg.ops.clip_by_global_norm(grads)  # norm sqrt(56) -> clipped to 1

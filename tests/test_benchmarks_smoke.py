@@ -1,6 +1,7 @@
 """The benchmark harness computes what it claims: on tiny sizes, the tapegrad arm of every workload
 matches the hand-written NumPy arm, and the NumPy arm itself matches finite differences.
 No timing here: benchmarks/run.py does that."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -9,7 +10,9 @@ import os
 import numpy as np
 import pytest
 
-_RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "run.py")
+_RUN = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "run.py"
+)
 _spec = importlib.util.spec_from_file_location("tapegrad_benchmarks_run", _RUN)
 run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run)
@@ -79,7 +82,9 @@ def test_numpy_reference_elementwise_matches_finite_differences():
     case = W.elementwise_numpy(data)
     case.step()
     for got, key in zip(case.grads(), ("x", "w", "b")):
-        np.testing.assert_allclose(got, _numeric_grad("elementwise", data, key), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            got, _numeric_grad("elementwise", data, key), rtol=1e-5, atol=1e-7
+        )
 
 
 def test_numpy_reference_mlp_matches_finite_differences():
@@ -87,14 +92,16 @@ def test_numpy_reference_mlp_matches_finite_differences():
     case = W.mlp_numpy(data)
     case.step()
     for k, got in enumerate(case.grads()):
-        np.testing.assert_allclose(got, _numeric_grad("mlp_small", data, "params", k), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            got, _numeric_grad("mlp_small", data, "params", k), rtol=1e-5, atol=1e-7
+        )
 
 
 def test_numpy_reference_chain_matches_closed_form():
     data = _f64(W.chain_data(n_ops=40))
     case = W.chain_numpy(data)
     case.step()
-    np.testing.assert_allclose(case.grads()[0], [W.A ** 20], rtol=1e-12)
+    np.testing.assert_allclose(case.grads()[0], [W.A**20], rtol=1e-12)
 
 
 def test_numpy_reference_hvp_matches_differences_of_gradients():

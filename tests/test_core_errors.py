@@ -1,4 +1,5 @@
 """Bad input: every error path of the core, asserting its type and a telling part of its message."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,11 @@ def x():
 
 # ---- backward / grad ------------------------------------------------------------------------------
 def test_non_scalar_backward_without_gradient(x):
-    with pytest.raises(RuntimeError, match=r"only for scalar outputs.*this tensor has shape \[3\]"
-                                           r".*pass gradient"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"only for scalar outputs.*this tensor has shape \[3\]"
+        r".*pass gradient",
+    ):
         (x * 2).backward()
     with pytest.raises(RuntimeError, match="scalar outputs.*pass grad_tensors"):
         tg.autograd.backward([x * 2])
@@ -66,7 +70,9 @@ def test_output_that_left_the_tape(x):
 
 
 def test_input_not_requiring_grad(x):
-    with pytest.raises(RuntimeError, match=r"inputs\[0\] does not require grad.*requires_grad=True"):
+    with pytest.raises(
+        RuntimeError, match=r"inputs\[0\] does not require grad.*requires_grad=True"
+    ):
         tg.autograd.grad((x * 2).sum(), tg.tensor(1.0))
     with pytest.raises(TypeError, match=r"inputs\[0\] must be a Tensor"):
         tg.autograd.grad((x * 2).sum(), [np.ones(3)])
@@ -81,18 +87,32 @@ def test_input_unused(x):
 
 
 # ---- requires_grad and in-place ------------------------------------------------------------------
-@pytest.mark.parametrize("make", [lambda: tg.tensor([1, 2], requires_grad=True),
-                                  lambda: tg.tensor([True], requires_grad=True),
-                                  lambda: tg.zeros(2, dtype=tg.int32, requires_grad=True),
-                                  lambda: tg.tensor([1, 2]).requires_grad_()])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tg.tensor([1, 2], requires_grad=True),
+        lambda: tg.tensor([True], requires_grad=True),
+        lambda: tg.zeros(2, dtype=tg.int32, requires_grad=True),
+        lambda: tg.tensor([1, 2]).requires_grad_(),
+    ],
+)
 def test_integer_requires_grad(make):
     with pytest.raises(TypeError, match="only floating-point tensors can require gradients"):
         make()
 
 
-@pytest.mark.parametrize("op", [lambda t: t.__iadd__(1), lambda t: t.__imul__(2),
-                                lambda t: t.add_(1), lambda t: t.zero_(), lambda t: t.fill_(3),
-                                lambda t: t.__setitem__(0, 5.0), lambda t: t.copy_(tg.ones(3))])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda t: t.__iadd__(1),
+        lambda t: t.__imul__(2),
+        lambda t: t.add_(1),
+        lambda t: t.zero_(),
+        lambda t: t.fill_(3),
+        lambda t: t.__setitem__(0, 5.0),
+        lambda t: t.copy_(tg.ones(3)),
+    ],
+)
 def test_inplace_on_leaf_requiring_grad_outside_no_grad(x, op):
     with pytest.raises(RuntimeError, match="leaf tensor that requires grad.*in-place.*no_grad"):
         op(x)
@@ -103,8 +123,11 @@ def test_version_error(x):
     a = x * 2
     b = a.sin()
     a += 1
-    with pytest.raises(RuntimeError, match=r"modified by an in-place operation.*SinBackward.*"
-                                           r"version 1; expected version 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"modified by an in-place operation.*SinBackward.*"
+        r"version 1; expected version 0",
+    ):
         b.sum().backward()
 
 
@@ -120,8 +143,11 @@ def test_register_hook_without_grad():
 
 def test_hook_changing_the_gradient_shape(x):
     x.register_hook(lambda g: g.sum())
-    with pytest.raises(RuntimeError, match=r"hook <lambda> returned a gradient of shape \[\] for a "
-                                           r"tensor of shape \[3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"hook <lambda> returned a gradient of shape \[\] for a "
+        r"tensor of shape \[3\]",
+    ):
         (x * 2).sum().backward()
     h = tg.tensor([1.0, 2.0], requires_grad=True) * 2
     h.register_hook(lambda g: tg.ones(5))
@@ -147,7 +173,9 @@ def test_matmul_shape_mismatch():
 
 
 def test_reshape_mismatch():
-    with pytest.raises(ValueError, match=r"cannot reshape a tensor of shape \[2, 3\].*into \[4, 2\]"):
+    with pytest.raises(
+        ValueError, match=r"cannot reshape a tensor of shape \[2, 3\].*into \[4, 2\]"
+    ):
         tg.ones(2, 3).reshape(4, 2)
     with pytest.raises(ValueError, match="only one dimension can be -1"):
         tg.ones(2, 3).reshape(-1, -1)
@@ -200,7 +228,9 @@ def test_bad_data():
 
 
 def test_item_on_non_scalar():
-    with pytest.raises(ValueError, match=r"item\(\) needs a tensor with exactly one element.*\[2, 2\]"):
+    with pytest.raises(
+        ValueError, match=r"item\(\) needs a tensor with exactly one element.*\[2, 2\]"
+    ):
         tg.ones(2, 2).item()
 
 
@@ -227,8 +257,11 @@ def test_function_returning_several_outputs():
             return g
 
     a, b = Two.apply(tg.ones(2, requires_grad=True))  # several outputs are fine (as PyTorch),
-    with pytest.raises(TypeError, match=r"Two\.backward cannot take 2 gradient\(s\).*def backward"
-                                        r"\(ctx, g0, g1\)"):  # but backward gets one per output
+    with pytest.raises(
+        TypeError,
+        match=r"Two\.backward cannot take 2 gradient\(s\).*def backward"
+        r"\(ctx, g0, g1\)",
+    ):  # but backward gets one per output
         (a + b).sum().backward()
 
 
@@ -269,7 +302,9 @@ def test_bad_construction_data():
 def test_ops_name_themselves_when_numpy_refuses():
     with pytest.raises(ValueError, match=r"^add: operands could not be broadcast.*\(2,3\) \(4,\)"):
         tg.ones(2, 3) + tg.ones(4)
-    with pytest.raises(ValueError, match=r"^matmul: shapes \[2, 2, 3\] and \[3, 3, 4\]: the batch axes"):
+    with pytest.raises(
+        ValueError, match=r"^matmul: shapes \[2, 2, 3\] and \[3, 3, 4\]: the batch axes"
+    ):
         tg.ones(2, 2, 3) @ tg.ones(3, 3, 4)
 
 
@@ -335,8 +370,10 @@ def test_function_forward_returning_none_and_saved_tensor_advice():
     h = tg.ones(2, requires_grad=True) * 1
     y = Double.apply(h).sum()
     h += 1
-    with pytest.raises(RuntimeError, match="saved tensor 0 of DoubleBackward is at version 1; "
-                                           "expected version 0.*out of place"):
+    with pytest.raises(
+        RuntimeError,
+        match="saved tensor 0 of DoubleBackward is at version 1; expected version 0.*out of place",
+    ):
         y.backward()
 
 

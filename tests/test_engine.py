@@ -1,6 +1,7 @@
 """The engine's semantics one by one: accumulation, retain_graph, create_graph, allow_unused,
 grad_outputs, inputs=, hooks, retain_grad, version counters, pruning, depth without recursion,
 memory, grad mode and threads, anomaly mode, custom Functions and gradcheck itself."""
+
 from __future__ import annotations
 
 import gc
@@ -73,7 +74,7 @@ def test_backward_frees_saved_tensors_as_it_goes():
 
 def test_grad_twice_through_freed_graph_is_an_error():
     x = tg.tensor(2.0, requires_grad=True)
-    y = x ** 3
+    y = x**3
     tg.autograd.grad(y, x)
     with pytest.raises(RuntimeError, match="retain_graph=True"):
         tg.autograd.grad(y, x)
@@ -82,8 +83,8 @@ def test_grad_twice_through_freed_graph_is_an_error():
 # ---- create_graph -------------------------------------------------------------------------------
 def test_create_graph_to_fourth_order_power():
     x = tg.tensor(1.5, dtype=tg.float64, requires_grad=True)
-    y = x ** 4
-    expected = [4 * 1.5 ** 3, 12 * 1.5 ** 2, 24 * 1.5, 24.0]
+    y = x**4
+    expected = [4 * 1.5**3, 12 * 1.5**2, 24 * 1.5, 24.0]
     for k in range(4):
         (y,) = tg.autograd.grad(y, x, create_graph=True)
         assert y.item() == pytest.approx(expected[k])
@@ -104,14 +105,22 @@ def test_create_graph_to_fourth_order_sin_with_backward():
 def test_create_graph_through_every_saved_output_rule():
     # rules that use `out` (exp, tanh, sigmoid, sqrt, tan, logsumexp, prod, max) at second order
     x = tg.tensor([0.3, 0.8], dtype=tg.float64, requires_grad=True)
-    for fn in (tg.exp, tg.tanh, tg.sigmoid, tg.sqrt, tg.tan, lambda t: t.logsumexp(),
-               lambda t: t.prod(), lambda t: t.max() * t.max()):
+    for fn in (
+        tg.exp,
+        tg.tanh,
+        tg.sigmoid,
+        tg.sqrt,
+        tg.tan,
+        lambda t: t.logsumexp(),
+        lambda t: t.prod(),
+        lambda t: t.max() * t.max(),
+    ):
         assert tg.autograd.gradgradcheck(lambda t: fn(t).sum(), [x])
 
 
 def test_backward_and_grad_work_inside_no_grad():
     x = tg.tensor(2.0, requires_grad=True)
-    y = x ** 3
+    y = x**3
     with tg.no_grad():
         (g,) = tg.autograd.grad(y, x, create_graph=True)
         y.backward()
@@ -132,7 +141,7 @@ def test_create_graph_grads_of_different_leaves_are_separate_tensors():
 
 def test_backward_with_create_graph_gives_differentiable_grad():
     x = tg.tensor([1.0, 2.0], dtype=tg.float64, requires_grad=True)
-    (x ** 3).sum().backward(create_graph=True)
+    (x**3).sum().backward(create_graph=True)
     g = x.grad
     assert g.requires_grad and g.tolist() == [3.0, 12.0]
     (h,) = tg.autograd.grad(g.sum(), x)
@@ -207,7 +216,7 @@ def test_backward_inputs_only_touches_those():
 def test_pruning_seed_000_grad_x_then_grad_y_without_retain_graph():
     x = tg.tensor(3.0, requires_grad=True)
     y = tg.tensor(5.0, requires_grad=True)
-    z = x ** 2 + y
+    z = x**2 + y
     (gx,) = tg.autograd.grad(z, x)
     (gy,) = tg.autograd.grad(z, y)
     assert gx.item() == 6.0 and gy.item() == 1.0
@@ -221,7 +230,9 @@ def test_engine_runs_only_nodes_on_a_path_to_the_targets():
     a, b = x.exp(), y.sin()
     z = a + b
     seen = []
-    engine.run_backward([z.grad_fn], [tg.tensor(1.0)], {y}, observer=lambda n, g, gs: seen.append(n))
+    engine.run_backward(
+        [z.grad_fn], [tg.tensor(1.0)], {y}, observer=lambda n, g, gs: seen.append(n)
+    )
     assert [n.name for n in seen] == ["AddBackward", "SinBackward"]
 
 
@@ -260,13 +271,19 @@ def test_each_node_runs_once_after_all_its_consumers_diamond():
     b, c = a.sin(), a.exp()
     d = b * c + a
     order = []
-    engine.run_backward([d.grad_fn], [tg.tensor(1.0, dtype=tg.float64)], None, retain_graph=True,
-                        observer=lambda n, g, gs: order.append(n))
+    engine.run_backward(
+        [d.grad_fn],
+        [tg.tensor(1.0, dtype=tg.float64)],
+        None,
+        retain_graph=True,
+        observer=lambda n, g, gs: order.append(n),
+    )
     assert len(order) == len(set(order)) == len(engine.execution_order([d.grad_fn]))
     assert order == engine.execution_order([d.grad_fn])
     assert order.index(a.grad_fn) > max(order.index(b.grad_fn), order.index(c.grad_fn))
     assert x.grad.item() == pytest.approx(
-        3 * (math.cos(6) * math.exp(6) + math.sin(6) * math.exp(6) + 1))
+        3 * (math.cos(6) * math.exp(6) + math.sin(6) * math.exp(6) + 1)
+    )
 
 
 # ---- hooks and retain_grad ------------------------------------------------------------------------
@@ -351,18 +368,21 @@ def test_retain_grad_does_not_keep_the_tensor_alive():
 # ---- version counters -----------------------------------------------------------------------------
 def _saved_and_modified(modify):
     x = tg.tensor([1.0, 2.0], requires_grad=True)
-    a = x * 1          # non-leaf
-    b = a * a          # saves a
+    a = x * 1  # non-leaf
+    b = a * a  # saves a
     modify(a)
     return b
 
 
-@pytest.mark.parametrize("modify,op", [
-    (lambda a: a.__iadd__(1), "+="),
-    (lambda a: a.__setitem__(..., tg.tensor([5.0, 6.0])), "__setitem__"),
-    (lambda a: a.zero_(), "fill_"),
-    (lambda a: a.mul_(2), "mul_"),
-])
+@pytest.mark.parametrize(
+    "modify,op",
+    [
+        (lambda a: a.__iadd__(1), "+="),
+        (lambda a: a.__setitem__(..., tg.tensor([5.0, 6.0])), "__setitem__"),
+        (lambda a: a.zero_(), "fill_"),
+        (lambda a: a.mul_(2), "mul_"),
+    ],
+)
 def test_version_counter_error_names_the_backward_node(modify, op):
     b = _saved_and_modified(modify)
     with pytest.raises(RuntimeError, match="modified by an in-place operation") as info:
@@ -456,7 +476,7 @@ def test_ten_thousand_deep_chain_under_tiny_recursion_limit():
         del y, order
     finally:
         sys.setrecursionlimit(limit)
-    assert x.grad.item() == pytest.approx(1.0001 ** 10_000)
+    assert x.grad.item() == pytest.approx(1.0001**10_000)
 
 
 def test_million_node_chain_forward_and_backward():
@@ -500,7 +520,7 @@ def test_graph_freed_by_reference_counting_at_once():
         assert saved_ref() is None
         assert node_ref() is None and out_node() is None
         # also after a backward with retain_graph, and with create_graph
-        y = (x ** 3).sum()
+        y = (x**3).sum()
         y_node = weakref.ref(y.grad_fn)
         (g,) = tg.autograd.grad(y, x, create_graph=True)
         g_node = weakref.ref(g.grad_fn)
@@ -653,7 +673,7 @@ def test_detect_anomaly_names_the_forward_op_and_user_line():
             y.sum().backward()
     msg = str(info.value)
     assert "SqrtBackward" in msg and "'sqrt'" in msg
-    assert f"test_engine.py\", line {line}" in msg and "x.sqrt()" in msg
+    assert f'test_engine.py", line {line}' in msg and "x.sqrt()" in msg
     assert not tg.autograd.is_anomaly_enabled()
 
 
@@ -724,8 +744,10 @@ def test_function_needs_input_grad_and_none_gradient():
         @staticmethod
         def backward(ctx, g):
             a, b = ctx.saved_tensors
-            return (g * b if ctx.needs_input_grad[0] else None,
-                    g * a if ctx.needs_input_grad[1] else None)
+            return (
+                g * b if ctx.needs_input_grad[0] else None,
+                g * a if ctx.needs_input_grad[1] else None,
+            )
 
     out = Mul2.apply(c, x)
     assert Mul2.needs == (False, True)
@@ -818,8 +840,9 @@ def test_gradcheck_detects_a_wrong_custom_backward():
 
 
 def test_gradcheck_on_non_contiguous_and_read_only_inputs():
-    t = tg.tensor(np.arange(6.0).reshape(2, 3).T.copy(order="F"), dtype=tg.float64,
-                  requires_grad=True)
+    t = tg.tensor(
+        np.arange(6.0).reshape(2, 3).T.copy(order="F"), dtype=tg.float64, requires_grad=True
+    )
     assert tg.autograd.gradcheck(lambda a: (a * a).sum(0), [t])
     r = tg.tensor([1.0, 2.0], dtype=tg.float64, requires_grad=True)
     r.data.flags.writeable = False
@@ -865,8 +888,11 @@ def test_a_leaf_used_many_times_gets_the_sum_of_its_uses(dtype, shape):
     np.testing.assert_allclose(w.grad.numpy(), expected, rtol={np.float16: 1e-2}.get(dtype, 1e-6))
     (g,) = tg.autograd.grad(sum((w * float(c)).sum() for c in scales), w)
     assert isinstance(g.numpy(), np.ndarray) and g.shape == shape
-    np.testing.assert_allclose(g.numpy(), np.full(shape, scales.astype(np.float64).sum()),
-                               rtol={np.float16: 1e-2}.get(dtype, 1e-5))
+    np.testing.assert_allclose(
+        g.numpy(),
+        np.full(shape, scales.astype(np.float64).sum()),
+        rtol={np.float16: 1e-2}.get(dtype, 1e-5),
+    )
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
@@ -880,8 +906,8 @@ def test_ops_with_python_numbers_keep_dtype_and_gradients(dtype):
         (lambda x: 2 - x, lambda x: np.full_like(x, -1.0)),
         (lambda x: x / 4.0, lambda x: np.full_like(x, 0.25)),
         (lambda x: 1.0 / x, lambda x: -1.0 / (x * x)),
-        (lambda x: x ** 2.0, lambda x: 2.0 * x),
-        (lambda x: 2.0 ** x, lambda x: np.log(2.0) * 2.0 ** x),
+        (lambda x: x**2.0, lambda x: 2.0 * x),
+        (lambda x: 2.0**x, lambda x: np.log(2.0) * 2.0**x),
         (lambda x: x + 7.0, lambda x: np.ones_like(x)),
     ]
     for f, df in cases:
@@ -890,10 +916,11 @@ def test_ops_with_python_numbers_keep_dtype_and_gradients(dtype):
         assert y.dtype == dtype
         y.sum().backward()
         assert x.grad.dtype == dtype
-        np.testing.assert_allclose(x.grad.numpy(), df(x0.astype(np.float64)),
-                                   rtol={np.float16: 2e-3}.get(dtype, 1e-6))
+        np.testing.assert_allclose(
+            x.grad.numpy(), df(x0.astype(np.float64)), rtol={np.float16: 2e-3}.get(dtype, 1e-6)
+        )
     x = tg.tensor(x0, requires_grad=True) * 1.0
-    y = x ** 3.0  # saves x and the number
+    y = x**3.0  # saves x and the number
     with tg.no_grad():
         x += 1.0
     with pytest.raises(RuntimeError, match="PowBackward.*version"):

@@ -9,6 +9,7 @@ A case for an error path of the core (tensor.py, primitives/, creation.py, ...) 
 unclear states the behaviour a user should get, and fails until the core does it (docs/errors.md
 marks such entries "Core problem").
 """
+
 from __future__ import annotations
 
 import re
@@ -40,9 +41,11 @@ CASES: list[Case] = []
 
 def case(id: str, exc: type, pattern: str) -> Callable:
     """Register the decorated function as catalogue case `id`."""
+
     def register(fn: Callable) -> Callable:
         CASES.append(Case(id, fn, exc, pattern))
         return fn
+
     return register
 
 
@@ -51,8 +54,12 @@ def x3() -> tg.Tensor:
 
 
 # ---- tensors: creation, dtypes, conversions ---------------------------------------------------------
-@case("int-requires-grad", TypeError, r"only floating-point tensors can require gradients.*int64.*"
-                                      r"dtype=tg\.float32")
+@case(
+    "int-requires-grad",
+    TypeError,
+    r"only floating-point tensors can require gradients.*int64.*"
+    r"dtype=tg\.float32",
+)
 def _():
     tg.tensor([1, 2], requires_grad=True)
 
@@ -77,7 +84,11 @@ def _():
     tg.arange(0, 5, 0)
 
 
-@case("ragged-data", ValueError, r"cannot make a tensor from this data \(\[\[1\.0, 2\.0\], \[3\.0\]\]\)")
+@case(
+    "ragged-data",
+    ValueError,
+    r"cannot make a tensor from this data \(\[\[1\.0, 2\.0\], \[3\.0\]\]\)",
+)
 def _():
     tg.tensor([[1.0, 2.0], [3.0]])
 
@@ -87,8 +98,12 @@ def _():
     tg.tensor({"a": 1.0})
 
 
-@case("random-integer-dtype", TypeError, r"randn samples real numbers: dtype must be a float dtype.*"
-                                         r"got int32; use tg\.randint")
+@case(
+    "random-integer-dtype",
+    TypeError,
+    r"randn samples real numbers: dtype must be a float dtype.*"
+    r"got int32; use tg\.randint",
+)
 def _():
     tg.randn(3, dtype=tg.int32)
 
@@ -103,14 +118,22 @@ def _():
     tg.ones(2) + "a"
 
 
-@case("item-non-scalar", ValueError, r"item\(\) needs a tensor with exactly one element.*\[2, 2\].*"
-                                     r"\.tolist\(\)")
+@case(
+    "item-non-scalar",
+    ValueError,
+    r"item\(\) needs a tensor with exactly one element.*\[2, 2\].*"
+    r"\.tolist\(\)",
+)
 def _():
     tg.ones(2, 2).item()
 
 
-@case("bool-ambiguous", RuntimeError, r"truth value of a tensor with 2 elements is ambiguous; use "
-                                      r"\.any\(\) or \.all\(\)")
+@case(
+    "bool-ambiguous",
+    RuntimeError,
+    r"truth value of a tensor with 2 elements is ambiguous; use "
+    r"\.any\(\) or \.all\(\)",
+)
 def _():
     bool(tg.ones(2))
 
@@ -120,14 +143,22 @@ def _():
     tg.tensor([1, 2]).mean()
 
 
-@case("grad-assign-wrong-shape", RuntimeError, r"assigned grad has shape \[2\], but the tensor has "
-                                               r"shape \[3\]")
+@case(
+    "grad-assign-wrong-shape",
+    RuntimeError,
+    r"assigned grad has shape \[2\], but the tensor has "
+    r"shape \[3\]",
+)
 def _():
     x3().grad = tg.zeros(2)
 
 
-@case("requires-grad-non-leaf", RuntimeError, r"only change requires_grad of leaf tensors.*MulBackward"
-                                              r".*\.detach\(\)")
+@case(
+    "requires-grad-non-leaf",
+    RuntimeError,
+    r"only change requires_grad of leaf tensors.*MulBackward"
+    r".*\.detach\(\)",
+)
 def _():
     (x3() * 2).requires_grad = False
 
@@ -138,8 +169,12 @@ def _():
     tg.ones(2, 3) @ tg.ones(2, 3)
 
 
-@case("matmul-batch-mismatch", ValueError, r"matmul: shapes \[2, 2, 3\] and \[3, 3, 4\]: the batch axes "
-                                           r"\[2\] and \[3\] do not broadcast")
+@case(
+    "matmul-batch-mismatch",
+    ValueError,
+    r"matmul: shapes \[2, 2, 3\] and \[3, 3, 4\]: the batch axes "
+    r"\[2\] and \[3\] do not broadcast",
+)
 def _():
     tg.ones(2, 2, 3) @ tg.ones(3, 3, 4)
 
@@ -149,8 +184,12 @@ def _():
     tg.ones(2, 3) + tg.ones(4)
 
 
-@case("reshape-mismatch", ValueError, r"cannot reshape a tensor of shape \[2, 3\] \(6 elements\) into "
-                                      r"\[4, 2\]")
+@case(
+    "reshape-mismatch",
+    ValueError,
+    r"cannot reshape a tensor of shape \[2, 3\] \(6 elements\) into "
+    r"\[4, 2\]",
+)
 def _():
     tg.ones(2, 3).reshape(4, 2)
 
@@ -160,14 +199,22 @@ def _():
     tg.ones(4).reshape(2.5, 2)
 
 
-@case("expand-mismatch", ValueError, r"cannot expand a tensor of shape \[3\] to \[4, 2\]: only axes of "
-                                     r"size 1 can grow")
+@case(
+    "expand-mismatch",
+    ValueError,
+    r"cannot expand a tensor of shape \[3\] to \[4, 2\]: only axes of "
+    r"size 1 can grow",
+)
 def _():
     tg.ones(3).expand(4, 2)
 
 
-@case("expand-keep-new-axis", ValueError, r"cannot expand a tensor of shape \[3, 4\] to \[-1, 3, 4\]: -1 \(keep "
-                                          r"the size\) is not allowed in a new leading axis \(0\)")
+@case(
+    "expand-keep-new-axis",
+    ValueError,
+    r"cannot expand a tensor of shape \[3, 4\] to \[-1, 3, 4\]: -1 \(keep "
+    r"the size\) is not allowed in a new leading axis \(0\)",
+)
 def _():
     tg.ones(3, 4).expand(-1, 3, 4)
 
@@ -177,8 +224,12 @@ def _():
     tg.ones(3, 4).expand(-1)
 
 
-@case("cat-mismatch", ValueError, r"concatenate: tensor 1 has shape \[2, 2\], but tensor 0 has shape "
-                                  r"\[2, 3\]; all axes except axis 0 must match")
+@case(
+    "cat-mismatch",
+    ValueError,
+    r"concatenate: tensor 1 has shape \[2, 2\], but tensor 0 has shape "
+    r"\[2, 3\]; all axes except axis 0 must match",
+)
 def _():
     tg.cat([tg.ones(2, 3), tg.ones(2, 2)])
 
@@ -188,8 +239,12 @@ def _():
     tg.stack([tg.ones(2), tg.ones(3)])
 
 
-@case("axis-out-of-range", IndexError, r"axis 2 is out of range for a tensor with 2 dimension\(s\); "
-                                       r"valid axes are -2\.\.1")
+@case(
+    "axis-out-of-range",
+    IndexError,
+    r"axis 2 is out of range for a tensor with 2 dimension\(s\); "
+    r"valid axes are -2\.\.1",
+)
 def _():
     tg.ones(2, 3).sum(axis=2)
 
@@ -199,12 +254,16 @@ def _():
     tg.ones(2, 3).sum(axis=0.5)
 
 
-@case("chunk-axis-out-of-range", IndexError, r"axis 3 is out of range for a tensor with 1 dimension")
+@case(
+    "chunk-axis-out-of-range", IndexError, r"axis 3 is out of range for a tensor with 1 dimension"
+)
 def _():
     tg.ones(2).chunk(2, axis=3)
 
 
-@case("flatten-dim-out-of-range", IndexError, r"axis 5 is out of range for a tensor with 2 dimension")
+@case(
+    "flatten-dim-out-of-range", IndexError, r"axis 5 is out of range for a tensor with 2 dimension"
+)
 def _():
     tg.ones(2, 3).flatten(0, 5)
 
@@ -224,63 +283,99 @@ def _():
     tg.ones(5).split([2, 2])
 
 
-@case("inplace-shape-mismatch", RuntimeError, r"in-place \+=: the result has shape \[2, 3\], which does "
-                                              r"not match the tensor's shape \[3\]")
+@case(
+    "inplace-shape-mismatch",
+    RuntimeError,
+    r"in-place \+=: the result has shape \[2, 3\], which does "
+    r"not match the tensor's shape \[3\]",
+)
 def _():
     y = x3() * 1
     y += tg.ones(2, 3)
 
 
-@case("inplace-shape-mismatch-untracked", RuntimeError, r"in-place \+=: the result has shape \[2, 3\], "
-                                                        r"which does not match the tensor's shape \[3\]")
+@case(
+    "inplace-shape-mismatch-untracked",
+    RuntimeError,
+    r"in-place \+=: the result has shape \[2, 3\], "
+    r"which does not match the tensor's shape \[3\]",
+)
 def _():
     y = tg.ones(3)
     y += tg.ones(2, 3)
 
 
-@case("setitem-shape-mismatch", ValueError, r"__setitem__: could not broadcast input array from shape "
-                                            r"\(3,\) into shape \(2,\)")
+@case(
+    "setitem-shape-mismatch",
+    ValueError,
+    r"__setitem__: could not broadcast input array from shape "
+    r"\(3,\) into shape \(2,\)",
+)
 def _():
     y = tg.ones(3)
     y[0:2] = tg.ones(3)
 
 
-@case("copy-shape-mismatch", ValueError, r"copy_: could not broadcast input array from shape \(4,\) "
-                                         r"into shape \(3,\)")
+@case(
+    "copy-shape-mismatch",
+    ValueError,
+    r"copy_: could not broadcast input array from shape \(4,\) "
+    r"into shape \(3,\)",
+)
 def _():
     y = tg.ones(3)
     y.copy_(tg.ones(4))
 
 
 # ---- engine: backward and tg.autograd.grad --------------------------------------------------------------
-@case("non-scalar-backward", RuntimeError, r"implicitly created only for scalar outputs, but this tensor "
-                                           r"has shape \[3\]; pass gradient")
+@case(
+    "non-scalar-backward",
+    RuntimeError,
+    r"implicitly created only for scalar outputs, but this tensor "
+    r"has shape \[3\]; pass gradient",
+)
 def _():
     (x3() * 2).backward()
 
 
-@case("grad-tensors-shape", RuntimeError, r"mismatch in shape: grad_tensors has shape \[2\] but the "
-                                          r"tensor has shape \[3\]")
+@case(
+    "grad-tensors-shape",
+    RuntimeError,
+    r"mismatch in shape: grad_tensors has shape \[2\] but the "
+    r"tensor has shape \[3\]",
+)
 def _():
     tg.autograd.backward(x3() * 2, grad_tensors=tg.ones(2))
 
 
-@case("grad-outputs-shape", RuntimeError, r"mismatch in shape: grad_outputs has shape \[2\] but the "
-                                          r"output has shape \[3\]")
+@case(
+    "grad-outputs-shape",
+    RuntimeError,
+    r"mismatch in shape: grad_outputs has shape \[2\] but the "
+    r"output has shape \[3\]",
+)
 def _():
     x = x3()
     tg.autograd.grad(x * 2, x, grad_outputs=tg.ones(2))
 
 
-@case("grad-tensors-count", ValueError, r"grad_tensors has 1 entries but tensors has 2; give one "
-                                        r"gradient per output")
+@case(
+    "grad-tensors-count",
+    ValueError,
+    r"grad_tensors has 1 entries but tensors has 2; give one "
+    r"gradient per output",
+)
 def _():
     x = x3()
     tg.autograd.backward([x.sum(), (x * 2).sum()], grad_tensors=[None])
 
 
-@case("backward-twice", RuntimeError, r"backward through the graph a second time.*MulBackward.*"
-                                      r"retain_graph=True")
+@case(
+    "backward-twice",
+    RuntimeError,
+    r"backward through the graph a second time.*MulBackward.*"
+    r"retain_graph=True",
+)
 def _():
     x = x3()
     y = (x * x).sum()
@@ -288,9 +383,13 @@ def _():
     y.backward()
 
 
-@case("inplace-saved-tensor", RuntimeError, r"modified by an in-place operation: input 0 \(x\) of shape "
-                                            r"\[3\], last modified in place by `\+=` of MulBackward is at "
-                                            r"version 1; expected version 0\. Compute")
+@case(
+    "inplace-saved-tensor",
+    RuntimeError,
+    r"modified by an in-place operation: input 0 \(x\) of shape "
+    r"\[3\], last modified in place by `\+=` of MulBackward is at "
+    r"version 1; expected version 0\. Compute",
+)
 def _():
     x = x3()
     h = x * 1
@@ -299,86 +398,134 @@ def _():
     y.sum().backward()
 
 
-@case("inplace-leaf", RuntimeError, r"leaf tensor that requires grad is used in an in-place operation "
-                                    r"\(\+=\); do it inside `with tg\.no_grad\(\):`")
+@case(
+    "inplace-leaf",
+    RuntimeError,
+    r"leaf tensor that requires grad is used in an in-place operation "
+    r"\(\+=\); do it inside `with tg\.no_grad\(\):`",
+)
 def _():
     x = x3()
     x += 1
 
 
-@case("inplace-view-of-leaf", RuntimeError, r"a view of a leaf tensor that requires grad is used in an "
-                                            r"in-place operation \(\+=\); do it inside `with tg\.no_grad")
+@case(
+    "inplace-view-of-leaf",
+    RuntimeError,
+    r"a view of a leaf tensor that requires grad is used in an "
+    r"in-place operation \(\+=\); do it inside `with tg\.no_grad",
+)
 def _():
     x = x3()
     v = x[0:2]
     v += 1
 
 
-@case("inplace-expanded-view", RuntimeError, r"in-place \+= on a broadcast \(expanded\) view.*make a copy")
+@case(
+    "inplace-expanded-view",
+    RuntimeError,
+    r"in-place \+= on a broadcast \(expanded\) view.*make a copy",
+)
 def _():
     x = x3() * 1.0
     v = x.expand(2, 3)
     v += 1
 
 
-@case("output-does-not-require-grad", RuntimeError, r"the output does not require grad and has no "
-                                                    r"grad_fn.*requires_grad=True")
+@case(
+    "output-does-not-require-grad",
+    RuntimeError,
+    r"the output does not require grad and has no "
+    r"grad_fn.*requires_grad=True",
+)
 def _():
     x = x3()
     tg.autograd.grad(x.detach().sum(), x)
 
 
-@case("output-left-the-tape", TypeError, r"the output is a float, not a tapegrad Tensor: its value left "
-                                         r"the tape")
+@case(
+    "output-left-the-tape",
+    TypeError,
+    r"the output is a float, not a tapegrad Tensor: its value left "
+    r"the tape",
+)
 def _():
     x = x3()
     tg.autograd.grad(float((x * 2).sum()), x)
 
 
-@case("input-does-not-require-grad", RuntimeError, r"inputs\[0\] does not require grad.*"
-                                                   r"requires_grad=True")
+@case(
+    "input-does-not-require-grad",
+    RuntimeError,
+    r"inputs\[0\] does not require grad.*"
+    r"requires_grad=True",
+)
 def _():
     x = x3()
     tg.autograd.grad((x * 2).sum(), tg.ones(3))
 
 
-@case("unused-input", RuntimeError, r"inputs\[1\] \(shape \[\]\) was not used to compute the outputs.*"
-                                    r"allow_unused=True")
+@case(
+    "unused-input",
+    RuntimeError,
+    r"inputs\[1\] \(shape \[\]\) was not used to compute the outputs.*"
+    r"allow_unused=True",
+)
 def _():
     x, other = x3(), tg.tensor(1.0, requires_grad=True)
     tg.autograd.grad((x * 2).sum(), [x, other])
 
 
-@case("hook-wrong-shape", RuntimeError, r"hook <lambda> returned a gradient of shape \[\] for a tensor "
-                                        r"of shape \[3\]")
+@case(
+    "hook-wrong-shape",
+    RuntimeError,
+    r"hook <lambda> returned a gradient of shape \[\] for a tensor "
+    r"of shape \[3\]",
+)
 def _():
     x = x3()
     x.register_hook(lambda g: g.sum())
     (x * 2).sum().backward()
 
 
-@case("hook-wrong-dtype", RuntimeError, r"hook <lambda> changed the gradient's dtype from float32 to "
-                                        r"float64; return it in the same dtype")
+@case(
+    "hook-wrong-dtype",
+    RuntimeError,
+    r"hook <lambda> changed the gradient's dtype from float32 to "
+    r"float64; return it in the same dtype",
+)
 def _():
     y = x3() * 2
     y.register_hook(lambda g: g.double())
     y.sum().backward()
 
 
-@case("hook-without-grad", RuntimeError, r"cannot register a hook on a tensor that does not require "
-                                         r"grad; set requires_grad=True")
+@case(
+    "hook-without-grad",
+    RuntimeError,
+    r"cannot register a hook on a tensor that does not require "
+    r"grad; set requires_grad=True",
+)
 def _():
     tg.ones(2).register_hook(print)
 
 
-@case("retain-grad-without-grad", RuntimeError, r"can't retain_grad on a tensor that does not require "
-                                                r"grad; create it with requires_grad=True")
+@case(
+    "retain-grad-without-grad",
+    RuntimeError,
+    r"can't retain_grad on a tensor that does not require "
+    r"grad; create it with requires_grad=True",
+)
 def _():
     tg.ones(2).retain_grad()
 
 
-@case("anomaly-nan", RuntimeError, r"(?s)Function 'SqrtBackward' returned (nan|inf) values.*forward op was "
-                                   r"created at")
+@case(
+    "anomaly-nan",
+    RuntimeError,
+    r"(?s)Function 'SqrtBackward' returned (nan|inf) values.*forward op was "
+    r"created at",
+)
 def _():
     x = tg.tensor([0.0], requires_grad=True)
     with np.errstate(all="ignore"), tg.autograd.detect_anomaly():
@@ -386,80 +533,128 @@ def _():
 
 
 # ---- functional API ----------------------------------------------------------------------------------------
-@case("grad-position-out-of-range", ValueError, r"grad_position 2 is out of range: the function was "
-                                                r"called with 2 positional argument\(s\), so valid "
-                                                r"positions are 0\.\.1")
+@case(
+    "grad-position-out-of-range",
+    ValueError,
+    r"grad_position 2 is out of range: the function was "
+    r"called with 2 positional argument\(s\), so valid "
+    r"positions are 0\.\.1",
+)
 def _():
     tg.grad(lambda a, b: a * b, grad_position=2)(tg.tensor(1.0), tg.tensor(2.0))
 
 
-@case("grad-position-wrong-type", TypeError, r"grad_position must be an int, a tuple of ints or None, "
-                                             r"got '0' \(str is not an int\)")
+@case(
+    "grad-position-wrong-type",
+    TypeError,
+    r"grad_position must be an int, a tuple of ints or None, "
+    r"got '0' \(str is not an int\)",
+)
 def _():
     tg.grad(lambda a: a, grad_position="0")
 
 
-@case("grad-position-and-weights-none", ValueError, r"`grad_position` and `weights` can not be None at "
-                                                    r"the same time")
+@case(
+    "grad-position-and-weights-none",
+    ValueError,
+    r"`grad_position` and `weights` can not be None at "
+    r"the same time",
+)
 def _():
     tg.grad(lambda a: a, grad_position=None, weights=None)
 
 
-@case("has-aux-single-output", ValueError, r"has_aux=True needs fn to return a tuple \(output, aux, "
-                                           r"\.\.\.\).*returned a Tensor")
+@case(
+    "has-aux-single-output",
+    ValueError,
+    r"has_aux=True needs fn to return a tuple \(output, aux, "
+    r"\.\.\.\).*returned a Tensor",
+)
 def _():
     tg.grad(lambda a: a * 2, has_aux=True)(tg.tensor(1.0))
 
 
-@case("weights-without-grad", ValueError, r"weights\[0\] does not require grad.*trainable_params\(\)")
+@case(
+    "weights-without-grad", ValueError, r"weights\[0\] does not require grad.*trainable_params\(\)"
+)
 def _():
     w = tg.nn.Parameter(tg.ones(2), requires_grad=False)
     tg.grad(lambda a: (a * w).sum(), grad_position=None, weights=[w])
 
 
-@case("weights-not-tensors", TypeError, r"weights\[0\] is a ndarray, not a Parameter/Tensor; pass "
-                                        r"net\.trainable_params\(\)")
+@case(
+    "weights-not-tensors",
+    TypeError,
+    r"weights\[0\] is a ndarray, not a Parameter/Tensor; pass "
+    r"net\.trainable_params\(\)",
+)
 def _():
     tg.grad(lambda a: a, grad_position=None, weights=[np.ones(2)])
 
 
-@case("fn-returns-numpy", TypeError, r"fn's result is a float32, not a tapegrad Tensor: its value left "
-                                     r"the tape.*will not return a silent zero")
+@case(
+    "fn-returns-numpy",
+    TypeError,
+    r"fn's result is a float32, not a tapegrad Tensor: its value left "
+    r"the tape.*will not return a silent zero",
+)
 def _():
     tg.grad(lambda a: (a * a).numpy().sum())(tg.tensor([1.0, 2.0]))
 
 
-@case("fn-returns-float", TypeError, r"fn's result is a float, not a tapegrad Tensor: its value left "
-                                     r"the tape")
+@case(
+    "fn-returns-float",
+    TypeError,
+    r"fn's result is a float, not a tapegrad Tensor: its value left "
+    r"the tape",
+)
 def _():
     tg.grad(lambda a: float((a * a).sum()))(tg.tensor([1.0, 2.0]))
 
 
-@case("fn-returns-none", TypeError, r"fn's result is a NoneType, not a tapegrad Tensor: return the "
-                                    r"value to differentiate")
+@case(
+    "fn-returns-none",
+    TypeError,
+    r"fn's result is a NoneType, not a tapegrad Tensor: return the "
+    r"value to differentiate",
+)
 def _():
     tg.grad(lambda a: None)(tg.tensor([1.0, 2.0]))
 
 
-@case("grad-of-integer-input", TypeError, r"argument 0 \(grad_position\) is a tensor of dtype int64; "
-                                          r"only floating-point inputs can be differentiated")
+@case(
+    "grad-of-integer-input",
+    TypeError,
+    r"argument 0 \(grad_position\) is a tensor of dtype int64; "
+    r"only floating-point inputs can be differentiated",
+)
 def _():
     tg.grad(lambda a: a * 2)(tg.tensor([1, 2]))
 
 
-@case("vjp-cotangent-shape", ValueError, r"cotangent 0 has shape \[2\] but output 0 has shape \[3\]")
+@case(
+    "vjp-cotangent-shape", ValueError, r"cotangent 0 has shape \[2\] but output 0 has shape \[3\]"
+)
 def _():
     _, vjp_fn = tg.vjp(lambda a: a * 2, tg.ones(3))
     vjp_fn(tg.ones(2))
 
 
-@case("jvp-tangent-shape", ValueError, r"tangents\[0\] has shape \[2\] but inputs\[0\] has shape \[3\]")
+@case(
+    "jvp-tangent-shape",
+    ValueError,
+    r"tangents\[0\] has shape \[2\] but inputs\[0\] has shape \[3\]",
+)
 def _():
     tg.jvp(lambda a: a * 2, (tg.ones(3),), (tg.ones(2),))
 
 
-@case("gradient-tape-used-twice", RuntimeError, r"non-persistent GradientTape can only be used to "
-                                                r"compute one set of gradients.*persistent=True")
+@case(
+    "gradient-tape-used-twice",
+    RuntimeError,
+    r"non-persistent GradientTape can only be used to "
+    r"compute one set of gradients.*persistent=True",
+)
 def _():
     a = tg.tensor(3.0)
     with tg.GradientTape() as tape:
@@ -484,8 +679,12 @@ def _():
     tg.nn.Parameter([1, 2, 3])
 
 
-@case("load-state-dict-missing", RuntimeError, r"missing keys \['bias'\], unexpected keys \[\].*"
-                                               r"strict=False")
+@case(
+    "load-state-dict-missing",
+    RuntimeError,
+    r"missing keys \['bias'\], unexpected keys \[\].*"
+    r"strict=False",
+)
 def _():
     net = tg.nn.Linear(2, 1)
     state = net.state_dict()
@@ -501,32 +700,52 @@ def _():
     net.load_state_dict(state)
 
 
-@case("load-state-dict-shape", RuntimeError, r"size mismatch for weight: the checkpoint has shape "
-                                             r"\(1, 3\), the model has shape \(1, 2\); build the model")
+@case(
+    "load-state-dict-shape",
+    RuntimeError,
+    r"size mismatch for weight: the checkpoint has shape "
+    r"\(1, 3\), the model has shape \(1, 2\); build the model",
+)
 def _():
     tg.nn.Linear(2, 1).load_state_dict(tg.nn.Linear(3, 1).state_dict())
 
 
-@case("load-state-dict-not-a-dict", TypeError, r"load_state_dict expects a dict \{name: tensor\}.*got "
-                                               r"list")
+@case(
+    "load-state-dict-not-a-dict",
+    TypeError,
+    r"load_state_dict expects a dict \{name: tensor\}.*got "
+    r"list",
+)
 def _():
     tg.nn.Linear(2, 1).load_state_dict([1, 2])
 
 
-@case("set-data-shape", ValueError, r"set_data: the new data has shape \(3,\) but parameter \(unnamed\) "
-                                    r"has shape \(2,\)")
+@case(
+    "set-data-shape",
+    ValueError,
+    r"set_data: the new data has shape \(3,\) but parameter \(unnamed\) "
+    r"has shape \(2,\)",
+)
 def _():
     tg.nn.Parameter(tg.ones(2)).set_data(tg.ones(3))
 
 
-@case("dense-input-size", ValueError, r"Linear expects inputs whose last axis has size 3.*got shape "
-                                      r"\(4, 2\)")
+@case(
+    "dense-input-size",
+    ValueError,
+    r"Linear expects inputs whose last axis has size 3.*got shape "
+    r"\(4, 2\)",
+)
 def _():
     tg.nn.Linear(3, 2)(tg.ones(4, 2))
 
 
-@case("module-without-super-init", RuntimeError, r"cannot assign Parameter 'w' before "
-                                                 r"Module\.__init__\(\) ran; call super\(\)\.__init__\(\)")
+@case(
+    "module-without-super-init",
+    RuntimeError,
+    r"cannot assign Parameter 'w' before "
+    r"Module\.__init__\(\) ran; call super\(\)\.__init__\(\)",
+)
 def _():
     class Net(tg.nn.Module):
         def __init__(self):
@@ -535,27 +754,43 @@ def _():
     Net()
 
 
-@case("module-without-forward", NotImplementedError, r"Module defines neither forward\(\) nor "
-                                                     r"construct\(\)")
+@case(
+    "module-without-forward",
+    NotImplementedError,
+    r"Module defines neither forward\(\) nor "
+    r"construct\(\)",
+)
 def _():
     tg.nn.Module()(tg.ones(2))
 
 
-@case("assign-tensor-to-parameter", TypeError, r"cannot assign a Tensor to parameter 'weight'.*"
-                                               r"set_data")
+@case(
+    "assign-tensor-to-parameter",
+    TypeError,
+    r"cannot assign a Tensor to parameter 'weight'.*"
+    r"set_data",
+)
 def _():
     net = tg.nn.Linear(2, 1)
     net.weight = tg.ones(1, 2)
 
 
-@case("mse-target-shape", ValueError, r"MSELoss: target shape \(4,\) does not broadcast against input "
-                                      r"shape \(2, 3\)")
+@case(
+    "mse-target-shape",
+    ValueError,
+    r"MSELoss: target shape \(4,\) does not broadcast against input "
+    r"shape \(2, 3\)",
+)
 def _():
     tg.nn.MSELoss()(tg.ones(2, 3), tg.ones(4))
 
 
-@case("cross-entropy-class-range", ValueError, r"class index 3 is out of range for 3 classes "
-                                               r"\(valid: 0\.\.2; or set ignore_index to skip it\)")
+@case(
+    "cross-entropy-class-range",
+    ValueError,
+    r"class index 3 is out of range for 3 classes "
+    r"\(valid: 0\.\.2; or set ignore_index to skip it\)",
+)
 def _():
     tg.nn.CrossEntropyLoss()(tg.ones(2, 3), tg.tensor([0, 3]))
 
@@ -570,29 +805,43 @@ def _():
     tg.optim.SGD(tg.nn.Linear(2, 1).parameters(), lr="fast")
 
 
-@case("optimizer-wrong-number-of-grads", ValueError, r"step\(\) got 1 gradients for 2 parameters; give "
-                                                     r"one per parameter")
+@case(
+    "optimizer-wrong-number-of-grads",
+    ValueError,
+    r"step\(\) got 1 gradients for 2 parameters; give "
+    r"one per parameter",
+)
 def _():
     net = tg.nn.Linear(2, 1)
     tg.optim.SGD(net.parameters(), lr=0.1).step((tg.ones(1, 2),))
 
 
-@case("optimizer-grad-shape", ValueError, r"gradient 0 has shape \(2, 2\) but parameter 0 \(weight\) "
-                                          r"has shape \(1, 2\)")
+@case(
+    "optimizer-grad-shape",
+    ValueError,
+    r"gradient 0 has shape \(2, 2\) but parameter 0 \(weight\) "
+    r"has shape \(1, 2\)",
+)
 def _():
     net = tg.nn.Linear(2, 1)
     tg.optim.SGD(net.parameters(), lr=0.1).step((tg.ones(2, 2), tg.ones(1)))
 
 
-@case("optimizer-empty-params", ValueError, r"SGD got an empty parameter list.*used up after one pass")
+@case(
+    "optimizer-empty-params", ValueError, r"SGD got an empty parameter list.*used up after one pass"
+)
 def _():
     params = tg.nn.Linear(2, 1).parameters()
     list(params)  # the generator is used up here
     tg.optim.SGD(params, lr=0.1)
 
 
-@case("optimizer-non-leaf", ValueError, r"parameter 0 must be a floating-point leaf tensor.*computed "
-                                        r"tensor")
+@case(
+    "optimizer-non-leaf",
+    ValueError,
+    r"parameter 0 must be a floating-point leaf tensor.*computed "
+    r"tensor",
+)
 def _():
     tg.optim.SGD([x3() * 2], lr=0.1)
 
@@ -627,22 +876,34 @@ def _graph() -> tg.Tensor:
     return (x3() * 2).sum()
 
 
-@case("draw-without-graphviz-package", tg.viz.GraphvizNotAvailable, r"needs the `graphviz` Python "
-                                                                    r"package.*pip install")
+@case(
+    "draw-without-graphviz-package",
+    tg.viz.GraphvizNotAvailable,
+    r"needs the `graphviz` Python "
+    r"package.*pip install",
+)
 def _():
     with _module_as("graphviz", None):
         tg.viz.draw(_graph(), Path(tempfile.gettempdir()) / "tapegrad-catalogue" / "g.svg")
 
 
-@case("draw-without-dot", tg.viz.GraphvizNotAvailable, r"needs the Graphviz `dot` program.*apt-get "
-                                                       r"install graphviz")
+@case(
+    "draw-without-dot",
+    tg.viz.GraphvizNotAvailable,
+    r"needs the Graphviz `dot` program.*apt-get "
+    r"install graphviz",
+)
 def _():
-    with _module_as("graphviz", types.ModuleType("graphviz")), \
-            mock.patch.object(tg.viz.shutil, "which", return_value=None):
+    with (
+        _module_as("graphviz", types.ModuleType("graphviz")),
+        mock.patch.object(tg.viz.shutil, "which", return_value=None),
+    ):
         tg.viz.draw(_graph(), Path(tempfile.gettempdir()) / "tapegrad-catalogue" / "g.svg")
 
 
-@case("draw-unknown-format", ValueError, r"cannot tell the image format from .*g\.txt.*\.svg or \.png")
+@case(
+    "draw-unknown-format", ValueError, r"cannot tell the image format from .*g\.txt.*\.svg or \.png"
+)
 def _():
     tg.viz.draw(_graph(), Path(tempfile.gettempdir()) / "g.txt")
 
@@ -652,20 +913,32 @@ def _():
     tg.viz.to_dot(np.ones(2))
 
 
-@case("explain-non-scalar", RuntimeError, r"implicitly created only for scalar outputs, but the tensor "
-                                          r"has shape \[3\]; pass gradient")
+@case(
+    "explain-non-scalar",
+    RuntimeError,
+    r"implicitly created only for scalar outputs, but the tensor "
+    r"has shape \[3\]; pass gradient",
+)
 def _():
     tg.explain(x3() * 2, show=False)
 
 
-@case("formula-unknown-op", KeyError, r"no primitive named 'sinh'\. Did you mean 'sin'.*"
-                                      r"tg\.autograd\.rules\(\)")
+@case(
+    "formula-unknown-op",
+    KeyError,
+    r"no primitive named 'sinh'\. Did you mean 'sin'.*"
+    r"tg\.autograd\.rules\(\)",
+)
 def _():
     tg.autograd.formula("sinh")
 
 
-@case("formula-not-a-string", TypeError, r"an op is named by a str \(e\.g\. \"sin\" or \"SinBackward\"\), "
-                                         r"got 3")
+@case(
+    "formula-not-a-string",
+    TypeError,
+    r"an op is named by a str \(e\.g\. \"sin\" or \"SinBackward\"\), "
+    r"got 3",
+)
 def _():
     tg.autograd.formula(3)
 
@@ -750,14 +1023,22 @@ class WrongBackward(tg.autograd.Function):
         return g * 3  # the derivative is 2
 
 
-@case("function-wrong-number-of-grads", RuntimeError, r"TwoInputsOneGrad\.backward returned 1 "
-                                                      r"gradient\(s\), but forward took 2 input\(s\)")
+@case(
+    "function-wrong-number-of-grads",
+    RuntimeError,
+    r"TwoInputsOneGrad\.backward returned 1 "
+    r"gradient\(s\), but forward took 2 input\(s\)",
+)
 def _():
     TwoInputsOneGrad.apply(x3(), x3()).sum().backward()
 
 
-@case("function-wrong-grad-shape", RuntimeError, r"SummedGrad\.backward returned a gradient of shape "
-                                                 r"\[\] for input 0, which has shape \[3\]")
+@case(
+    "function-wrong-grad-shape",
+    RuntimeError,
+    r"SummedGrad\.backward returned a gradient of shape "
+    r"\[\] for input 0, which has shape \[3\]",
+)
 def _():
     SummedGrad.apply(x3()).sum().backward()
 
@@ -772,36 +1053,56 @@ class TwoOutputsOneGrad(tg.autograd.Function):
         return g
 
 
-@case("function-backward-arity", TypeError, r"TwoOutputsOneGrad\.backward cannot take 2 gradient\(s\): "
-                                            r"forward returned 2 output\(s\)")
+@case(
+    "function-backward-arity",
+    TypeError,
+    r"TwoOutputsOneGrad\.backward cannot take 2 gradient\(s\): "
+    r"forward returned 2 output\(s\)",
+)
 def _():
     a, b = TwoOutputsOneGrad.apply(x3())
     (a + b).sum().backward()
 
 
-@case("function-returns-none", TypeError, r"ReturnsNothing\.forward returned None; it must return the "
-                                          r"output tensor")
+@case(
+    "function-returns-none",
+    TypeError,
+    r"ReturnsNothing\.forward returned None; it must return the "
+    r"output tensor",
+)
 def _():
     ReturnsNothing.apply(x3())
 
 
-@case("function-integer-output", TypeError, r"IntegerOutput\.forward returned dtype int64; a "
-                                            r"differentiable Function must return a floating-point")
+@case(
+    "function-integer-output",
+    TypeError,
+    r"IntegerOutput\.forward returned dtype int64; a "
+    r"differentiable Function must return a floating-point",
+)
 def _():
     IntegerOutput.apply(x3())
 
 
-@case("function-backward-twice", RuntimeError, r"saved tensors of DoubleBackward were freed by a previous "
-                                               r"backward; pass retain_graph=True")
+@case(
+    "function-backward-twice",
+    RuntimeError,
+    r"saved tensors of DoubleBackward were freed by a previous "
+    r"backward; pass retain_graph=True",
+)
 def _():
     y = Double.apply(x3()).sum()
     y.backward()
     y.backward()
 
 
-@case("function-saved-tensor-modified", RuntimeError, r"saved tensor 0 of DoubleBackward is at version "
-                                                      r"1; expected version 0\. Compute the in-place "
-                                                      r"change on a copy")
+@case(
+    "function-saved-tensor-modified",
+    RuntimeError,
+    r"saved tensor 0 of DoubleBackward is at version "
+    r"1; expected version 0\. Compute the in-place "
+    r"change on a copy",
+)
 def _():
     h = x3() * 1
     y = Double.apply(h).sum()
@@ -809,20 +1110,32 @@ def _():
     y.backward()
 
 
-@case("function-without-backward", NotImplementedError, r"a Function subclass must define "
-                                                        r"backward\(ctx, \*grads\)")
+@case(
+    "function-without-backward",
+    NotImplementedError,
+    r"a Function subclass must define "
+    r"backward\(ctx, \*grads\)",
+)
 def _():
     NoBackward.apply(x3()).sum().backward()
 
 
-@case("save-for-backward-non-tensor", TypeError, r"save_for_backward takes tensors \(or None\), got "
-                                                 r"float; store other values as attributes of ctx")
+@case(
+    "save-for-backward-non-tensor",
+    TypeError,
+    r"save_for_backward takes tensors \(or None\), got "
+    r"float; store other values as attributes of ctx",
+)
 def _():
     SavesANumber.apply(x3())
 
 
-@case("gradcheck-mismatch", tg.autograd.GradcheckError, r"(?s)Jacobian mismatch for output 0 with respect "
-                                                        r"to input 0.*finite differences")
+@case(
+    "gradcheck-mismatch",
+    tg.autograd.GradcheckError,
+    r"(?s)Jacobian mismatch for output 0 with respect "
+    r"to input 0.*finite differences",
+)
 def _():
     tg.autograd.gradcheck(WrongBackward.apply, [tg.ones(2, dtype=tg.float64, requires_grad=True)])
 
@@ -834,8 +1147,12 @@ def test_error(case: Case) -> None:
     with pytest.raises(Exception) as info:
         case.fn()
     err = info.value
-    assert type(err) is case.exc, f"{case.id}: expected {case.exc.__name__}, got {type(err).__name__}: {err}"
-    assert re.search(case.pattern, str(err)), f"{case.id}: message does not match {case.pattern!r}:\n{err}"
+    assert type(err) is case.exc, (
+        f"{case.id}: expected {case.exc.__name__}, got {type(err).__name__}: {err}"
+    )
+    assert re.search(case.pattern, str(err)), (
+        f"{case.id}: message does not match {case.pattern!r}:\n{err}"
+    )
 
 
 _HEADING = re.compile(r"^### `([a-z0-9-]+)`\s*$")
@@ -868,10 +1185,15 @@ def test_catalogue_matches_docs() -> None:
     assert len(ids) == len(set(ids)), "duplicate case ids"
     documented = _documented()
     assert len(documented) >= 80, "docs/errors.md lost its entries?"
-    assert sorted(set(documented) - set(ids)) == [], "documented in docs/errors.md but not tested here"
+    assert sorted(set(documented) - set(ids)) == [], (
+        "documented in docs/errors.md but not tested here"
+    )
     assert sorted(set(ids) - set(documented)) == [], "tested here but missing from docs/errors.md"
     undocumented_type = sorted(k for k, v in documented.items() if v is None)
     assert undocumented_type == [], "entries without a `Raises: `Type`` line"
-    mismatched = {c.id: (documented[c.id], c.exc.__name__) for c in CASES
-                  if documented[c.id] != c.exc.__name__}
+    mismatched = {
+        c.id: (documented[c.id], c.exc.__name__)
+        for c in CASES
+        if documented[c.id] != c.exc.__name__
+    }
     assert mismatched == {}, "exception types differ between docs/errors.md and the cases"

@@ -1,5 +1,6 @@
 """tg.explain and backward(trace=True): the engine's own order, the rule table's formulas, the real
 gradients (equal to backward's), no side effects on .grad or the tape, and readable output."""
+
 from __future__ import annotations
 
 import io
@@ -196,7 +197,9 @@ def test_trace_and_explain_share_the_step_format(capsys):
     z.backward(trace=True)
     out = capsys.readouterr().out
     # same lines, except that explain can point at later steps by number
-    step_lines = [ln.replace("-> [2] ", "-> ") for ln in text.splitlines() if ln.startswith(("[", "    dL"))]
+    step_lines = [
+        ln.replace("-> [2] ", "-> ") for ln in text.splitlines() if ln.startswith(("[", "    dL"))
+    ]
     assert all(ln in out.splitlines() for ln in step_lines)
 
 

@@ -2,6 +2,7 @@
 the seed examples (000, 001, 002, 004) with their printed numbers, higher order, vjp/jvp/jacobian/
 hessian against each other and finite differences, stop_gradient, errors, and graph lifetime.
 """
+
 import gc
 import weakref
 
@@ -50,7 +51,9 @@ def table_fn():
 @pytest.mark.parametrize("position,use_w,expected", ROWS)
 def test_grad_table_row(table_fn, position, use_w, expected):
     f, w = table_fn
-    g = tg.grad(f, grad_position=position, weights=[w] if use_w else None)(tg.tensor(X), tg.tensor(Y))
+    g = tg.grad(f, grad_position=position, weights=[w] if use_w else None)(
+        tg.tensor(X), tg.tensor(Y)
+    )
     assert_tree(g, expected)
 
 
@@ -76,16 +79,16 @@ def test_single_parameter_weights_still_give_a_tuple(table_fn):
 # ---- seed 000: mindspore.grad basics and the Dense + MSELoss network ---------------------------
 def test_seed000_grad_of_inputs():
     x, y = tg.tensor(1.0), tg.tensor(2.0)
-    net = lambda x, y: x ** 2 + y  # noqa: E731
+    net = lambda x, y: x**2 + y  # noqa: E731
     assert tg.grad(net, grad_position=0)(x, y).item() == 2.0
     assert tg.grad(net, grad_position=1)(x, y).item() == 1.0
 
 
 def test_seed000_multiple_outputs_are_summed_and_has_aux_picks_output_0():
     x, y = tg.tensor(1.0), tg.tensor(2.0)
-    net = lambda x, y: (x ** 2 + y, x)  # noqa: E731
-    assert tg.grad(net, grad_position=0)(x, y).item() == 3.0   # d(x^2 + y + x)/dx
-    assert tg.grad(net, grad_position=1)(x, y).item() == 1.0   # the seed prints `out` again: 3.0
+    net = lambda x, y: (x**2 + y, x)  # noqa: E731
+    assert tg.grad(net, grad_position=0)(x, y).item() == 3.0  # d(x^2 + y + x)/dx
+    assert tg.grad(net, grad_position=1)(x, y).item() == 1.0  # the seed prints `out` again: 3.0
     out, aux = tg.grad(net, grad_position=0, has_aux=True)(x, y)
     assert out.item() == 2.0 and isinstance(aux, tuple) and aux[0].item() == 1.0
     out, _ = tg.grad(net, grad_position=1, has_aux=True)(x, y)
@@ -158,8 +161,9 @@ def test_seed000_grads_8_none_none(seed_net):
 
 def test_seed000_value_and_grad(seed_net):
     net, x, y = seed_net
-    value, grads = tg.value_and_grad(net, grad_position=(0, 1), weights=net.trainable_params(),
-                                     has_aux=True)(x, y)
+    value, grads = tg.value_and_grad(
+        net, grad_position=(0, 1), weights=net.trainable_params(), has_aux=True
+    )(x, y)
     assert_tree(value, (1.0, 20.0))
     assert_tree(grads, (([[4, 6, 8]], -2.0), ([[2, 4, 6]],)))
 
@@ -172,8 +176,9 @@ def test_seed000_loss_scale(seed_net):
         loss, logits = net(x, y)
         return loss_scale.scale(loss), logits
 
-    (loss, logits), grad = tg.value_and_grad(forward_fn, None, net.trainable_params(),
-                                             has_aux=True)(x, y)
+    (loss, logits), grad = tg.value_and_grad(
+        forward_fn, None, net.trainable_params(), has_aux=True
+    )(x, y)
     assert loss.item() == 1024.0 and logits.item() == 20.0
     assert_tree(grad, ([[2048, 4096, 6144]],))
     assert_tree(loss_scale.unscale(grad), ([[2, 4, 6]],))
@@ -196,8 +201,9 @@ def test_seed001_first_order_inputs_and_weights():
     x, y = tg.tensor([3.0], tg.float32), tg.tensor([5.0], tg.float32)
     net = ZNet()
     assert_tree(tg.grad(net, grad_position=(0, 1))(x, y), ([30.0], [9.0]))
-    assert_tree(tg.grad(net, grad_position=None, weights=tuple(net.trainable_params()))(x, y),
-                ([45.0],))
+    assert_tree(
+        tg.grad(net, grad_position=None, weights=tuple(net.trainable_params()))(x, y), ([45.0],)
+    )
 
 
 def test_seed001_has_aux_with_dense():
@@ -293,7 +299,6 @@ def test_seed004_sensitivity_scales_everything():
         vjp_fn(tg.tensor(np.full((2, 2), 0.1, np.float32)))
 
 
-
 def test_seed004_grad_called_inside_a_cell():
     class GradNetWrtX(tg.nn.Cell):
         def __init__(self, net):
@@ -305,22 +310,23 @@ def test_seed004_grad_called_inside_a_cell():
 
     assert_tree(GradNetWrtX(MatNet())(tg.tensor(SX), tg.tensor(SY)), np.ones((2, 3)) @ SY.T)
 
+
 # ---- higher order, nesting and mixing ---------------------------------------------------------
 def test_third_derivatives_match_closed_forms():
     x = tg.tensor([0.3, 1.7], tg.float64)
     d3 = tg.grad(tg.grad(tg.grad(tg.sin)))
     np.testing.assert_allclose(d3(x).numpy(), -np.cos(x.numpy()))
-    d3 = tg.grad(tg.grad(tg.grad(lambda x: x ** 4)))
+    d3 = tg.grad(tg.grad(tg.grad(lambda x: x**4)))
     np.testing.assert_allclose(d3(x).numpy(), 24 * x.numpy())
-    d3 = tg.grad(tg.grad(tg.grad(lambda x: x ** 2 * tg.sin(x))))
+    d3 = tg.grad(tg.grad(tg.grad(lambda x: x**2 * tg.sin(x))))
     v = x.numpy()
     np.testing.assert_allclose(d3(x).numpy(), 6 * np.cos(v) - 6 * v * np.sin(v) - v * v * np.cos(v))
 
 
 def test_mixed_partials_and_grad_position_nesting():
-    f = lambda x, y: x ** 3 * y ** 2  # noqa: E731
+    f = lambda x, y: x**3 * y**2  # noqa: E731
     x, y = tg.tensor(2.0, tg.float64), tg.tensor(3.0, tg.float64)
-    assert tg.grad(tg.grad(f, 0), 1)(x, y).item() == pytest.approx(6 * 4 * 3)    # 6 x^2 y
+    assert tg.grad(tg.grad(f, 0), 1)(x, y).item() == pytest.approx(6 * 4 * 3)  # 6 x^2 y
     assert tg.grad(tg.grad(tg.grad(f, 0), 1), 0)(x, y).item() == pytest.approx(12 * 2 * 3)
 
 
@@ -332,7 +338,7 @@ def test_grad_of_a_closure_over_the_outer_variable():
 
 def test_grad_of_fn_using_autograd_grad_with_create_graph():
     def f(x):
-        (g,) = tg.autograd.grad((x ** 3).sum(), x, create_graph=True)
+        (g,) = tg.autograd.grad((x**3).sum(), x, create_graph=True)
         return g.sum()
 
     assert_tree(tg.grad(f)(tg.tensor([1.0, 2.0])), [6.0, 12.0])
@@ -340,7 +346,7 @@ def test_grad_of_fn_using_autograd_grad_with_create_graph():
 
 def test_grad_of_fn_calling_backward_inside():
     def f(x):
-        (x ** 3).sum().backward(create_graph=True)  # x is a fresh leaf: its .grad is 3x^2
+        (x**3).sum().backward(create_graph=True)  # x is a fresh leaf: its .grad is 3x^2
         return x.grad.sum()
 
     assert_tree(tg.grad(f)(tg.tensor([1.0, 2.0])), [6.0, 12.0])
@@ -349,7 +355,7 @@ def test_grad_of_fn_calling_backward_inside():
 def test_grad_inside_a_gradient_tape_stays_on_the_tape():
     x = tg.tensor(2.0, requires_grad=True)
     with tg.GradientTape() as tape:
-        g = tg.grad(lambda x: x ** 3)(x)     # 3x^2, kept on the tape because the tape is open
+        g = tg.grad(lambda x: x**3)(x)  # 3x^2, kept on the tape because the tape is open
     assert g.item() == 12.0 and g.grad_fn is not None
     assert tape.gradient(g, x).item() == 12.0  # 6x
 
@@ -361,7 +367,7 @@ def test_grad_works_inside_no_grad_and_respects_no_grad_inside_fn():
 
     def f(x):
         with tg.no_grad():
-            c = x * x          # not recorded: a constant for the derivative
+            c = x * x  # not recorded: a constant for the derivative
         return c * x
 
     assert tg.grad(f)(tg.tensor(3.0)).item() == 9.0
@@ -369,10 +375,9 @@ def test_grad_works_inside_no_grad_and_respects_no_grad_inside_fn():
 
 
 def test_value_and_grad_nested_keeps_the_value_on_the_tape():
-    inner = tg.value_and_grad(lambda x: x ** 3)
+    inner = tg.value_and_grad(lambda x: x**3)
     # d/dx (value + grad) = 3x^2 + 6x
     assert tg.grad(lambda x: sum(inner(x)))(tg.tensor(2.0)).item() == 24.0
-
 
 
 def pinn_setup():
@@ -401,6 +406,7 @@ def test_inner_grad_then_backward_inside_a_gradient_tape():
     loss.backward()
     assert w.grad.item() == pytest.approx(expected, rel=1e-7)
     assert tg.grad(u)(x).grad_fn is None  # the plain call
+
 
 # ---- vjp, jvp, jacobian, hessian against each other -------------------------------------------
 def vec_fn(x, y):
@@ -433,31 +439,36 @@ def test_jacobian_shape_is_out_shape_plus_in_shape():
     j = tg.jacobian(lambda x: x * 2.0)(x)
     assert j.shape == (2, 3, 2, 3)
     np.testing.assert_allclose(j.numpy().reshape(6, 6), 2 * np.eye(6))
-    j0, j1 = tg.jacobian(lambda x: (x.sum(), x[0]))(x)   # a tuple result gives a tuple
+    j0, j1 = tg.jacobian(lambda x: (x.sum(), x[0]))(x)  # a tuple result gives a tuple
     assert j0.shape == (2, 3) and j1.shape == (3, 2, 3)
 
 
 def test_hessian_against_finite_differences_of_grad(xy):
     x, _ = xy
-    f = lambda x: (tg.sin(x) * x ** 2).sum() + x[0] * x[1] * x[2]  # noqa: E731
+    f = lambda x: (tg.sin(x) * x**2).sum() + x[0] * x[1] * x[2]  # noqa: E731
     h = tg.hessian(f)(x).numpy()
     eps, g = 1e-6, tg.grad(f)
-    fd = np.stack([(g(x.numpy() + eps * e).numpy() - g(x.numpy() - eps * e).numpy()) / (2 * eps)
-                   for e in np.eye(3)], axis=1)
+    fd = np.stack(
+        [
+            (g(x.numpy() + eps * e).numpy() - g(x.numpy() - eps * e).numpy()) / (2 * eps)
+            for e in np.eye(3)
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(h, fd, atol=1e-7)
     np.testing.assert_allclose(h, h.T, atol=1e-12)
 
 
 def test_hessian_of_two_arguments_is_a_tuple_of_tuples():
     x, y = tg.tensor(2.0, tg.float64), tg.tensor(3.0, tg.float64)
-    (hxx, hxy), (hyx, hyy) = tg.hessian(lambda x, y: x ** 3 * y ** 2, argnums=(0, 1))(x, y)
+    (hxx, hxy), (hyx, hyy) = tg.hessian(lambda x, y: x**3 * y**2, argnums=(0, 1))(x, y)
     # 6 x y^2, 6 x^2 y, 6 x^2 y, 2 x^3
     assert [h.item() for h in (hxx, hxy, hyx, hyy)] == pytest.approx([108, 72, 72, 16])
 
 
 def test_jvp_nested_gives_second_order():
     # d/dx of the directional derivative of x^3 along 1: 6x
-    f = lambda x: tg.jvp(lambda x: x ** 3, (x,), (tg.tensor(1.0),))[1]  # noqa: E731
+    f = lambda x: tg.jvp(lambda x: x**3, (x,), (tg.tensor(1.0),))[1]  # noqa: E731
     assert tg.grad(f)(tg.tensor(2.0)).item() == 12.0
 
 
@@ -484,7 +495,9 @@ def test_unused_inputs_and_weights_get_zeros_of_their_shape_and_dtype():
 
 
 def test_negative_positions_count_from_the_end():
-    assert tg.grad(lambda x, y: x * y, grad_position=-1)(tg.tensor(2.0), tg.tensor(3.0)).item() == 2.0
+    assert (
+        tg.grad(lambda x, y: x * y, grad_position=-1)(tg.tensor(2.0), tg.tensor(3.0)).item() == 2.0
+    )
 
 
 def test_keyword_arguments_are_passed_through():
@@ -534,7 +547,7 @@ def test_bad_weights():
         tg.grad(lambda x: x, weights=3)
     p = tg.nn.Parameter(tg.ones(1))
     g = tg.grad(lambda x: x * p, weights=[p])
-    p.requires_grad = False   # frozen after creation: caught at call time
+    p.requires_grad = False  # frozen after creation: caught at call time
     with pytest.raises(ValueError, match="does not require grad"):
         g(tg.tensor(1.0))
 
@@ -546,8 +559,9 @@ def test_has_aux_needs_a_tuple():
         tg.grad(lambda x: x, has_aux="yes")
 
 
-@pytest.mark.parametrize("leave", [lambda y: y.numpy(), lambda y: float(y.item()),
-                                   lambda y: np.sum(y.numpy())])
+@pytest.mark.parametrize(
+    "leave", [lambda y: y.numpy(), lambda y: float(y.item()), lambda y: np.sum(y.numpy())]
+)
 def test_result_that_left_the_tape_is_a_clear_error(leave):
     with pytest.raises(TypeError, match="not a tapegrad Tensor: its value left the tape"):
         tg.grad(lambda x: leave(x * x))(tg.tensor(2.0))
@@ -569,7 +583,6 @@ def test_other_bad_inputs():
     assert state.diff_depth == 0 and tg.is_grad_enabled()  # errors leave no state behind
 
 
-
 def test_jacobian_argnums_errors():
     with pytest.raises(TypeError, match="argnums must be an int"):
         tg.jacobian(lambda x: x, argnums=None)
@@ -581,6 +594,7 @@ def test_value_is_the_full_output_without_aux_too():
     value, g = tg.value_and_grad(lambda x: (x * x, x))(tg.tensor(3.0))
     assert_tree(value, (9.0, 3.0))
     assert g.item() == 7.0
+
 
 # ---- nothing is left on the tape after a plain call ---------------------------------------------
 def test_plain_call_keeps_no_graph_alive():
@@ -602,9 +616,9 @@ def test_plain_call_keeps_no_graph_alive():
 
 def test_a_graph_built_outside_fn_is_not_freed():
     w = tg.nn.Parameter(tg.tensor(2.0))
-    h = w * w                          # built by the caller, used inside fn
+    h = w * w  # built by the caller, used inside fn
     tg.grad(lambda x: h * x, None, [w])(tg.tensor(1.0))
-    h.backward()                       # still usable: the functional call did not free it
+    h.backward()  # still usable: the functional call did not free it
     assert w.grad.item() == 4.0
 
 
@@ -615,6 +629,7 @@ def test_docstring_examples_run():
     import tapegrad.gradient_tape
 
     for module in (tapegrad.functional, tapegrad.gradient_tape):
-        result = doctest.testmod(module, extraglobs={"tg": tg},
-                                 optionflags=doctest.NORMALIZE_WHITESPACE)
+        result = doctest.testmod(
+            module, extraglobs={"tg": tg}, optionflags=doctest.NORMALIZE_WHITESPACE
+        )
         assert result.attempted > 0 and result.failed == 0

@@ -1,6 +1,7 @@
 """Tests of tg.GradientTape, TensorFlow style (seed 003): watch, gradient structure, one use unless
 persistent, unconnected sources, nesting for higher order, and the .numpy() pitfall of seed 003.
 """
+
 import numpy as np
 import pytest
 
@@ -21,7 +22,7 @@ def test_variables_are_watched_automatically_and_structure_follows_sources():
     w = tg.nn.Parameter(tg.tensor([1.0, 2.0]))
     b = tg.nn.Parameter(tg.tensor(0.5))
     with tg.GradientTape(persistent=True) as tape:
-        loss = ((w * 3.0).sum() + b) ** 2        # (9 + 0.5)^2
+        loss = ((w * 3.0).sum() + b) ** 2  # (9 + 0.5)^2
     gw, gb = tape.gradient(loss, [w, b])
     assert gw.tolist() == [57.0, 57.0] and gb.item() == 19.0
     assert isinstance(tape.gradient(loss, [w, b]), list)
@@ -34,7 +35,7 @@ def test_non_persistent_tape_is_one_use():
     x = tg.tensor(2.0)
     with tg.GradientTape() as tape:
         tape.watch(x)
-        y = x ** 3
+        y = x**3
     tape.gradient(y, x)
     with pytest.raises(RuntimeError, match="non-persistent GradientTape.*persistent=True"):
         tape.gradient(y, x)
@@ -46,7 +47,7 @@ def test_persistent_tape_gives_several_gradients():
         tape.watch(x)
         y = x * x
         z = y * y
-    assert tape.gradient(z, x).item() == 108.0   # 4x^3
+    assert tape.gradient(z, x).item() == 108.0  # 4x^3
     assert tape.gradient(y, x).item() == 6.0
 
 
@@ -68,8 +69,9 @@ def test_output_gradients_and_several_targets():
         tape.watch(x)
         y = x * x
     assert tape.gradient(y, x, output_gradients=tg.tensor([0.5, 0.1])).tolist() == pytest.approx(
-        [1.0, 0.4])
-    assert tape.gradient([y, x.sum()], x).tolist() == [3.0, 5.0]   # summed over targets
+        [1.0, 0.4]
+    )
+    assert tape.gradient([y, x.sum()], x).tolist() == [3.0, 5.0]  # summed over targets
 
 
 def test_nested_tapes_give_second_derivatives():
@@ -78,10 +80,10 @@ def test_nested_tapes_give_second_derivatives():
         outer.watch(x)
         with tg.GradientTape() as inner:
             inner.watch(x)
-            y = x ** 3
-        dy = inner.gradient(y, x)        # recorded by the outer tape
+            y = x**3
+        dy = inner.gradient(y, x)  # recorded by the outer tape
     assert dy.item() == 12.0
-    assert outer.gradient(dy, x).item() == 12.0   # 6x
+    assert outer.gradient(dy, x).item() == 12.0  # 6x
     assert state.diff_depth == 0
 
 
@@ -97,7 +99,7 @@ def test_tape_records_inside_no_grad_and_mixes_with_tg_grad():
     def f(x):  # tg.grad of a function that uses a tape inside: the second derivative
         with tg.GradientTape() as t:
             t.watch(x)
-            y = x ** 3
+            y = x**3
         return t.gradient(y, x)
 
     assert tg.grad(f)(tg.tensor(2.0)).item() == 12.0
@@ -107,7 +109,7 @@ def test_seed003_numpy_target_is_a_clear_error():
     x = tg.tensor(3.0)
     with tg.GradientTape() as tape:
         tape.watch(x)
-        y = x.numpy() ** 2          # left the tape, as in the seed's question
+        y = x.numpy() ** 2  # left the tape, as in the seed's question
     with pytest.raises(TypeError, match="not a tapegrad Tensor: its value left the tape"):
         tape.gradient(y, x)
 

@@ -1,4 +1,5 @@
 """tg.nn: Parameter, Module/Cell registration and naming, layers, losses, checkpoints, training."""
+
 from __future__ import annotations
 
 import math
@@ -122,9 +123,18 @@ def test_dotted_names_in_definition_order_and_parameter_names():
     net = Outer()
     names = [n for n, _ in net.named_parameters()]
     # As PyTorch and MindSpore: a module's own parameters first, then its children's, in order.
-    assert names == ["block.scale", "block.lin.weight", "block.lin.bias", "heads.0.weight",
-                     "heads.0.bias", "heads.1.weight", "seq.0.weight", "seq.0.bias", "seq.2.weight",
-                     "seq.2.bias"]
+    assert names == [
+        "block.scale",
+        "block.lin.weight",
+        "block.lin.bias",
+        "heads.0.weight",
+        "heads.0.bias",
+        "heads.1.weight",
+        "seq.0.weight",
+        "seq.0.bias",
+        "seq.2.weight",
+        "seq.2.bias",
+    ]
     assert [p.name for p in net.parameters()] == names
     assert net.block.lin.weight.name == "block.lin.weight"
     list(net.block.named_parameters())  # listing a sub-module must not shorten the names
@@ -206,8 +216,9 @@ def test_forward_and_construct_styles_and_clear_errors():
 
 
 def test_repr_of_a_model():
-    assert repr(seed_net()) == ("Net(\n  (fc): Dense(in_channels=3, out_channels=1, has_bias=False)\n"
-                                "  (loss): MSELoss()\n)")
+    assert repr(seed_net()) == (
+        "Net(\n  (fc): Dense(in_channels=3, out_channels=1, has_bias=False)\n  (loss): MSELoss()\n)"
+    )
 
 
 # ---- state_dict --------------------------------------------------------------------------------
@@ -258,7 +269,9 @@ def test_dense_and_linear_layout_init_and_reproducibility():
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
     assert abs(w.std() - bound / math.sqrt(3)) < 0.005  # the std of U(-b, b)
     x = tg.randn(5, 4)
-    np.testing.assert_allclose(d1(x).numpy(), x.numpy() @ d1.weight.numpy().T + d1.bias.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        d1(x).numpy(), x.numpy() @ d1.weight.numpy().T + d1.bias.numpy(), rtol=1e-6
+    )
 
 
 def test_dense_options():
@@ -323,13 +336,17 @@ def test_cross_entropy_values_stability_and_targets():
     logits = rng.normal(size=(6, 4)).astype(np.float32)
     target = rng.integers(0, 4, 6)
     ce = nn.CrossEntropyLoss()
-    assert ce(tg.tensor(logits), target).item() == pytest.approx(_np_cross_entropy(logits, target).mean(), rel=1e-5)
+    assert ce(tg.tensor(logits), target).item() == pytest.approx(
+        _np_cross_entropy(logits, target).mean(), rel=1e-5
+    )
     none = nn.CrossEntropyLoss(reduction="none")(tg.tensor(logits), tg.tensor(target))
     np.testing.assert_allclose(none.numpy(), _np_cross_entropy(logits, target), rtol=1e-5)
     huge = ce(tg.tensor([[1000.0, 0.0, -1000.0]]), [0])  # naive softmax would overflow to nan
     assert huge.item() == 0.0
     probs = np.eye(4, dtype=np.float32)[target]  # one-hot probabilities == class indices
-    assert ce(tg.tensor(logits), tg.tensor(probs)).item() == pytest.approx(ce(tg.tensor(logits), target).item())
+    assert ce(tg.tensor(logits), tg.tensor(probs)).item() == pytest.approx(
+        ce(tg.tensor(logits), target).item()
+    )
     assert ce(tg.tensor([2.0, 0.0]), 0).item() == pytest.approx(math.log(1 + math.exp(-2)))
 
 
@@ -348,7 +365,9 @@ def test_bce_with_logits_values_and_stability():
     expected = -(y * np.log(p) + (1 - y) * np.log(1 - p))
     out = nn.BCEWithLogitsLoss(reduction="none")(tg.tensor(x), y)
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5)
-    extreme = nn.BCEWithLogitsLoss(reduction="sum")(tg.tensor([200.0, -200.0]), tg.tensor([1.0, 0.0]))
+    extreme = nn.BCEWithLogitsLoss(reduction="sum")(
+        tg.tensor([200.0, -200.0]), tg.tensor([1.0, 0.0])
+    )
     assert extreme.item() == 0.0
     wrong = nn.BCEWithLogitsLoss(reduction="sum")(tg.tensor([200.0]), tg.tensor([0.0]))
     assert wrong.item() == pytest.approx(200.0)
@@ -361,7 +380,9 @@ def test_loss_gradients_pass_gradcheck_in_float64():
     logits = tg.tensor(rng.normal(size=(4, 3)), dtype=tg.float64, requires_grad=True)
     target = np.array([0, 2, 1, 2])
     assert tg.autograd.gradcheck(lambda z: nn.CrossEntropyLoss()(z, target), (logits,))
-    assert tg.autograd.gradcheck(lambda z: nn.CrossEntropyLoss(reduction="none")(z, target), (logits,))
+    assert tg.autograd.gradcheck(
+        lambda z: nn.CrossEntropyLoss(reduction="none")(z, target), (logits,)
+    )
     x = tg.tensor(rng.normal(size=(5,)), dtype=tg.float64, requires_grad=True)
     y = tg.tensor(rng.uniform(size=(5,)), dtype=tg.float64, requires_grad=True)
     assert tg.autograd.gradcheck(lambda a, b: nn.BCEWithLogitsLoss()(a, b), (x, y))
@@ -394,7 +415,9 @@ def test_gradient_accumulation_with_backward_and_with_functional_grads():
         np.testing.assert_allclose(p.grad.numpy(), g.numpy(), rtol=1e-5, atol=1e-6)
 
     # Functional style (MindSpore): add up the tuples of weight gradients of the micro-batches.
-    grad_fn = tg.grad(lambda a, b: loss_fn(net(a), b), grad_position=None, weights=net.trainable_params())
+    grad_fn = tg.grad(
+        lambda a, b: loss_fn(net(a), b), grad_position=None, weights=net.trainable_params()
+    )
     total = None
     for chunk in (slice(0, 4), slice(4, 8)):
         grads = grad_fn(x[chunk], y[chunk])
@@ -421,8 +444,11 @@ def _regression(make_opt) -> tuple[float, float]:
     return first, loss_fn(net(X), Y).item()
 
 
-@pytest.mark.parametrize("make_opt", [lambda p: tg.optim.SGD(p, lr=0.05, momentum=0.9),
-                                      lambda p: tg.optim.Adam(p, lr=0.02)], ids=["sgd", "adam"])
+@pytest.mark.parametrize(
+    "make_opt",
+    [lambda p: tg.optim.SGD(p, lr=0.05, momentum=0.9), lambda p: tg.optim.Adam(p, lr=0.02)],
+    ids=["sgd", "adam"],
+)
 def test_mlp_regression_loss_drops_more_than_10x(make_opt):
     first, last = _regression(make_opt)
     assert last < first / 10
@@ -449,9 +475,25 @@ def test_classifier_reaches_95_percent_on_separable_blobs():
 def test_public_names_per_api():
     assert tg.nn.Cell is tg.nn.Module and tg.Parameter is tg.nn.Parameter
     assert tg.nn.SequentialCell is tg.nn.Sequential and tg.nn.CellList is tg.nn.ModuleList
-    for name in ("Dense", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "Flatten", "MSELoss",
-                 "CrossEntropyLoss", "BCEWithLogitsLoss", "StaticLossScaler", "DynamicLossScaler",
-                 "all_finite", "clip_by_global_norm", "clip_grad_norm_", "init", "utils"):
+    for name in (
+        "Dense",
+        "Linear",
+        "Sequential",
+        "ReLU",
+        "Tanh",
+        "Sigmoid",
+        "Flatten",
+        "MSELoss",
+        "CrossEntropyLoss",
+        "BCEWithLogitsLoss",
+        "StaticLossScaler",
+        "DynamicLossScaler",
+        "all_finite",
+        "clip_by_global_norm",
+        "clip_grad_norm_",
+        "init",
+        "utils",
+    ):
         assert hasattr(tg.nn, name), name
     for name in ("SGD", "Adam", "AdamW"):
         assert hasattr(tg.optim, name), name
@@ -474,10 +516,14 @@ def test_functional_spellings_match_the_modules():
     y = tg.tensor(rng.standard_normal((4, 2)))
     assert np.isclose(F.mse_loss(out, y).item(), np.mean((out.numpy() - y.numpy()) ** 2))
     labels = tg.tensor([0, 1, 1, 0])
-    assert np.isclose(F.cross_entropy(out, labels).item(), tg.nn.CrossEntropyLoss()(out, labels).item())
+    assert np.isclose(
+        F.cross_entropy(out, labels).item(), tg.nn.CrossEntropyLoss()(out, labels).item()
+    )
     z = tg.tensor([0.0, 2.0])
-    assert np.allclose(F.binary_cross_entropy_with_logits(z, tg.tensor([1.0, 0.0]), reduction="none").numpy(),
-                       [np.log(2.0), np.log1p(np.exp(2.0))])
+    assert np.allclose(
+        F.binary_cross_entropy_with_logits(z, tg.tensor([1.0, 0.0]), reduction="none").numpy(),
+        [np.log(2.0), np.log1p(np.exp(2.0))],
+    )
     assert F.relu is tg.relu and np.allclose(F.softmax(out, dim=1).numpy().sum(1), 1.0)
     F.cross_entropy(out, labels).backward()
     assert x.grad is not None and x.grad.shape == (4, 3)
@@ -492,7 +538,9 @@ def test_dropout_scales_in_training_and_is_the_identity_in_eval():
     assert 0.7 < kept.mean() < 0.8
     assert np.allclose(y.numpy()[kept], 1 / 0.75)
     y.sum().backward()
-    assert np.array_equal(x.grad.numpy() != 0, kept)   # the gradient flows through kept elements only
+    assert np.array_equal(
+        x.grad.numpy() != 0, kept
+    )  # the gradient flows through kept elements only
     drop.eval()
     assert drop(x) is x and not drop.training
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
@@ -525,7 +573,7 @@ def test_optimizer_state_dict_round_trip_resumes_training_exactly():
 
     twin = make()
     twin.load_state_dict(saved_net)
-    twin_opt = tg.optim.Adam(twin.parameters(), lr=0.5)   # lr comes back from the saved groups
+    twin_opt = tg.optim.Adam(twin.parameters(), lr=0.5)  # lr comes back from the saved groups
     twin_opt.load_state_dict(saved_opt)
     assert twin_opt.param_groups[0]["lr"] == 0.05
     for _ in range(2):
@@ -545,19 +593,25 @@ def test_cross_entropy_weight_ignore_index_and_label_smoothing_follow_pytorch():
     keep = y_np != -100
     picked = -logp[np.arange(5), np.where(keep, y_np, 0)]
     # weighted mean over the samples that count, weighted by their class's weight (PyTorch's rule)
-    expected = np.sum(np.where(keep, w_np[np.where(keep, y_np, 0)] * picked, 0)) / w_np[y_np[keep]].sum()
+    expected = (
+        np.sum(np.where(keep, w_np[np.where(keep, y_np, 0)] * picked, 0)) / w_np[y_np[keep]].sum()
+    )
     x = tg.tensor(x_np, requires_grad=True)
     loss = tg.nn.CrossEntropyLoss(weight=w_np)(x, tg.tensor(y_np))
     assert np.isclose(loss.item(), expected)
     loss.backward()
-    assert np.allclose(x.grad.numpy()[2], 0.0)          # the ignored sample gets no gradient
+    assert np.allclose(x.grad.numpy()[2], 0.0)  # the ignored sample gets no gradient
     # label smoothing eps: (1 - eps) * nll + eps * mean over classes of -log p
     eps = 0.2
     smooth = (1 - eps) * picked + eps * (-logp).mean(1)
-    got = tg.nn.CrossEntropyLoss(label_smoothing=eps, reduction="none")(tg.tensor(x_np), tg.tensor(y_np))
+    got = tg.nn.CrossEntropyLoss(label_smoothing=eps, reduction="none")(
+        tg.tensor(x_np), tg.tensor(y_np)
+    )
     assert np.allclose(got.numpy(), np.where(keep, smooth, 0.0))
-    assert tg.autograd.gradcheck(lambda t: tg.nn.CrossEntropyLoss(weight=w_np, label_smoothing=0.1)(
-        t, tg.tensor(y_np)), (tg.tensor(x_np, requires_grad=True),))
+    assert tg.autograd.gradcheck(
+        lambda t: tg.nn.CrossEntropyLoss(weight=w_np, label_smoothing=0.1)(t, tg.tensor(y_np)),
+        (tg.tensor(x_np, requires_grad=True),),
+    )
     with pytest.raises(ValueError, match="label_smoothing"):
         tg.nn.CrossEntropyLoss(label_smoothing=1.5)
 
@@ -566,18 +620,34 @@ def test_bce_with_logits_pos_weight_and_weight():
     rng = np.random.default_rng(6)
     x_np, y_np = rng.standard_normal((4, 3)) * 3, rng.uniform(0, 1, (4, 3))
     pw, w = np.array([0.5, 2.0, 3.0]), rng.uniform(0.5, 1.5, (4, 3))
-    sp = np.log1p(np.exp(-np.abs(x_np))) + np.maximum(x_np, 0)     # softplus(x)
+    sp = np.log1p(np.exp(-np.abs(x_np))) + np.maximum(x_np, 0)  # softplus(x)
     expected = w * ((1 - y_np) * sp + pw * y_np * (sp - x_np))
-    got = tg.nn.BCEWithLogitsLoss(weight=w, reduction="none", pos_weight=pw)(tg.tensor(x_np), tg.tensor(y_np))
+    got = tg.nn.BCEWithLogitsLoss(weight=w, reduction="none", pos_weight=pw)(
+        tg.tensor(x_np), tg.tensor(y_np)
+    )
     assert np.allclose(got.numpy(), expected)
     assert tg.autograd.gradcheck(
-        lambda t: tg.nn.BCEWithLogitsLoss(pos_weight=pw)(t, tg.tensor(y_np)), (tg.tensor(x_np, requires_grad=True),))
+        lambda t: tg.nn.BCEWithLogitsLoss(pos_weight=pw)(t, tg.tensor(y_np)),
+        (tg.tensor(x_np, requires_grad=True),),
+    )
 
 
-@pytest.mark.parametrize("name", ["uniform_", "normal_", "zeros_", "ones_", "xavier_uniform_",
-                                  "kaiming_uniform_", "calculate_fan_in_and_fan_out"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "uniform_",
+        "normal_",
+        "zeros_",
+        "ones_",
+        "xavier_uniform_",
+        "kaiming_uniform_",
+        "calculate_fan_in_and_fan_out",
+    ],
+)
 def test_init_helpers_refuse_non_tensors_clearly(name):
-    with pytest.raises(TypeError, match=rf"{name} takes a tapegrad Tensor \(e\.g\. layer\.weight\), got int"):
+    with pytest.raises(
+        TypeError, match=rf"{name} takes a tapegrad Tensor \(e\.g\. layer\.weight\), got int"
+    ):
         getattr(tg.nn.init, name)(5)
 
 

@@ -1,4 +1,5 @@
 """tg.optim: SGD / Adam / AdamW against hand-derived PyTorch updates, both calling styles, errors."""
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,13 @@ def test_sgd_momentum_dampening_and_nesterov():
     # b1 = g (no dampening on the first step); b2 = 0.9*b1 + g = 1.9
     assert run(tg.optim.SGD, [1.0, 1.0], lr=0.1, momentum=0.9) == pytest.approx([0.9, 0.71])
     # b2 = 0.9*1 + (1 - 0.5)*1 = 1.4
-    assert run(tg.optim.SGD, [1.0, 1.0], lr=0.1, momentum=0.9, dampening=0.5) == pytest.approx([0.9, 0.76])
+    assert run(tg.optim.SGD, [1.0, 1.0], lr=0.1, momentum=0.9, dampening=0.5) == pytest.approx(
+        [0.9, 0.76]
+    )
     # nesterov: d = g + 0.9*b;  d1 = 1.9, d2 = 1 + 0.9*1.9 = 2.71
-    assert run(tg.optim.SGD, [1.0, 1.0], lr=0.1, momentum=0.9, nesterov=True) == pytest.approx([0.81, 0.539])
+    assert run(tg.optim.SGD, [1.0, 1.0], lr=0.1, momentum=0.9, nesterov=True) == pytest.approx(
+        [0.81, 0.539]
+    )
 
 
 # ---- Adam / AdamW ------------------------------------------------------------------------------
@@ -51,7 +56,7 @@ def test_adam_two_steps_by_hand():
     m1, v1 = (1 - b1) * 1.0, (1 - b2) * 1.0
     p1 = 1.0 - lr * (m1 / (1 - b1)) / (math.sqrt(v1 / (1 - b2)) + eps)
     m2, v2 = b1 * m1 + (1 - b1) * 3.0, b2 * v1 + (1 - b2) * 9.0
-    p2 = p1 - lr * (m2 / (1 - b1 ** 2)) / (math.sqrt(v2 / (1 - b2 ** 2)) + eps)
+    p2 = p1 - lr * (m2 / (1 - b1**2)) / (math.sqrt(v2 / (1 - b2**2)) + eps)
     assert run(tg.optim.Adam, [1.0, 3.0], lr=lr) == pytest.approx([p1, p2], rel=1e-12)
     assert p1 == pytest.approx(0.9) and 1 - p2 == pytest.approx(0.1 + 0.0917778, rel=1e-5)
 

@@ -1,4 +1,5 @@
 """The README's quickstarts run as written (in a scratch folder)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -26,7 +27,9 @@ def test_readme_block_runs(index: int, tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     if importlib.util.find_spec("graphviz") is None or shutil.which("dot") is None:
         # without Graphviz, draw() must fail clearly; the rest of the block must still run
-        monkeypatch.setattr(tg.viz, "draw", lambda t, path, **kw: Path(path).write_text(tg.viz.to_dot(t)))
+        monkeypatch.setattr(
+            tg.viz, "draw", lambda t, path, **kw: Path(path).write_text(tg.viz.to_dot(t))
+        )
     namespace: dict = {}
     exec(compile(BLOCKS[index], f"README block {index}", "exec"), namespace)
     if "loss" in namespace and index == 0:

@@ -11,6 +11,7 @@
 
 Sizes are tiny on purpose: these tests look for leaks, not speed.
 """
+
 from __future__ import annotations
 
 import gc
@@ -26,16 +27,18 @@ import numpy as np
 import tapegrad as tg
 
 # Bounds. A leak of one small object per step adds hundreds of objects or blocks and KBs of memory.
-MAX_OBJECT_GROWTH = 100        # gc-tracked objects, after warm-up, over the counted steps
-MAX_BLOCK_GROWTH = 500         # pymalloc blocks (all small objects, ndarray headers too)
-MAX_OWN_GROWTH = 4 * 1024      # traced bytes allocated by tapegrad's (and this file's) own lines
+MAX_OBJECT_GROWTH = 100  # gc-tracked objects, after warm-up, over the counted steps
+MAX_BLOCK_GROWTH = 500  # pymalloc blocks (all small objects, ndarray headers too)
+MAX_OWN_GROWTH = 4 * 1024  # traced bytes allocated by tapegrad's (and this file's) own lines
 MAX_MEMORY_GROWTH = 32 * 1024  # all traced bytes, NumPy and CPython internals included
 # Why two memory bounds: NumPy keeps small bounded caches (e.g. for reductions of 0-d arrays, which
 # the pow rule does) whose entries get replaced for a few thousand steps; entries allocated while
 # tracing replace untraced ones, so the traced total creeps up by some KB and then stops. Lines of
 # tapegrad itself must show no growth at all.
-_OWN_CODE = [tracemalloc.Filter(True, str(Path(tg.__file__).resolve().parent / "*")),
-             tracemalloc.Filter(True, str(Path(__file__).resolve()))]
+_OWN_CODE = [
+    tracemalloc.Filter(True, str(Path(tg.__file__).resolve().parent / "*")),
+    tracemalloc.Filter(True, str(Path(__file__).resolve())),
+]
 
 
 @contextmanager
@@ -57,8 +60,9 @@ def own_bytes(snapshot: tracemalloc.Snapshot) -> int:
     return sum(t.size for t in snapshot.filter_traces(_OWN_CODE).traces)
 
 
-def check_steady(step: Callable[[int], object], warmup: int, counted: int, traced_warmup: int,
-                 traced: int) -> None:
+def check_steady(
+    step: Callable[[int], object], warmup: int, counted: int, traced_warmup: int, traced: int
+) -> None:
     """Run `step` warmup + counted + traced_warmup + traced times and check nothing accumulates.
 
     counted steps run with the gc off: the live-object and pymalloc block counts must not grow, and
@@ -77,8 +81,12 @@ def check_steady(step: Callable[[int], object], warmup: int, counted: int, trace
         after = live_objects()
         cyclic_garbage = gc.collect()  # also empties CPython's free lists (tuples, floats, ...)
         blocks = sys.getallocatedblocks() - blocks_before
-    assert after - before <= MAX_OBJECT_GROWTH, f"{after - before} more live objects after {counted} steps"
-    assert cyclic_garbage == 0, f"{cyclic_garbage} objects were only freed by the cyclic gc: a cycle"
+    assert after - before <= MAX_OBJECT_GROWTH, (
+        f"{after - before} more live objects after {counted} steps"
+    )
+    assert cyclic_garbage == 0, (
+        f"{cyclic_garbage} objects were only freed by the cyclic gc: a cycle"
+    )
     assert blocks <= MAX_BLOCK_GROWTH, f"{blocks} more memory blocks in use after {counted} steps"
     tracemalloc.start()
     try:
@@ -88,7 +96,10 @@ def check_steady(step: Callable[[int], object], warmup: int, counted: int, trace
         # A full collection also empties CPython's free lists (tuples, floats, ...), which otherwise
         # keep up to thousands of freed objects "allocated" and look like a slow leak that stops.
         gc.collect()
-        start, own_start = tracemalloc.get_traced_memory()[0], own_bytes(tracemalloc.take_snapshot())
+        start, own_start = (
+            tracemalloc.get_traced_memory()[0],
+            own_bytes(tracemalloc.take_snapshot()),
+        )
         for _ in range(traced):
             step(i)
             i += 1
@@ -97,7 +108,9 @@ def check_steady(step: Callable[[int], object], warmup: int, counted: int, trace
         own = own_bytes(tracemalloc.take_snapshot()) - own_start
     finally:
         tracemalloc.stop()
-    assert own <= MAX_OWN_GROWTH, f"tapegrad's own allocations grew by {own} bytes over {traced} steps"
+    assert own <= MAX_OWN_GROWTH, (
+        f"tapegrad's own allocations grew by {own} bytes over {traced} steps"
+    )
     assert grown <= MAX_MEMORY_GROWTH, f"traced memory grew by {grown} bytes over {traced} steps"
 
 
@@ -116,15 +129,16 @@ def test_ten_thousand_training_steps_hold_steady():
     params = net.trainable_params()
     opt = tg.optim.SGD(params, lr=0.05, momentum=0.9)
     loss_fn = tg.nn.MSELoss()
-    value_and_grad = tg.value_and_grad(lambda x, y: loss_fn(net(x), y), grad_position=None,
-                                       weights=params)
+    value_and_grad = tg.value_and_grad(
+        lambda x, y: loss_fn(net(x), y), grad_position=None, weights=params
+    )
     losses = []
 
     def step(i: int) -> None:
-        if i % 2:   # MindSpore/JAX style: grads returned, the optimizer takes them
+        if i % 2:  # MindSpore/JAX style: grads returned, the optimizer takes them
             loss, grads = value_and_grad(X, Y)
             opt.step(grads)
-        else:       # PyTorch style: backward into .grad
+        else:  # PyTorch style: backward into .grad
             opt.zero_grad()
             loss = loss_fn(net(X), Y)
             loss.backward()
@@ -175,8 +189,10 @@ def test_create_graph_loop_frees_its_graphs():
         # the same by nesting the functional API
         hv2 = nested(w.detach())
         if i % 250 == 0:
-            checked.append(np.allclose(hv.numpy(), exact_hvp(w.numpy()), rtol=1e-10) and
-                           np.allclose(hv2.numpy(), hv.numpy(), rtol=1e-12))
+            checked.append(
+                np.allclose(hv.numpy(), exact_hvp(w.numpy()), rtol=1e-10)
+                and np.allclose(hv2.numpy(), hv.numpy(), rtol=1e-12)
+            )
 
     check_steady(step, warmup=100, counted=700, traced_warmup=50, traced=150)  # 1,000 iterations
     assert checked == [True] * 4
@@ -192,7 +208,7 @@ def chain_peak(n: int) -> tuple[int, int, int]:
             x = tg.tensor([0.5], requires_grad=True)
             y = x
             for _ in range(n):
-                y = y * 1.0001      # mul saves both inputs: every node holds a tensor
+                y = y * 1.0001  # mul saves both inputs: every node holds a tensor
             built = tracemalloc.get_traced_memory()[0] - base
             y.backward()
             assert x.grad is not None
@@ -247,7 +263,7 @@ def test_dropped_graphs_are_freed_at_once_with_gc_disabled():
         return [y, y.grad_fn]
 
     def create_graph_grads() -> list:
-        y = (x ** 3).sum()
+        y = (x**3).sum()
         (g,) = tg.autograd.grad(y, x, create_graph=True)
         (g2,) = tg.autograd.grad(g.sum(), x, create_graph=True)
         return [y, g, g2, y.grad_fn, g.grad_fn, g2.grad_fn]
@@ -284,13 +300,23 @@ def test_dropped_graphs_are_freed_at_once_with_gc_disabled():
         tg.viz.to_dot(y, show_values=True)
         return [y, y.grad_fn]
 
-    builders = [plain, after_retained_backward, create_graph_grads, custom_function,
-                retain_grad_and_hooks, nn_forward, nested_functional, persistent_tape,
-                explained_and_drawn]
+    builders = [
+        plain,
+        after_retained_backward,
+        create_graph_grads,
+        custom_function,
+        retain_grad_and_hooks,
+        nn_forward,
+        nested_functional,
+        persistent_tape,
+        explained_and_drawn,
+    ]
     with gc_off():
         for build in builders:
             refs = [weakref.ref(o) for o in build()]  # the list is dropped right here
             alive = [r() for r in refs if r() is not None]
-            assert not alive, f"{build.__name__}: still alive after the last reference went: {alive}"
+            assert not alive, (
+                f"{build.__name__}: still alive after the last reference went: {alive}"
+            )
             assert len(refs) >= 1
         assert gc.collect() == 0, "a dropped graph left a reference cycle for the cyclic gc"

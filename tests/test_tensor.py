@@ -1,5 +1,6 @@
 """Tensor: construction and dtypes, dtype preservation through forward and backward, repr,
 conversions, shape methods, reflected operators, comparisons, in-place ops and factories."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,11 +50,34 @@ def test_tensor_from_list_of_tensors():
 
 def test_float32_preserved_with_python_and_numpy_scalars_forward_and_backward():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
-    outs = [x * 2, 2 * x, x * np.float64(2), np.float64(2) * x, x + 1, 1 - x, x / 3, 3 / x,
-            x ** 2, 2.0 ** x, x * np.array(2.0), x * np.int64(3), tg.where(x > 1, x, 0.5),
-            x.maximum(1.5), x.clip(0, 1.5), x.mean(), x.var(), x.softmax(), x.log_softmax(),
-            x.sigmoid(), x.tanh(), -x, x * np.float64(1e30), x.clip(np.float64(0.5), np.float64(1.5)),
-            x.clip(np.array(0.5), np.int64(2)), x.clip(max=tg.tensor(1.5, dtype=tg.float64))]
+    outs = [
+        x * 2,
+        2 * x,
+        x * np.float64(2),
+        np.float64(2) * x,
+        x + 1,
+        1 - x,
+        x / 3,
+        3 / x,
+        x**2,
+        2.0**x,
+        x * np.array(2.0),
+        x * np.int64(3),
+        tg.where(x > 1, x, 0.5),
+        x.maximum(1.5),
+        x.clip(0, 1.5),
+        x.mean(),
+        x.var(),
+        x.softmax(),
+        x.log_softmax(),
+        x.sigmoid(),
+        x.tanh(),
+        -x,
+        x * np.float64(1e30),
+        x.clip(np.float64(0.5), np.float64(1.5)),
+        x.clip(np.array(0.5), np.int64(2)),
+        x.clip(max=tg.tensor(1.5, dtype=tg.float64)),
+    ]
     for y in outs:
         assert y.dtype == tg.float32, y
         (g,) = tg.autograd.grad(y.sum(), x)
@@ -69,8 +93,9 @@ def test_float16_stays_float16_forward_and_backward():
     assert y.dtype == tg.float16
     y.backward()
     assert x.grad.dtype == tg.float16
-    np.testing.assert_allclose(x.grad.data.astype(np.float64),
-                               2.5 * np.exp([2.5, 5.0]) / 3 + np.cos([1.0, 2.0]), rtol=1e-2)
+    np.testing.assert_allclose(
+        x.grad.data.astype(np.float64), 2.5 * np.exp([2.5, 5.0]) / 3 + np.cos([1.0, 2.0]), rtol=1e-2
+    )
 
 
 def test_float64_tensor_mixed_with_float32_promotes_and_grads_keep_each_dtype():
@@ -210,8 +235,13 @@ def test_astype_is_differentiable_between_floats():
 def test_reflected_ops_with_numpy_arrays_on_the_left():
     t = tg.tensor([1.0, 2.0], requires_grad=True)
     a = np.array([10.0, 20.0], dtype=np.float32)
-    for expr, expected in [(a + t, [11, 22]), (a - t, [9, 18]), (a * t, [10, 40]),
-                           (a / t, [10, 10]), (a ** t, [10, 400])]:
+    for expr, expected in [
+        (a + t, [11, 22]),
+        (a - t, [9, 18]),
+        (a * t, [10, 40]),
+        (a / t, [10, 10]),
+        (a**t, [10, 400]),
+    ]:
         assert isinstance(expr, tg.Tensor) and expr.requires_grad
         np.testing.assert_allclose(expr.data, expected)
     m = np.eye(2, dtype=np.float32)
@@ -223,8 +253,17 @@ def test_reflected_ops_with_numpy_arrays_on_the_left():
 
 def test_comparisons_give_bool_tensors_without_grad():
     x = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    for c in (x > 2, x >= 2, x < 2, x <= 2, x == 2, x != 2, 2 < x, np.float32(2) > x,
-              x > tg.tensor([0.0, 5.0, 1.0])):
+    for c in (
+        x > 2,
+        x >= 2,
+        x < 2,
+        x <= 2,
+        x == 2,
+        x != 2,
+        2 < x,
+        np.float32(2) > x,
+        x > tg.tensor([0.0, 5.0, 1.0]),
+    ):
         assert isinstance(c, tg.Tensor) and c.dtype == tg.bool_
         assert not c.requires_grad and c.grad_fn is None
     assert (x > 2).tolist() == [False, False, True]
@@ -236,8 +275,19 @@ def test_comparisons_give_bool_tensors_without_grad():
 def test_getitem_variants_forward():
     a = np.arange(24.0).reshape(2, 3, 4)
     x = tg.tensor(a)
-    for index in [0, -1, (1, 2), slice(None, None, -1), (Ellipsis, 1), (None, 0), (0, None, ..., 2),
-                  np.array([1, 0, 1]), (slice(None), [0, 2]), a > 10, (0, a[0] > 3)]:
+    for index in [
+        0,
+        -1,
+        (1, 2),
+        slice(None, None, -1),
+        (Ellipsis, 1),
+        (None, 0),
+        (0, None, ..., 2),
+        np.array([1, 0, 1]),
+        (slice(None), [0, 2]),
+        a > 10,
+        (0, a[0] > 3),
+    ]:
         np.testing.assert_array_equal(x[index].data, a[index])
     np.testing.assert_array_equal(x[tg.tensor([1, 1])].data, a[[1, 1]])
     np.testing.assert_array_equal(x[tg.tensor(a > 10)].data, a[a > 10])
@@ -245,8 +295,9 @@ def test_getitem_variants_forward():
 
 def test_matmul_free_function_and_operator_agree():
     a, b = np.random.default_rng(0).standard_normal((2, 3, 4)), np.ones((4, 5))
-    np.testing.assert_allclose((tg.tensor(a) @ tg.tensor(b)).data, (a @ b).astype(np.float32),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        (tg.tensor(a) @ tg.tensor(b)).data, (a @ b).astype(np.float32), rtol=1e-6
+    )
     np.testing.assert_allclose(tg.matmul(a, b).data, a @ b)
 
 
@@ -343,7 +394,7 @@ def test_integers_and_python_floats_promote_to_float32_as_in_pytorch():
     assert (tg.arange(4) * 1.5).dtype == tg.float32
     assert (tg.tensor([1, 2]) / tg.tensor([2, 4])).dtype == tg.float32
     assert (tg.tensor([1.0], dtype=tg.float64) * 2).dtype == tg.float64  # asked for: kept
-    assert (tg.tensor([1.0]) * np.array([2.0])).dtype == tg.float64      # float64 array: NumPy's rule
+    assert (tg.tensor([1.0]) * np.array([2.0])).dtype == tg.float64  # float64 array: NumPy's rule
     assert tg.tensor([1.0]).astype(tg.float64).dtype == tg.float64
 
 
@@ -352,13 +403,13 @@ def test_inplace_on_a_view_writes_through_to_the_base_with_gradients():
     c = tg.tensor(2.0, requires_grad=True)
     b = a * 1.0
     row = b[1]
-    row *= c                      # b's second row doubles, on the tape
-    b.T[0] += 10.0                # a transposed view: b's first column gains 10
+    row *= c  # b's second row doubles, on the tape
+    b.T[0] += 10.0  # a transposed view: b's first column gains 10
     assert np.allclose(b.numpy(), [[11, 2, 3], [18, 10, 12]])
     assert np.allclose(row.numpy(), [18, 10, 12])  # the view sees its base
     (b * tg.tensor([[1.0, 2, 3], [4, 5, 6]])).sum().backward()
-    assert np.allclose(a.grad.numpy(), [[1, 2, 3], [8, 10, 12]])   # d/da: weights, doubled in row 1
-    assert np.isclose(c.grad.item(), 4 * 4 + 5 * 5 + 6 * 6)       # d/dc: sum of weights * a[1]
+    assert np.allclose(a.grad.numpy(), [[1, 2, 3], [8, 10, 12]])  # d/da: weights, doubled in row 1
+    assert np.isclose(c.grad.item(), 4 * 4 + 5 * 5 + 6 * 6)  # d/dc: sum of weights * a[1]
 
 
 def test_inplace_on_views_that_cannot_write_through_is_refused_clearly():
@@ -373,10 +424,10 @@ def test_inplace_on_views_that_cannot_write_through_is_refused_clearly():
 def test_a_view_changed_under_no_grad_is_caught_at_backward():
     w = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = w * 1.0
-    y = (b * b).sum()             # saves b
+    y = (b * b).sum()  # saves b
     with tg.no_grad():
         v = b[1:]
-        v += 1.0                  # writes into b's memory
+        v += 1.0  # writes into b's memory
     assert np.allclose(b.numpy(), [1.0, 3.0, 4.0])
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.backward()
@@ -395,12 +446,15 @@ def test_chunk_and_split_edge_cases_as_pytorch():
     assert t.grad.tolist() == [[1.0] * 5] * 2
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda: tg.arange(0, 5, 0), "arange step must be nonzero"),
-    (lambda: tg.eye(-2), r"eye needs sizes >= 0 \(ints\), got n=-2"),
-    (lambda: tg.eye(2, 2.5), "got m=2.5"),
-    (lambda: tg.linspace(0, 1, -3), "linspace needs a number of steps >= 0, got -3"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: tg.arange(0, 5, 0), "arange step must be nonzero"),
+        (lambda: tg.eye(-2), r"eye needs sizes >= 0 \(ints\), got n=-2"),
+        (lambda: tg.eye(2, 2.5), "got m=2.5"),
+        (lambda: tg.linspace(0, 1, -3), "linspace needs a number of steps >= 0, got -3"),
+    ],
+)
 def test_factories_refuse_bad_sizes_clearly(make, message):
     with pytest.raises(ValueError, match=message):
         make()
@@ -419,7 +473,11 @@ def test_to_cpu_device_and_dtype_as_pytorch():
 
 def test_argmax_all_any_axes_checked():
     t = tg.tensor([[1.0, 5.0], [3.0, 2.0]])
-    assert t.argmax().item() == 1 and t.argmax(1).tolist() == [1, 0] and t.argmin(dim=0).tolist() == [0, 1]
+    assert (
+        t.argmax().item() == 1
+        and t.argmax(1).tolist() == [1, 0]
+        and t.argmin(dim=0).tolist() == [0, 1]
+    )
     assert (t > 2).any(dim=0).tolist() == [True, True] and not (t > 2).all()
     with pytest.raises(IndexError, match="axis 5 is out of range"):
         t.argmax(axis=5)

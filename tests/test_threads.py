@@ -7,6 +7,7 @@ write .grad; and the recommended pattern for shared leaves (grad per thread, sum
 fixed order) equals serial backward() accumulation exactly. Switching threads every 10 microseconds
 makes interleavings inside ops and the engine likely, not just between them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -61,22 +62,25 @@ def run_threads(target: Callable[[int], Any], n: int = N_THREADS) -> list:
 
 def make_net() -> tg.nn.Module:
     tg.manual_seed(1234)
-    return tg.nn.Sequential(tg.nn.Linear(6, 16), tg.nn.Tanh(), tg.nn.Linear(16, 16), tg.nn.ReLU(),
-                            tg.nn.Linear(16, 3))
+    return tg.nn.Sequential(
+        tg.nn.Linear(6, 16), tg.nn.Tanh(), tg.nn.Linear(16, 16), tg.nn.ReLU(), tg.nn.Linear(16, 3)
+    )
 
 
 def batches(n: int, seed: int = 0) -> list:
     """Per-thread data, drawn before any thread starts (the RNG is shared)."""
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((ITERS, 5, 6)).astype(np.float32), rng.integers(0, 3, (ITERS, 5)))
-            for _ in range(n)]
+    return [
+        (rng.standard_normal((ITERS, 5, 6)).astype(np.float32), rng.integers(0, 3, (ITERS, 5)))
+        for _ in range(n)
+    ]
 
 
 # ---- grad mode ------------------------------------------------------------------------------------
 def test_no_grad_in_one_thread_does_not_affect_another():
     x = tg.tensor([1.0, 2.0], requires_grad=True)  # shared, read-only
-    inside = threading.Barrier(2)   # A is inside no_grad / B is inside set_grad_enabled(False)
-    done = threading.Barrier(2)     # the other thread has checked
+    inside = threading.Barrier(2)  # A is inside no_grad / B is inside set_grad_enabled(False)
+    done = threading.Barrier(2)  # the other thread has checked
     seen: dict = {}
 
     def a(_: int) -> None:
@@ -84,8 +88,8 @@ def test_no_grad_in_one_thread_does_not_affect_another():
             inside.wait(TIMEOUT)
             seen["a_enabled"] = tg.is_grad_enabled()
             seen["a_records"] = (x * 2).requires_grad
-            done.wait(TIMEOUT)       # B records while A is still inside no_grad
-        inside.wait(TIMEOUT)         # phase 2: B switched grad off
+            done.wait(TIMEOUT)  # B records while A is still inside no_grad
+        inside.wait(TIMEOUT)  # phase 2: B switched grad off
         seen["a_enabled_2"] = tg.is_grad_enabled()
         y = x * 3
         seen["a_records_2"] = y.grad_fn is not None
@@ -105,9 +109,17 @@ def test_no_grad_in_one_thread_does_not_affect_another():
             done.wait(TIMEOUT)
 
     run_threads(lambda k: (a, b)[k](k), 2)
-    assert seen == {"a_enabled": False, "a_records": False, "b_enabled": True, "b_records": True,
-                    "b_grad": [2.0, 2.0], "a_enabled_2": True, "a_records_2": True,
-                    "b_enabled_2": False, "b_records_2": False}
+    assert seen == {
+        "a_enabled": False,
+        "a_records": False,
+        "b_enabled": True,
+        "b_records": True,
+        "b_grad": [2.0, 2.0],
+        "a_enabled_2": True,
+        "a_records_2": True,
+        "b_enabled_2": False,
+        "b_records_2": False,
+    }
     assert tg.is_grad_enabled()  # the main thread never left grad mode
 
 
@@ -119,12 +131,12 @@ def test_anomaly_mode_is_thread_local():
     def a(_: int) -> None:
         with tg.autograd.detect_anomaly():
             inside.wait(TIMEOUT)
-            stacks["a"] = (x * 2).grad_fn.stack   # captured: anomaly mode is on here
+            stacks["a"] = (x * 2).grad_fn.stack  # captured: anomaly mode is on here
             done.wait(TIMEOUT)
 
     def b(_: int) -> None:
         inside.wait(TIMEOUT)
-        stacks["b"] = (x * 2).grad_fn.stack       # not captured: A's anomaly mode is A's
+        stacks["b"] = (x * 2).grad_fn.stack  # not captured: A's anomaly mode is A's
         done.wait(TIMEOUT)
 
     run_threads(lambda k: (a, b)[k](k), 2)
@@ -137,27 +149,33 @@ def test_functional_nesting_depth_is_thread_local():
     seen: dict = {}
 
     def f_a(t: tg.Tensor) -> tg.Tensor:
-        inside.wait(TIMEOUT)          # A is now inside a differentiation (depth 1)
+        inside.wait(TIMEOUT)  # A is now inside a differentiation (depth 1)
         seen["a_depth"] = state.diff_depth
-        done.wait(TIMEOUT)            # B ran its own tg.grad meanwhile
-        inner = tg.grad(lambda u: u ** 3)(t)   # nested in A: stays on the tape
+        done.wait(TIMEOUT)  # B ran its own tg.grad meanwhile
+        inner = tg.grad(lambda u: u**3)(t)  # nested in A: stays on the tape
         seen["a_inner_on_tape"] = inner.requires_grad
         return inner
 
     def a(_: int) -> None:
-        seen["a_result"] = tg.grad(f_a)(tg.tensor(2.0)).item()   # d/dt 3t^2 = 6t = 12
+        seen["a_result"] = tg.grad(f_a)(tg.tensor(2.0)).item()  # d/dt 3t^2 = 6t = 12
 
     def b(_: int) -> None:
         inside.wait(TIMEOUT)
         seen["b_depth"] = state.diff_depth
-        g = tg.grad(lambda u: u ** 3)(tg.tensor(2.0))
-        seen["b_detached"] = (g.grad_fn is None and not g.requires_grad)
+        g = tg.grad(lambda u: u**3)(tg.tensor(2.0))
+        seen["b_detached"] = g.grad_fn is None and not g.requires_grad
         seen["b_result"] = g.item()
         done.wait(TIMEOUT)
 
     run_threads(lambda k: (a, b)[k](k), 2)
-    assert seen == {"a_depth": 1, "b_depth": 0, "b_detached": True, "b_result": 12.0,
-                    "a_inner_on_tape": True, "a_result": 12.0}
+    assert seen == {
+        "a_depth": 1,
+        "b_depth": 0,
+        "b_detached": True,
+        "b_result": 12.0,
+        "a_inner_on_tape": True,
+        "a_result": 12.0,
+    }
 
 
 # ---- shared read-only parameters --------------------------------------------------------------------
@@ -173,7 +191,7 @@ def _train_like_work(net: tg.nn.Module, data: tuple, log: list | None = None, k:
         x = tg.tensor(xs[it], requires_grad=True)  # owned by this thread
         loss = loss_fn(net(x), ys[it])
         grads = tg.autograd.grad(loss, params, retain_graph=True)
-        loss.backward(inputs=[x])                   # .grad of this thread's own leaf only
+        loss.backward(inputs=[x])  # .grad of this thread's own leaf only
         out.append((loss.numpy().copy(), [g.numpy().copy() for g in grads], x.grad.numpy().copy()))
     return out
 
@@ -193,7 +211,9 @@ def test_eight_threads_sharing_parameters_match_a_serial_run_bit_for_bit():
     log: list = []
     threaded = run_threads(lambda k: _train_like_work(net, data[k], log, k))
     switches = sum(a != b for a, b in zip(log, log[1:]))
-    assert switches > 2 * N_THREADS, f"the threads hardly overlapped ({switches} switches): nothing tested"
+    assert switches > 2 * N_THREADS, (
+        f"the threads hardly overlapped ({switches} switches): nothing tested"
+    )
     for k in range(N_THREADS):
         _assert_identical(threaded[k], serial[k])
     # the threads differ from each other (so identical results are not a trivial coincidence)
@@ -250,8 +270,16 @@ def test_concurrent_functional_grad_gives_correct_results():
         for it in range(ITERS):
             (loss, logits), (gx, gw) = step(tg.tensor(xs[it]), ys[it])
             t = tg.tensor(0.1 * (k + 1) + 0.01 * it, dtype=tg.float64)
-            out.append((loss.numpy().copy(), gx.numpy().copy(), [g.numpy().copy() for g in gw],
-                        d2sin(t).item(), logits.requires_grad, gx.requires_grad))
+            out.append(
+                (
+                    loss.numpy().copy(),
+                    gx.numpy().copy(),
+                    [g.numpy().copy() for g in gw],
+                    d2sin(t).item(),
+                    logits.requires_grad,
+                    gx.requires_grad,
+                )
+            )
         return out
 
     serial = [work(k) for k in range(N_THREADS)]
@@ -283,25 +311,37 @@ def test_per_thread_grads_summed_in_order_equal_serial_backward_exactly():
     params = threaded_net.trainable_params()
     for it in range(4):
         serial_opt.zero_grad()
-        for k in range(N_THREADS):           # PyTorch style, one loss after another
+        for k in range(N_THREADS):  # PyTorch style, one loss after another
             loss_of(serial_net, k, it).backward()
         serial_opt.step()
 
         results = run_threads(lambda k: tg.autograd.grad(loss_of(threaded_net, k, it), params))
-        summed = [functools.reduce(operator.add, (r[i] for r in results)) for i in range(len(params))]
+        summed = [
+            functools.reduce(operator.add, (r[i] for r in results)) for i in range(len(params))
+        ]
         threaded_opt.step(summed)
         assert all(p.grad is None for p in params)
 
     for p, q in zip(serial_net.parameters(), threaded_net.parameters(), strict=True):
         assert np.array_equal(p.numpy(), q.numpy())
-    assert not np.array_equal(serial_net[0].weight.numpy(), make_net()[0].weight.numpy())  # it trained
+    assert not np.array_equal(
+        serial_net[0].weight.numpy(), make_net()[0].weight.numpy()
+    )  # it trained
 
 
 def test_threads_section_documents_the_accumulation_rules():
-    text = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text(
+        encoding="utf-8"
+    )
     section = text.split("## Threads", 1)[1]
-    for claim in ("Thread-local", "Concurrent `backward()` into the same leaf", "_accumulate_grad",
-                  "holds a lock", "tg.autograd.grad", "fixed order"):
+    for claim in (
+        "Thread-local",
+        "Concurrent `backward()` into the same leaf",
+        "_accumulate_grad",
+        "holds a lock",
+        "tg.autograd.grad",
+        "fixed order",
+    ):
         assert claim in section
 
 

@@ -1,4 +1,5 @@
 """Every tutorial runs as a plain script and prints the numbers the seed documents print."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,14 @@ TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
 
 def run(name: str) -> str:
     env = dict(os.environ, PYTHONPATH=str(TUTORIALS.parent))
-    done = subprocess.run([sys.executable, str(TUTORIALS / name)], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=TUTORIALS.parent)
+    done = subprocess.run(
+        [sys.executable, str(TUTORIALS / name)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=TUTORIALS.parent,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -27,7 +34,7 @@ def numbers(text: str) -> list[float]:
 def line_after(out: str, marker: str, skip: int = 1) -> str:
     lines = out.splitlines()
     i = lines.index(marker)
-    return "\n".join(lines[i + skip: i + skip + 1])
+    return "\n".join(lines[i + skip : i + skip + 1])
 
 
 def test_every_tutorial_has_a_test() -> None:
@@ -106,6 +113,7 @@ def check_06(out: str) -> None:
 
 def check_07(out: str) -> None:
     lines = out.splitlines()
+
     def numbers(text: str) -> list[float]:  # ignore the "y1 = " labels
         return globals()["numbers"](re.sub(r"^(y\d = |by hand:)", "", text))
 
@@ -128,11 +136,22 @@ def check_08(out: str) -> None:
     assert accs[-1] > 0.95
 
 
-TESTED = {f"0{i}_{name}.py": fn for i, (name, fn) in enumerate([
-    ("tape_and_backward", check_01), ("functional_grad", check_02), ("higher_order", check_03),
-    ("stop_gradient_and_aux", check_04), ("loss_scaling_and_clipping", check_05),
-    ("custom_functions", check_06), ("backprop_by_hand", check_07), ("training_an_mlp", check_08),
-], start=1)}
+TESTED = {
+    f"0{i}_{name}.py": fn
+    for i, (name, fn) in enumerate(
+        [
+            ("tape_and_backward", check_01),
+            ("functional_grad", check_02),
+            ("higher_order", check_03),
+            ("stop_gradient_and_aux", check_04),
+            ("loss_scaling_and_clipping", check_05),
+            ("custom_functions", check_06),
+            ("backprop_by_hand", check_07),
+            ("training_an_mlp", check_08),
+        ],
+        start=1,
+    )
+}
 
 
 @pytest.mark.parametrize("script", sorted(TESTED))

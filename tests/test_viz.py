@@ -1,5 +1,6 @@
 """tg.viz: DOT structure (nodes, edges in the gradient's direction, sharing, cut-off, labels) and real
 rendering through Graphviz, plus the install message when Graphviz is missing."""
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,10 @@ from tapegrad.tape.engine import execution_order
 
 def _nodes(dot: str) -> dict:
     """{id: label} of every DOT node statement."""
-    return {m.group(1): m.group(2) for m in re.finditer(r'^  (\w+) \[.*label="((?:[^"\\]|\\.)*)"\];$',
-                                                        dot, re.M)}
+    return {
+        m.group(1): m.group(2)
+        for m in re.finditer(r'^  (\w+) \[.*label="((?:[^"\\]|\\.)*)"\];$', dot, re.M)
+    }
 
 
 def _edges(dot: str) -> list:
@@ -64,8 +67,9 @@ def test_nodes_in_engine_order_and_edges_follow_the_gradient():
 def test_leaf_param_and_output_styles_differ_and_show_shape_dtype():
     x, w, z = _example()
     dot = tg.viz.to_dot(z)
-    lines = {v.split("\\n")[0]: line for line in dot.splitlines()
-             for k, v in _nodes(line + "\n").items()}
+    lines = {
+        v.split("\\n")[0]: line for line in dot.splitlines() for k, v in _nodes(line + "\n").items()
+    }
     assert "(3,) float32" in lines["leaf0"] and "(3,) float32" in lines["w"]
     assert "bold" in lines["w"] and "bold" not in lines["leaf0"]
     styles = {re.search(r'fillcolor="(#\w+)"', lines[k]).group(1) for k in ("leaf0", "w", "output")}
@@ -155,6 +159,7 @@ def test_output_is_deterministic():
     def build():
         x = tg.tensor([1.0, 2.0], requires_grad=True)
         return (tg.exp(x) * x).sum()
+
     assert tg.viz.to_dot(build()) == tg.viz.to_dot(build())
 
 
@@ -169,6 +174,7 @@ def test_freed_graph_can_still_be_drawn():
 def _graphviz_installed() -> bool:
     import importlib.util
     import shutil
+
     return importlib.util.find_spec("graphviz") is not None and shutil.which("dot") is not None
 
 
@@ -183,7 +189,7 @@ def test_draw_svg_and_png(tmp_path):
     text = svg.read_text()
     assert svg == tmp_path / "sub" / "graph.svg"
     assert text.lstrip().startswith(("<?xml", "<svg")) and "SinBackward" in text
-    assert "w&lt;&quot;&amp;&gt;" in text or "w&lt;\"&amp;&gt;" in text
+    assert "w&lt;&quot;&amp;&gt;" in text or 'w&lt;"&amp;&gt;' in text
     png = tg.viz.draw(z, str(tmp_path / "graph.png"))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     other = tg.viz.draw(z, tmp_path / "noext", format="svg")
@@ -203,6 +209,7 @@ def _assert_install_message(msg: str):
 
 def test_draw_without_dot_on_path_says_how_to_install(tmp_path, monkeypatch):
     import importlib.util
+
     if importlib.util.find_spec("graphviz") is None:  # then draw() stops at the package instead
         monkeypatch.setitem(sys.modules, "graphviz", __import__("types").ModuleType("graphviz"))
     empty = tmp_path / "empty"

@@ -24,8 +24,8 @@ print("x.grad before backward", x.grad)
 print("y.grad before backward", y.grad)
 z.backward()
 print("z", z)
-print("x.grad", x.grad)   # dz/dx = 2x = 2
-print("y.grad", y.grad)   # dz/dy = 1
+print("x.grad", x.grad)  # dz/dx = 2x = 2
+print("y.grad", y.grad)  # dz/dy = 1
 
 # %% [markdown]
 # ## `tg.autograd.backward(z)` is the same thing
@@ -65,7 +65,7 @@ print("=== backward with a gradient ===")
 x0 = tg.ones(2, 2, requires_grad=True)
 x = x0 * 2
 y = x - 1
-y.backward(x)              # d(sum(x * y))/dx0 with x held as weights = 2 * x = 4
+y.backward(x)  # d(sum(x * y))/dx0 with x held as weights = 2 * x = 4
 print("x0.grad", x0.grad)
 
 # %% [markdown]
@@ -76,8 +76,8 @@ print("=== accumulation ===")
 w = tg.tensor(3.0, requires_grad=True)
 for _ in range(3):
     (w * w).backward()
-    print("w.grad", w.grad)   # 6, 12, 18
-w.grad = None               # or w.grad.zero_()
+    print("w.grad", w.grad)  # 6, 12, 18
+w.grad = None  # or w.grad.zero_()
 (w * w).backward()
 print("after reset w.grad", w.grad)
 
@@ -111,10 +111,10 @@ x = tg.tensor(2.0, requires_grad=True)
 z = x.sin() * x
 z.backward(retain_graph=True)
 print("first backward, x.grad", x.grad)
-z.backward()                 # works: the first call kept the saved tensors
+z.backward()  # works: the first call kept the saved tensors
 print("second backward, x.grad", x.grad)
 try:
-    z.backward()             # the second call freed them
+    z.backward()  # the second call freed them
 except RuntimeError as e:
     print("third backward:", str(e).split(".")[0])
 

@@ -150,7 +150,8 @@ except ValueError as e:
 
 # %%
 print("=== value and grad ===")
-value, grad = tg.value_and_grad(net, grad_position=(0, 1), weights=net.trainable_params(),
-                                has_aux=True)(x, y)
+value, grad = tg.value_and_grad(
+    net, grad_position=(0, 1), weights=net.trainable_params(), has_aux=True
+)(x, y)
 print("value", value)
 print("grad", grad)

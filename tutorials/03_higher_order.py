@@ -55,10 +55,10 @@ print(np.around(output[1].numpy(), decimals=2))
 # %%
 x = tg.tensor(2.0, requires_grad=True)
 y = x**4
-(d1,) = tg.autograd.grad(y, x, create_graph=True)     # 4x³ = 32
-(d2,) = tg.autograd.grad(d1, x, create_graph=True)    # 12x² = 48
-(d3,) = tg.autograd.grad(d2, x, create_graph=True)    # 24x = 48
-(d4,) = tg.autograd.grad(d3, x)                       # 24
+(d1,) = tg.autograd.grad(y, x, create_graph=True)  # 4x³ = 32
+(d2,) = tg.autograd.grad(d1, x, create_graph=True)  # 12x² = 48
+(d3,) = tg.autograd.grad(d2, x, create_graph=True)  # 24x = 48
+(d4,) = tg.autograd.grad(d3, x)  # 24
 print("derivatives of x**4 at 2:", d1.item(), d2.item(), d3.item(), d4.item())
 
 # %% [markdown]

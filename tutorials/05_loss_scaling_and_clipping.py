@@ -43,8 +43,9 @@ def forward_fn(x, y):
     return loss, logits
 
 
-value_and_grad_func = tg.value_and_grad(forward_fn, grad_position=None,
-                                        weights=net.trainable_params(), has_aux=True)
+value_and_grad_func = tg.value_and_grad(
+    forward_fn, grad_position=None, weights=net.trainable_params(), has_aux=True
+)
 (loss, logits), grad = value_and_grad_func(x, y)
 print("=== loss scale ===")
 print("loss", loss)
@@ -54,11 +55,12 @@ loss = loss_scale.unscale(loss)
 grad = loss_scale.unscale(grad)
 print("loss", loss)
 print("grad", grad)
-state = all_finite(grad)   # True when nothing overflowed
+state = all_finite(grad)  # True when nothing overflowed
 print(state)
 
 # %% [markdown]
 # ## Why scale: a float16 gradient that underflows to zero without it
+
 
 # %%
 # d loss / d w = 2 * (w*x - y) * x = 2e-8: smaller than float16's smallest subnormal (6e-8).
@@ -76,7 +78,9 @@ plain = float16_weight_grad()
 scaler16 = StaticLossScaler(1024.0)
 # unscale in float32 (master weights): back in float16 the value would underflow again
 rescued = scaler16.unscale(tuple(g.astype(tg.float32) for g in float16_weight_grad(scaler16)))
-print("float16 grad without scaling:", plain[0].item(), " with scaling, unscaled:", rescued[0].item())
+print(
+    "float16 grad without scaling:", plain[0].item(), " with scaling, unscaled:", rescued[0].item()
+)
 
 
 # %% [markdown]
@@ -93,7 +97,7 @@ for finite in [True, True, True, False, True]:
 # Every gradient is multiplied by clip_norm / max(global_norm, clip_norm); the input is not changed.
 
 # %%
-grads = (tg.tensor([3.0, 4.0]), tg.tensor([[12.0]]))      # global norm 13
+grads = (tg.tensor([3.0, 4.0]), tg.tensor([[12.0]]))  # global norm 13
 clipped = tg.ops.clip_by_global_norm(grads, clip_norm=1.0)
 print("clipped:", clipped)
 print("original untouched:", grads[0])
@@ -113,12 +117,18 @@ loss_fn(model(xb).squeeze(-1), yb).backward()
 full = model.weight.grad.numpy().copy()
 
 model.zero_grad()
-for part in (slice(0, 4), slice(4, 8)):           # .grad accumulates across backward calls
+for part in (slice(0, 4), slice(4, 8)):  # .grad accumulates across backward calls
     loss_fn(model(xb[part]).squeeze(-1), yb[part]).backward()
-print("accumulated with backward == full batch:", np.allclose(model.weight.grad.numpy(), full, atol=1e-5))
+print(
+    "accumulated with backward == full batch:",
+    np.allclose(model.weight.grad.numpy(), full, atol=1e-5),
+)
 
-grad_fn = tg.grad(lambda a, b: loss_fn(model(a).squeeze(-1), b), grad_position=None,
-                  weights=model.trainable_params())
+grad_fn = tg.grad(
+    lambda a, b: loss_fn(model(a).squeeze(-1), b),
+    grad_position=None,
+    weights=model.trainable_params(),
+)
 g1 = grad_fn(xb[:4], yb[:4])
 g2 = grad_fn(xb[4:], yb[4:])
 summed = tuple(a + b for a, b in zip(g1, g2))

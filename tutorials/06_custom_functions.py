@@ -19,12 +19,12 @@ class Softplus(tg.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.relu() + (1.0 + (-x.abs()).exp()).log()   # never exp of a large number
+        return x.relu() + (1.0 + (-x.abs()).exp()).log()  # never exp of a large number
 
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return grad_out * x.sigmoid()      # d/dx softplus = sigmoid
+        return grad_out * x.sigmoid()  # d/dx softplus = sigmoid
 
 
 x = tg.tensor([-30.0, -1.0, 0.5, 40.0], dtype=tg.float64, requires_grad=True)
@@ -49,11 +49,13 @@ class BadSquare(tg.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return grad_out * x          # forgot the factor 2
+        return grad_out * x  # forgot the factor 2
 
 
-print("gradcheck of a wrong backward:",
-      tg.autograd.gradcheck(BadSquare.apply, (x,), raise_exception=False))
+print(
+    "gradcheck of a wrong backward:",
+    tg.autograd.gradcheck(BadSquare.apply, (x,), raise_exception=False),
+)
 
 # %% [markdown]
 # ## Min-max with a hook (seed 003)
@@ -66,7 +68,7 @@ A = tg.nn.Linear(1, 2)
 B = tg.nn.Linear(2, 3)
 C = tg.nn.Linear(2, 3)
 for p in C.parameters():
-    p.register_hook(lambda g: -g)          # C climbs the loss instead of descending it
+    p.register_hook(lambda g: -g)  # C climbs the loss instead of descending it
 opt = tg.optim.SGD(list(A.parameters()) + list(B.parameters()) + list(C.parameters()), lr=0.01)
 
 xs = tg.rand(10, 1)

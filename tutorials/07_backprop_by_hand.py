@@ -31,10 +31,10 @@ print("y2 = ", y2.numpy())
 # As two VJPs: g_a = g * (-sin(a)) with a = sin(x), then g_x = g_a * cos(x).
 
 # %%
-g = np.ones(3, np.float32)                 # dL/dout, the seed (L = sum of outputs)
+g = np.ones(3, np.float32)  # dL/dout, the seed (L = sum of outputs)
 a = np.sin(x_np)
-g_a = g * -np.sin(a)                        # CosBackward's rule
-g_x = g_a * np.cos(x_np)                    # SinBackward's rule
+g_a = g * -np.sin(a)  # CosBackward's rule
+g_x = g_a * np.cos(x_np)  # SinBackward's rule
 print("y1 = ", -np.sin(np.sin(x_np)) * np.cos(x_np))
 print("by hand:", g_x)
 print("y2 = ", tg.grad(lambda t: t.sin().cos())(x).numpy())
@@ -98,4 +98,4 @@ print("sum(x @ y) =", np.sum(x.numpy() @ y.numpy()))
 # %%
 grad_wrt_output = tg.Tensor([[0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], dtype=tg.float32)
 out, vjp_fn = tg.vjp(net, x, y, weights=net.trainable_params())
-print(vjp_fn(grad_wrt_output))   # ((d/dx, d/dy), (d/dz,)), each 0.1 times the gradients above
+print(vjp_fn(grad_wrt_output))  # ((d/dx, d/dy), (d/dz,)), each 0.1 times the gradients above

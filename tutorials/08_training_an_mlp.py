@@ -62,8 +62,9 @@ print(f"loss fell from {first:.4f} to {loss.item():.4f}")
 # `value_and_grad` with `weights=` returns the loss and a tuple of gradients; the optimizer takes it.
 
 # %%
-step = tg.value_and_grad(lambda x, y: loss_fn(model(x), y), grad_position=None,
-                         weights=model.trainable_params())
+step = tg.value_and_grad(
+    lambda x, y: loss_fn(model(x), y), grad_position=None, weights=model.trainable_params()
+)
 for _ in range(50):
     loss, grads = step(X, Y)
     opt.step(grads)

@@ -2,6 +2,7 @@
 
 Runs as a plain script; writes the drawn tape to tutorials/output/demo_tape.svg when Graphviz is there.
 """
+
 from pathlib import Path
 
 import numpy as np

@@ -2,6 +2,7 @@
 
 Layer L4: builds on tensor.py and the tape.
 """
+
 from __future__ import annotations
 
 from ..primitives.registry import REGISTRY, lookup
@@ -23,6 +24,21 @@ def rules() -> dict:
     return {name: prim.formula() for name, prim in REGISTRY.items()}
 
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
-           "enable_grad", "formula", "grad", "gradcheck", "gradgradcheck", "is_anomaly_enabled",
-           "is_grad_enabled", "no_grad", "rules", "set_grad_enabled"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "Node",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "formula",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "no_grad",
+    "rules",
+    "set_grad_enabled",
+]

@@ -4,6 +4,7 @@ Layer L4. `apply` runs `forward` without recording, then records ONE node throug
 (the same path as built-in ops), whose rule calls the subclass's `backward`. Several outputs add
 one small node per output that hands its gradient to that node.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -31,25 +32,30 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: Any) -> None:
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward takes tensors (or None), got {type(t).__name__}; "
-                                f"store other values as attributes of ctx")
+                raise TypeError(
+                    f"save_for_backward takes tensors (or None), got {type(t).__name__}; "
+                    f"store other values as attributes of ctx"
+                )
         self._saved = tensors
-        self._versions = tuple((t._version_counter(), t._version) if t is not None else None
-                               for t in tensors)
+        self._versions = tuple(
+            (t._version_counter(), t._version) if t is not None else None for t in tensors
+        )
 
     @property
     def saved_tensors(self) -> tuple:
         if self._saved is None:
             raise RuntimeError(
                 f"the saved tensors of {self._owner}Backward were freed by a previous backward; pass "
-                f"retain_graph=True to the first backward()/grad() to backward through it again")
+                f"retain_graph=True to the first backward()/grad() to backward through it again"
+            )
         for i, entry in enumerate(self._versions):
             if entry is not None and entry[0][0] != entry[1]:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an "
                     f"in-place operation: saved tensor {i} of {self._owner}Backward is at version "
                     f"{entry[0][0]}; expected version {entry[1]}. Compute the in-place change on a "
-                    f"copy (or out of place: `x = x + 1` instead of `x += 1`), or do it after backward.")
+                    f"copy (or out of place: `x = x + 1` instead of `x += 1`), or do it after backward."
+                )
         return self._saved
 
     def _free(self) -> None:
@@ -95,9 +101,15 @@ class Function:
     def _primitive(cls) -> Primitive:
         prim = cls.__dict__.get("_prim")
         if prim is None:
-            prim = Primitive(cls.__name__, _user_forward, f"{cls.__name__}.forward(...)",
-                             (f"{cls.__name__}.backward(ctx, g)",), saves=False, needs_out=False,
-                             view=False)
+            prim = Primitive(
+                cls.__name__,
+                _user_forward,
+                f"{cls.__name__}.forward(...)",
+                (f"{cls.__name__}.backward(ctx, g)",),
+                saves=False,
+                needs_out=False,
+                view=False,
+            )
             prim.node_name = cls.__name__ + "Backward"
             prim.defvjp_all(cls._run_backward)
             cls._prim = prim
@@ -137,7 +149,8 @@ class Function:
         if len(grads) != n:
             raise RuntimeError(
                 f"{cls.__name__}.backward returned {len(grads)} gradient(s), but forward took {n} "
-                f"input(s); return exactly one per forward input (None for non-tensors)")
+                f"input(s); return exactly one per forward input (None for non-tensors)"
+            )
         fixed = []
         for i, (gi, x) in enumerate(zip(grads, inputs)):
             if gi is None or not ctx.needs_input_grad[i]:
@@ -149,7 +162,8 @@ class Function:
                 raise RuntimeError(
                     f"{cls.__name__}.backward returned a gradient of shape {list(gi.shape)} for input "
                     f"{i}, which has shape {list(x.shape)}; they must match (or the input's shape "
-                    f"must broadcast to the gradient's, which is then summed back, as in PyTorch)")
+                    f"must broadcast to the gradient's, which is then summed back, as in PyTorch)"
+                )
             fixed.append(np.array(gi._data, copy=True) if raw else gi)  # may be a saved array
         return tuple(fixed)
 
@@ -161,14 +175,18 @@ class Function:
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         if out is None:
-            raise TypeError(f"{cls.__name__}.forward returned None; it must return the output tensor")
+            raise TypeError(
+                f"{cls.__name__}.forward returned None; it must return the output tensor"
+            )
         if isinstance(out, (tuple, list)):
             return cls._apply_several(ctx, args, tuple(out), needs)
         data = out._data if isinstance(out, Tensor) else np.asarray(out)
         if state.enabled and any(needs):
             if data.dtype.kind != "f":
-                raise TypeError(f"{cls.__name__}.forward returned dtype {data.dtype}; a differentiable "
-                                f"Function must return a floating-point tensor")
+                raise TypeError(
+                    f"{cls.__name__}.forward returned dtype {data.dtype}; a differentiable "
+                    f"Function must return a floating-point tensor"
+                )
             return _record(cls._primitive(), data, args, {"ctx": ctx})
         return Tensor._make(data)
 
@@ -181,8 +199,12 @@ class Function:
         arrays = [o._data if isinstance(o, Tensor) else o for o in outs]
         ctx._outputs = [(np.shape(a), getattr(a, "dtype", None)) for a in arrays]
         recorded = state.enabled and any(needs)
-        differentiable = [isinstance(a, np.ndarray) and a.dtype.kind == "f"
-                          and id(o) not in ctx._non_differentiable for o, a in zip(outs, arrays)]
+        differentiable = [
+            isinstance(a, np.ndarray)
+            and a.dtype.kind == "f"
+            and id(o) not in ctx._non_differentiable
+            for o, a in zip(outs, arrays)
+        ]
         if recorded and any(differentiable):
             dtype = next(a.dtype for a, d in zip(arrays, differentiable) if d)
             joined = _record(cls._primitive(), np.zeros((), dtype), args, {"ctx": ctx})
@@ -201,9 +223,16 @@ class Function:
     def _output_primitive(cls) -> Primitive:
         prim = cls.__dict__.get("_output_prim")
         if prim is None:
-            prim = Primitive(cls.__name__ + "_output", _user_forward, f"{cls.__name__}.forward(...)[i]",
-                             ("dL/doutput_i, handed to " + cls.__name__ + "Backward",), saves=False,
-                             needs_out=False, view=False, keeps_shape=True)
+            prim = Primitive(
+                cls.__name__ + "_output",
+                _user_forward,
+                f"{cls.__name__}.forward(...)[i]",
+                ("dL/doutput_i, handed to " + cls.__name__ + "Backward",),
+                saves=False,
+                needs_out=False,
+                view=False,
+                keeps_shape=True,
+            )
             prim.node_name = cls.__name__ + "OutputBackward"
             prim.defvjp(lambda g, out, joined, *, index, count: _OutputGrads.one(index, count, g))
             cls._output_prim = prim
@@ -236,10 +265,15 @@ class _OutputGrads:
         return _OutputGrads(grads)
 
     def __repr__(self) -> str:  # (as explain shows it)
-        parts = ["none" if x is None else " ".join(np.array2string(
-            np.asarray(getattr(x, "_data", x)), precision=4).split()) for x in self.grads]
+        parts = [
+            "none"
+            if x is None
+            else " ".join(np.array2string(np.asarray(getattr(x, "_data", x)), precision=4).split())
+            for x in self.grads
+        ]
         return "per output: " + "; ".join(f"[{i}] {p}" for i, p in enumerate(parts))
 
     def __add__(self, other: "_OutputGrads") -> "_OutputGrads":
-        return _OutputGrads([b if a is None else a if b is None else a + b
-                             for a, b in zip(self.grads, other.grads)])
+        return _OutputGrads(
+            [b if a is None else a if b is None else a + b for a, b in zip(self.grads, other.grads)]
+        )

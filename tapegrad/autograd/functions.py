@@ -2,9 +2,10 @@
 
 Layer L4: validates what users pass, makes the seed gradients, and hands roots to tape/engine.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,32 +31,40 @@ def _key(t: Tensor) -> Any:
     return t._grad_fn if t._grad_fn is not None else t
 
 
-def _roots_and_seeds(outputs: Any, grads: Any, out_name: str, grad_name: str,
-                     single: bool = False) -> tuple[list, list]:
+def _roots_and_seeds(
+    outputs: Any, grads: Any, out_name: str, grad_name: str, single: bool = False
+) -> tuple[list, list]:
     outputs = _as_tuple(outputs)
     grads = (None,) * len(outputs) if grads is None else _as_tuple(grads)
     if len(grads) != len(outputs):
-        raise ValueError(f"{grad_name} has {len(grads)} entries but {out_name} has {len(outputs)}; "
-                         f"give one gradient per output (None for a scalar output)")
+        raise ValueError(
+            f"{grad_name} has {len(grads)} entries but {out_name} has {len(outputs)}; "
+            f"give one gradient per output (None for a scalar output)"
+        )
     roots, seeds = [], []
     for i, (t, g) in enumerate(zip(outputs, grads)):
-        label, glabel = (out_name, grad_name) if single else (f"{out_name}[{i}]", f"{grad_name}[{i}]")
+        label, glabel = (
+            (out_name, grad_name) if single else (f"{out_name}[{i}]", f"{grad_name}[{i}]")
+        )
         if not isinstance(t, Tensor):
             raise TypeError(
                 f"{label} is a {type(t).__name__}, not a tapegrad Tensor: its value left the "
                 f"tape (e.g. through .numpy(), .item() or a NumPy function), so no gradient can flow "
-                f"back through it; compute it with tapegrad ops instead")
+                f"back through it; compute it with tapegrad ops instead"
+            )
         if not t._requires_grad:
             raise RuntimeError(
                 f"{label} does not require grad and has no grad_fn: nothing it was computed "
                 f"from requires grad, or it was computed under tg.no_grad() or from a detached tensor. "
-                f"Set requires_grad=True on the inputs you differentiate with respect to")
+                f"Set requires_grad=True on the inputs you differentiate with respect to"
+            )
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs, but {label} has "
                     f"shape {list(t.shape)}; pass {grad_name} with a tensor of that shape "
-                    f"(e.g. tg.ones_like(output)), or reduce the output first (.sum())")
+                    f"(e.g. tg.ones_like(output)), or reduce the output first (.sum())"
+                )
             g = Tensor._make(np.array(1, t.dtype) if t.ndim == 0 else np.ones(t.shape, t.dtype))
         else:
             if not isinstance(g, Tensor):
@@ -63,7 +72,8 @@ def _roots_and_seeds(outputs: Any, grads: Any, out_name: str, grad_name: str,
             if g.shape != t.shape:
                 raise RuntimeError(
                     f"mismatch in shape: {glabel} has shape {list(g.shape)} but {label} "
-                    f"has shape {list(t.shape)}; they must be equal")
+                    f"has shape {list(t.shape)}; they must be equal"
+                )
             if g.dtype != t.dtype:
                 g = g.astype(t.dtype)
         roots.append(_key(t))
@@ -81,13 +91,21 @@ def _check_inputs(inputs: Any, name: str) -> tuple:
         if not t._requires_grad:
             raise RuntimeError(
                 f"{name}[{i}] does not require grad, so no gradient can be computed for it; create it "
-                f"with requires_grad=True (or call .requires_grad_())")
+                f"with requires_grad=True (or call .requires_grad_())"
+            )
     return inputs
 
 
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False, inputs: Any = None, trace: bool = False, *,
-             _names: tuple = ("tensors", "grad_tensors")) -> None:
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+    trace: bool = False,
+    *,
+    _names: tuple = ("tensors", "grad_tensors"),
+) -> None:
     """Accumulate the gradients of `tensors` into the `.grad` of leaves (or of `inputs`).
 
     >>> x = tg.tensor(2.0, requires_grad=True); tg.autograd.backward(x * x); x.grad
@@ -114,9 +132,15 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             t._accumulate_grad(g, create_graph)
 
 
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple:
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple:
     """The gradients of `outputs` with respect to `inputs`, as a tuple; no `.grad` is touched.
 
     >>> x = tg.tensor(3.0, requires_grad=True); tg.autograd.grad(x * x, x)
@@ -124,8 +148,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     """
     inputs = _check_inputs(inputs, "inputs")
     single = not isinstance(outputs, (list, tuple))
-    roots, seeds = _roots_and_seeds(outputs, grad_outputs, "the output" if single else "outputs",
-                                    "grad_outputs", single=single)
+    roots, seeds = _roots_and_seeds(
+        outputs, grad_outputs, "the output" if single else "outputs", "grad_outputs", single=single
+    )
     retain = create_graph if retain_graph is None else retain_graph
     keys = [_key(t) for t in inputs]
     captured = run_backward(roots, seeds, set(keys), retain, create_graph)
@@ -141,7 +166,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 raise RuntimeError(
                     f"inputs[{i}] (shape {list(t.shape)}) was not used to compute the outputs, so it "
                     f"has no gradient; pass allow_unused=True to get None for it "
-                    f"(or materialize_grads=True to get zeros)")
+                    f"(or materialize_grads=True to get zeros)"
+                )
         elif not create_graph and (g._grad_fn is not None or not g._data.flags.writeable):
             # off the tape, and a writable array of its own (rules may return broadcast views)
             g = Tensor._make(g._data if g._data.flags.writeable else g._data.copy())

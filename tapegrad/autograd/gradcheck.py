@@ -2,6 +2,7 @@
 
 Layer L4. Use float64 inputs: float32 finite differences are too noisy for tight tolerances.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -57,8 +58,9 @@ def _analytical_jacobians(fn: Callable, inputs: Sequence[Tensor]) -> list:
         for r in range(o._data.size):
             seed = np.zeros(o._data.size, dtype=o.dtype)
             seed[r] = 1
-            grads = autograd_grad(o, diff, Tensor._make(seed.reshape(o.shape)), retain_graph=True,
-                                  allow_unused=True)
+            grads = autograd_grad(
+                o, diff, Tensor._make(seed.reshape(o.shape)), retain_graph=True, allow_unused=True
+            )
             it = iter(grads)
             for i, t in enumerate(inputs):
                 if t._requires_grad:
@@ -68,8 +70,14 @@ def _analytical_jacobians(fn: Callable, inputs: Sequence[Tensor]) -> list:
     return jac
 
 
-def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True) -> bool:
+def gradcheck(
+    fn: Callable,
+    inputs: Any,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
     """Compare the tape's Jacobian of fn at `inputs` with central differences (use float64).
 
     >>> tg.autograd.gradcheck(lambda x: (x * x).sum(), (tg.randn(3, dtype=tg.float64, requires_grad=True),))
@@ -92,12 +100,20 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
                 raise GradcheckError(
                     f"Jacobian mismatch for output {k} with respect to input {i} (max abs difference "
                     f"{worst:.3g}; atol={atol}, rtol={rtol}).\ntape (analytical):\n{ana}\n"
-                    f"finite differences (numerical):\n{num}")
+                    f"finite differences (numerical):\n{num}"
+                )
     return True
 
 
-def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: float = 1e-6,
-                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+def gradgradcheck(
+    fn: Callable,
+    inputs: Any,
+    grad_outputs: Any = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
     """gradcheck of the first-order gradients (checks the recorded backward, i.e. second order).
 
     The first-order gradients are differentiated with respect to the inputs and to the
@@ -108,9 +124,12 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
     outs = [o for o in _outputs(fn, inputs) if o._requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor(rng.standard_normal(o.shape), dtype=o.dtype, requires_grad=True)
-                             for o in outs)
-    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+        grad_outputs = tuple(
+            Tensor(rng.standard_normal(o.shape), dtype=o.dtype, requires_grad=True) for o in outs
+        )
+    grad_outputs = (
+        tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    )
     n = len(inputs)
 
     def first_order(*args: Tensor) -> tuple:
@@ -120,8 +139,15 @@ def gradgradcheck(fn: Callable, inputs: Any, grad_outputs: Any = None, eps: floa
         gs = autograd_grad(o, d, gos, create_graph=True, allow_unused=True)
         # None (unused input) is a zero gradient: keep it as one so that finite differences
         # can disagree if the tape wrongly dropped a dependency
-        return tuple(g if g is not None else Tensor._make(np.zeros(x.shape, x.dtype))
-                     for g, x in zip(gs, d))
+        return tuple(
+            g if g is not None else Tensor._make(np.zeros(x.shape, x.dtype)) for g, x in zip(gs, d)
+        )
 
-    return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_order,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

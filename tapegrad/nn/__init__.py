@@ -3,6 +3,7 @@
 Layer L5: re-exports only (the code lives in parameter, module, layers, losses, functional, init,
 utils and amp).
 """
+
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
@@ -13,7 +14,31 @@ from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCe
 from .parameter import Parameter
 from .utils import clip_grad_norm_
 
-__all__ = ["BCEWithLogitsLoss", "Cell", "CellList", "CrossEntropyLoss", "Dense", "Dropout", "DynamicLossScaler",
-           "Flatten", "Identity", "Linear", "MSELoss", "Module", "ModuleList", "Parameter", "ReLU",
-           "Sequential", "SequentialCell", "Sigmoid", "StaticLossScaler", "Tanh", "all_finite",
-           "clip_by_global_norm", "clip_grad_norm_", "functional", "init", "utils"]
+__all__ = [
+    "BCEWithLogitsLoss",
+    "Cell",
+    "CellList",
+    "CrossEntropyLoss",
+    "Dense",
+    "Dropout",
+    "DynamicLossScaler",
+    "Flatten",
+    "Identity",
+    "Linear",
+    "MSELoss",
+    "Module",
+    "ModuleList",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "SequentialCell",
+    "Sigmoid",
+    "StaticLossScaler",
+    "Tanh",
+    "all_finite",
+    "clip_by_global_norm",
+    "clip_grad_norm_",
+    "functional",
+    "init",
+    "utils",
+]

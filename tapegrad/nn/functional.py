@@ -2,6 +2,7 @@
 
 Layer L5: thin wrappers over Tensor ops and the loss modules; no math of its own.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,17 @@ from ..math import log_softmax, relu, sigmoid, softmax, tanh
 from ..tensor import Tensor, _apply
 from .losses import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear", "log_softmax",
-           "mse_loss", "relu", "sigmoid", "softmax", "tanh"]
+__all__ = [
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -31,13 +41,20 @@ def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     return MSELoss(reduction)(input, target)
 
 
-def cross_entropy(input: Tensor, target: Any, weight: Any = None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Any,
+    weight: Any = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """-log softmax(input)[target], from logits; target: class indices or probabilities."""
     return CrossEntropyLoss(weight, ignore_index, reduction, label_smoothing)(input, target)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Any = None,
-                                     reduction: str = "mean", pos_weight: Any = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor, target: Any, weight: Any = None, reduction: str = "mean", pos_weight: Any = None
+) -> Tensor:
     """Binary cross-entropy on logits, stable for any magnitude."""
     return BCEWithLogitsLoss(weight, reduction, pos_weight)(input, target)

@@ -3,6 +3,7 @@
 Layer L5: imports tensor.py, creation.generator (so tg.manual_seed makes layers reproducible) and
 the tape's grad mode. Every helper writes through `_fill`, off the tape.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,12 +19,16 @@ from ..tensor import Tensor
 
 def _tensor_first(fn: Any) -> Any:
     """Every initialiser takes the tensor to fill first: say so clearly when it is something else."""
+
     @functools.wraps(fn)
     def checked(tensor: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"{fn.__name__} takes a tapegrad Tensor (e.g. layer.weight), got "
-                            f"{type(tensor).__name__}")
+            raise TypeError(
+                f"{fn.__name__} takes a tapegrad Tensor (e.g. layer.weight), got "
+                f"{type(tensor).__name__}"
+            )
         return fn(tensor, *args, **kwargs)
+
     return checked
 
 
@@ -40,7 +45,8 @@ def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     if tensor.ndim < 2:
         raise ValueError(
             f"fan in and fan out need a tensor with at least 2 dimensions, got shape {tensor.shape}; "
-            f"use uniform_/normal_/zeros_ for biases")
+            f"use uniform_/normal_/zeros_ for biases"
+        )
     receptive = int(np.prod(tensor.shape[2:])) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
@@ -55,8 +61,10 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else float(param)
-        return math.sqrt(2.0 / (1 + slope ** 2))
-    raise ValueError(f"unknown nonlinearity {nonlinearity!r}; use linear, sigmoid, tanh, relu or leaky_relu")
+        return math.sqrt(2.0 / (1 + slope**2))
+    raise ValueError(
+        f"unknown nonlinearity {nonlinearity!r}; use linear, sigmoid, tanh, relu or leaky_relu"
+    )
 
 
 @_tensor_first
@@ -98,8 +106,9 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
 
 
 @_tensor_first
-def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default (b = 1/sqrt(fan_in))."""
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
@@ -110,9 +119,10 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 # MindSpore's initializer names (weight_init="normal" etc.) -> how to fill.
 _BY_NAME = {
-    "zeros": zeros_, "ones": ones_,
-    "normal": lambda t: normal_(t, 0.0, 0.01),        # MindSpore Normal(sigma=0.01)
-    "uniform": lambda t: uniform_(t, -0.07, 0.07),    # MindSpore Uniform(scale=0.07)
+    "zeros": zeros_,
+    "ones": ones_,
+    "normal": lambda t: normal_(t, 0.0, 0.01),  # MindSpore Normal(sigma=0.01)
+    "uniform": lambda t: uniform_(t, -0.07, 0.07),  # MindSpore Uniform(scale=0.07)
     "xavier_uniform": xavier_uniform_,
     "he_uniform": lambda t: kaiming_uniform_(t, 0.0, nonlinearity="relu"),
 }
@@ -124,12 +134,16 @@ def initialize(tensor: Tensor, init: Any) -> Tensor:
         key = init.lower()
         key = {"heuniform": "he_uniform", "xavieruniform": "xavier_uniform"}.get(key, key)
         if key not in _BY_NAME:
-            raise ValueError(f"unknown initializer {init!r}; use one of {sorted(_BY_NAME)}, a number or values")
+            raise ValueError(
+                f"unknown initializer {init!r}; use one of {sorted(_BY_NAME)}, a number or values"
+            )
         return _BY_NAME[key](tensor)
     if callable(init):
         init(tensor)
         return tensor
     values = np.asarray(init.data if isinstance(init, Tensor) else init)
     if values.ndim and values.shape != tensor.shape:
-        raise ValueError(f"initial values have shape {values.shape}, but the parameter has shape {tensor.shape}")
+        raise ValueError(
+            f"initial values have shape {values.shape}, but the parameter has shape {tensor.shape}"
+        )
     return _fill(tensor, np.broadcast_to(values, tensor.shape))

@@ -3,6 +3,7 @@
 Layer L5: imports tensor.py, creation.py (the generator), dtypes and the nn package's parameter,
 module, init and functional. All math is tapegrad ops, so every layer is recorded on the tape.
 """
+
 from __future__ import annotations
 
 import math
@@ -110,12 +111,16 @@ def _activation(activation: Any) -> Module | None:
         return activation
     if isinstance(activation, str):
         if activation.lower() not in _ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; use one of {sorted(_ACTIVATIONS)}, "
-                             f"a Module or None")
+            raise ValueError(
+                f"unknown activation {activation!r}; use one of {sorted(_ACTIVATIONS)}, "
+                f"a Module or None"
+            )
         return _ACTIVATIONS[activation.lower()]()
     if callable(activation):
         return _Lambda(activation)
-    raise TypeError(f"activation must be a name, a Module, a callable or None, got {type(activation).__name__}")
+    raise TypeError(
+        f"activation must be a name, a Module, a callable or None, got {type(activation).__name__}"
+    )
 
 
 class Dense(Module):
@@ -129,8 +134,17 @@ class Dense(Module):
     (2, 1)
     """
 
-    def __init__(self, in_channels: int, out_channels: int, has_bias: bool = True, activation: Any = None,
-                 *, weight_init: Any = None, bias_init: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        has_bias: bool = True,
+        activation: Any = None,
+        *,
+        weight_init: Any = None,
+        bias_init: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         for name, n in (("in_channels", in_channels), ("out_channels", out_channels)):
             if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n <= 0:
@@ -138,9 +152,14 @@ class Dense(Module):
         if not isinstance(has_bias, bool):
             raise TypeError(
                 f"has_bias must be a bool, got {type(has_bias).__name__}; MindSpore's positional "
-                f"weight_init/bias_init are keyword-only here (Dense(3, 1, weight_init='normal'))")
+                f"weight_init/bias_init are keyword-only here (Dense(3, 1, weight_init='normal'))"
+            )
         dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
-        self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), has_bias
+        self.in_channels, self.out_channels, self.has_bias = (
+            int(in_channels),
+            int(out_channels),
+            has_bias,
+        )
         bound = 1.0 / math.sqrt(in_channels)
         self.weight = Parameter(np.empty((out_channels, in_channels), dtype))
         if weight_init is None:
@@ -163,7 +182,8 @@ class Dense(Module):
             raise ValueError(
                 f"{type(self).__name__} expects inputs whose last axis has size {self.in_channels} "
                 f"(its in_channels/in_features), got shape {tuple(shape)}; reshape the input or "
-                f"build the layer with in_channels={shape[-1] if shape else '...'}")
+                f"build the layer with in_channels={shape[-1] if shape else '...'}"
+            )
         y = linear(x, self.weight, self.bias)
         return self.activation(y) if self.activation is not None else y
 
@@ -178,7 +198,9 @@ class Linear(Dense):
     (4, 2)
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+    ) -> None:
         super().__init__(in_features, out_features, has_bias=bool(bias), dtype=dtype)
         self.in_features, self.out_features = self.in_channels, self.out_channels
 

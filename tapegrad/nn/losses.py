@@ -3,6 +3,7 @@
 Layer L5: imports tensor.py, creation.py, math.py and nn/module.py. Targets are cast to the input's dtype, so a float16
 model keeps a float16 loss (and integer labels never upcast it).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -57,8 +58,10 @@ class MSELoss(_Loss):
         try:
             np.broadcast_shapes(input.shape, target.shape)
         except ValueError:
-            raise ValueError(f"MSELoss: target shape {target.shape} does not broadcast against input "
-                             f"shape {input.shape}; give a target of the input's shape") from None
+            raise ValueError(
+                f"MSELoss: target shape {target.shape} does not broadcast against input "
+                f"shape {input.shape}; give a target of the input's shape"
+            ) from None
         diff = input - target
         return self._reduce(diff * diff)
 
@@ -73,14 +76,21 @@ class CrossEntropyLoss(_Loss):
     tensor(0.12692809)
     """
 
-    def __init__(self, weight: Any = None, ignore_index: int = -100, reduction: str = "mean",
-                 label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight: Any = None,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(reduction)
         if not 0.0 <= float(label_smoothing) <= 1.0:
             raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         self.weight = None if weight is None else np.asarray(getattr(weight, "data", weight), float)
         if self.weight is not None and self.weight.ndim != 1:
-            raise ValueError(f"weight must hold one number per class, got shape {self.weight.shape}")
+            raise ValueError(
+                f"weight must hold one number per class, got shape {self.weight.shape}"
+            )
         self.ignore_index = int(ignore_index)
         self.label_smoothing = float(label_smoothing)
 
@@ -91,8 +101,10 @@ class CrossEntropyLoss(_Loss):
         w = None
         if self.weight is not None:
             if self.weight.shape != (n_classes,):
-                raise ValueError(f"CrossEntropyLoss: weight has {self.weight.size} entries but the "
-                                 f"input has {n_classes} classes")
+                raise ValueError(
+                    f"CrossEntropyLoss: weight has {self.weight.size} entries but the "
+                    f"input has {n_classes} classes"
+                )
             w = self.weight.astype(input.dtype).reshape((-1,) + (1,) * (input.ndim - 1 - axis))
         eps = self.label_smoothing
         t = target.data if isinstance(target, Tensor) else np.asarray(target)
@@ -107,14 +119,18 @@ class CrossEntropyLoss(_Loss):
             if self.reduction != "mean":
                 return self._reduce(losses)
             # PyTorch's mean: over the samples that count, each weighted by its class's weight
-            total = float(np.sum(np.where(valid, self.weight[np.where(valid, t, 0)], 0.0))
-                          if self.weight is not None else np.sum(valid))
+            total = float(
+                np.sum(np.where(valid, self.weight[np.where(valid, t, 0)], 0.0))
+                if self.weight is not None
+                else np.sum(valid)
+            )
             return losses.sum() / total if total else losses.sum() * 0.0
         if t.shape != input.shape:
             raise ValueError(
                 f"CrossEntropyLoss: target has shape {t.shape} and dtype {t.dtype}; for input of shape "
                 f"{input.shape} give integer class indices of shape {self._index_shape(input.shape, axis)} "
-                f"or float class probabilities of shape {input.shape}")
+                f"or float class probabilities of shape {input.shape}"
+            )
         probs = _like(target, input)
         if eps:
             probs = probs * (1.0 - eps) + eps / n_classes
@@ -124,19 +140,22 @@ class CrossEntropyLoss(_Loss):
 
     @staticmethod
     def _index_shape(shape: tuple, axis: int) -> tuple:
-        return shape[:axis] + shape[axis + 1:]
+        return shape[:axis] + shape[axis + 1 :]
 
     def _one_hot(self, t: np.ndarray, shape: tuple, axis: int, dtype: Any) -> np.ndarray:
         """Class indices -> one-hot weights along the class axis (picks log p[target] by a product)."""
         if t.shape != self._index_shape(shape, axis):
             raise ValueError(
                 f"CrossEntropyLoss: integer targets must have shape {self._index_shape(shape, axis)} (one "
-                f"class index per sample) for input of shape {shape}, got {t.shape}")
+                f"class index per sample) for input of shape {shape}, got {t.shape}"
+            )
         n_classes = shape[axis]
         if t.size and (t.min() < 0 or t.max() >= n_classes):
             bad = t[(t < 0) | (t >= n_classes)].flat[0]
-            raise ValueError(f"CrossEntropyLoss: class index {bad} is out of range for {n_classes} classes "
-                             f"(valid: 0..{n_classes - 1}; or set ignore_index to skip it)")
+            raise ValueError(
+                f"CrossEntropyLoss: class index {bad} is out of range for {n_classes} classes "
+                f"(valid: 0..{n_classes - 1}; or set ignore_index to skip it)"
+            )
         return np.moveaxis(np.eye(n_classes, dtype=dtype)[t], -1, axis)
 
 
@@ -152,13 +171,18 @@ class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None) -> None:
         super().__init__(reduction)
         self.weight = None if weight is None else np.asarray(getattr(weight, "data", weight), float)
-        self.pos_weight = None if pos_weight is None else np.asarray(getattr(pos_weight, "data", pos_weight),
-                                                                     float)
+        self.pos_weight = (
+            None
+            if pos_weight is None
+            else np.asarray(getattr(pos_weight, "data", pos_weight), float)
+        )
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         y = _like(target, _as_input(input, "BCEWithLogitsLoss"))
         if y.shape != input.shape:
-            raise ValueError(f"BCEWithLogitsLoss: target shape {y.shape} must equal input shape {input.shape}")
+            raise ValueError(
+                f"BCEWithLogitsLoss: target shape {y.shape} must equal input shape {input.shape}"
+            )
         zeros = zeros_like(input)
         softplus = stack([zeros, input]).logsumexp(axis=0)
         if self.pos_weight is None:

@@ -3,6 +3,7 @@
 Layer L5: imports tensor.py, dtypes and nn/parameter.py. Parameter names are dotted paths (`fc.weight`);
 `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -17,6 +18,7 @@ from .parameter import Parameter
 
 class LoadResult(NamedTuple):
     """What load_state_dict(strict=False) could not match (as PyTorch's _IncompatibleKeys)."""
+
     missing_keys: list
     unexpected_keys: list
 
@@ -43,11 +45,18 @@ class Module:
         if params is None and isinstance(value, (Parameter, Module)):
             raise RuntimeError(
                 f"cannot assign {type(value).__name__} '{name}' before Module.__init__() ran; call "
-                f"super().__init__() at the start of {type(self).__name__}.__init__")
-        if params is not None and name in params and value is not None and not isinstance(value, Parameter):
+                f"super().__init__() at the start of {type(self).__name__}.__init__"
+            )
+        if (
+            params is not None
+            and name in params
+            and value is not None
+            and not isinstance(value, Parameter)
+        ):
             raise TypeError(
                 f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or None is "
-                f"expected); to change its values use self.{name}.set_data(...), or wrap it: nn.Parameter(...)")
+                f"expected); to change its values use self.{name}.set_data(...), or wrap it: nn.Parameter(...)"
+            )
         if params is not None:
             for registry in (params, modules):
                 registry.pop(name, None)
@@ -89,8 +98,10 @@ class Module:
     def add_module(self, name: str, module: "Module") -> None:
         """Register a sub-module under `name` (for names that are not identifiers, like "0")."""
         if not isinstance(module, Module):
-            raise TypeError(f"add_module expects a Module, got {type(module).__name__}; use a layer "
-                            f"object (e.g. tg.nn.ReLU(), not tg.relu)")
+            raise TypeError(
+                f"add_module expects a Module, got {type(module).__name__}; use a layer "
+                f"object (e.g. tg.nn.ReLU(), not tg.relu)"
+            )
         setattr(self, name, module)
 
     # ---- running ------------------------------------------------------------------------------
@@ -102,11 +113,14 @@ class Module:
         construct = getattr(self, "construct", None)
         if construct is None:
             raise NotImplementedError(
-                f"{type(self).__name__} defines neither forward() nor construct(); add one of them")
+                f"{type(self).__name__} defines neither forward() nor construct(); add one of them"
+            )
         return construct(*args, **kwargs)
 
     # ---- traversal ----------------------------------------------------------------------------
-    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs, each parameter once: a module's own parameters in the order
         they were assigned, then each sub-module's (the order PyTorch and MindSpore use)."""
         seen: set[int] = set()
@@ -231,8 +245,10 @@ class Module:
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
         """Copy values into the parameters; with strict=True keys must match exactly. Shapes must match."""
         if not hasattr(state_dict, "keys"):
-            raise TypeError(f"load_state_dict expects a dict {{name: tensor}} (as returned by "
-                            f"state_dict()), got {type(state_dict).__name__}")
+            raise TypeError(
+                f"load_state_dict expects a dict {{name: tensor}} (as returned by "
+                f"state_dict()), got {type(state_dict).__name__}"
+            )
         own = OrderedDict(self.named_parameters())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -240,7 +256,8 @@ class Module:
             raise RuntimeError(
                 f"error loading state_dict into {type(self).__name__}: missing keys {missing}, "
                 f"unexpected keys {unexpected}; the checkpoint must come from the same architecture "
-                f"(or pass strict=False to load only the matching keys)")
+                f"(or pass strict=False to load only the matching keys)"
+            )
         values = {}
         for name, p in own.items():  # check every shape before changing anything
             if name not in state_dict:
@@ -251,7 +268,8 @@ class Module:
                 raise RuntimeError(
                     f"error loading state_dict into {type(self).__name__}: size mismatch for {name}: "
                     f"the checkpoint has shape {arr.shape}, the model has shape {p.shape}; build the "
-                    f"model with the layer sizes the checkpoint was saved from")
+                    f"model with the layer sizes the checkpoint was saved from"
+                )
             values[name] = arr
         for name, arr in values.items():
             own[name].set_data(arr)
@@ -263,7 +281,9 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        lines = [
+            f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()
+        ]
         if not lines:
             return f"{type(self).__name__}({self.extra_repr()})"
         head = f"{type(self).__name__}({self.extra_repr()}"

@@ -2,6 +2,7 @@
 
 Layer L5: imports tensor.py and the tape's grad mode only.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,11 +25,14 @@ class Parameter(Tensor):
     __slots__ = ("_name", "_auto_name")
 
     def __init__(self, data: Any, name: str | None = None, requires_grad: bool = True) -> None:
-        super().__init__(data)  # Tensor() copies the data, so updates never alias the caller's array
+        super().__init__(
+            data
+        )  # Tensor() copies the data, so updates never alias the caller's array
         if self._data.dtype.kind != "f":
             raise TypeError(
                 f"a Parameter needs floating-point data, got dtype {self._data.dtype}; create it from "
-                f"float values or cast first (e.g. tg.tensor(data, dtype=tg.float32))")
+                f"float values or cast first (e.g. tg.tensor(data, dtype=tg.float32))"
+            )
         self._name = name
         self._auto_name = name is None
         self.requires_grad = requires_grad
@@ -50,13 +54,16 @@ class Parameter(Tensor):
             raise ValueError(
                 f"set_data: the new data has shape {arr.shape} but parameter "
                 f"{self._name or '(unnamed)'} has shape "
-                f"{self.shape}; the shape cannot change (create a new Parameter for a new shape)")
+                f"{self.shape}; the shape cannot change (create a new Parameter for a new shape)"
+            )
         with no_grad():
             self.copy_(arr.astype(self.dtype))  # copy_ bumps the version: stale graphs are detected
         return self
 
     def __repr__(self) -> str:
-        return (f"Parameter(name={self._name}, shape={self.shape}, dtype={self.dtype.name}, "
-                f"requires_grad={self.requires_grad})")
+        return (
+            f"Parameter(name={self._name}, shape={self.shape}, dtype={self.dtype.name}, "
+            f"requires_grad={self.requires_grad})"
+        )
 
     __str__ = __repr__

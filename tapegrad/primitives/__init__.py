@@ -3,6 +3,7 @@
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, reduction,
 shape, linalg. Importing this package registers them all.
 """
+
 from . import elementwise, linalg, reduction, shape  # noqa: F401  (registration side effects)
 from .registry import REGISTRY, Primitive, lookup, primitive
 

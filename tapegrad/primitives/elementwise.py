@@ -9,6 +9,7 @@ Most forwards are NumPy's own ufuncs, registered as they are (`add = primitive(.
 wrapper function, so one Python call less per op, forward and in the rules that call them.
 Layer L1: numpy and registry only.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,10 +42,15 @@ neg: Primitive = primitive("neg", "-x", "-g", saves=False, keeps_shape=True)(np.
 neg.defvjp(lambda g, out, x: -g)
 
 
-@primitive("pow", "x ** y", "g * y * x**(y-1)   (0 at 0**0)", "g * out * log(x)   (0 where x == 0)",
-           needs_out=True)
+@primitive(
+    "pow",
+    "x ** y",
+    "g * y * x**(y-1)   (0 at 0**0)",
+    "g * out * log(x)   (0 where x == 0)",
+    needs_out=True,
+)
 def pow(x, y):
-    return x ** y
+    return x**y
 
 
 def _pow_grad_y(g, out, x, y):
@@ -62,7 +68,9 @@ def _pow_grad_x(g, out, x, y):
 pow.defvjp(_pow_grad_x, _pow_grad_y)
 
 
-exp: Primitive = primitive("exp", "exp(x)", "g * out", saves=False, needs_out=True, keeps_shape=True)(np.exp)
+exp: Primitive = primitive(
+    "exp", "exp(x)", "g * out", saves=False, needs_out=True, keeps_shape=True
+)(np.exp)
 exp.defvjp(lambda g, out, x: g * out)
 
 
@@ -78,13 +86,15 @@ cos: Primitive = primitive("cos", "cos(x)", "-g * sin(x)", keeps_shape=True)(np.
 cos.defvjp(lambda g, out, x: -(g * sin(x)))
 
 
-tan: Primitive = primitive("tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True,
-                keeps_shape=True)(np.tan)
+tan: Primitive = primitive(
+    "tan", "tan(x)", "g * (1 + out**2)", saves=False, needs_out=True, keeps_shape=True
+)(np.tan)
 tan.defvjp(lambda g, out, x: g * (out * out + 1.0))
 
 
-tanh: Primitive = primitive("tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True,
-                 keeps_shape=True)(np.tanh)
+tanh: Primitive = primitive(
+    "tanh", "tanh(x)", "g * (1 - out**2)", saves=False, needs_out=True, keeps_shape=True
+)(np.tanh)
 tanh.defvjp(lambda g, out, x: tanh_backward(g, out))
 
 
@@ -110,7 +120,9 @@ def tanh_backward(g, y):
     return g * (1 - t)
 
 
-tanh_backward.defvjp(lambda gg, out, g, y: gg * (1.0 - y * y), lambda gg, out, g, y: -2.0 * (gg * g * y))
+tanh_backward.defvjp(
+    lambda gg, out, g, y: gg * (1.0 - y * y), lambda gg, out, g, y: -2.0 * (gg * g * y)
+)
 
 
 def _sigmoid_forward(x):
@@ -119,8 +131,14 @@ def _sigmoid_forward(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))  # float dtype as exp's (never int)
 
 
-@primitive("sigmoid", "1 / (1 + exp(-x))", "g * out * (1 - out)", saves=False, needs_out=True,
-           keeps_shape=True)
+@primitive(
+    "sigmoid",
+    "1 / (1 + exp(-x))",
+    "g * out * (1 - out)",
+    saves=False,
+    needs_out=True,
+    keeps_shape=True,
+)
 def sigmoid(x):
     return _sigmoid_forward(x)
 
@@ -136,8 +154,9 @@ def sigmoid_backward(g, y):
     return g * (y * t)
 
 
-sigmoid_backward.defvjp(lambda gg, out, g, y: gg * (y * (1.0 - y)),
-                        lambda gg, out, g, y: gg * g * (1.0 - 2.0 * y))
+sigmoid_backward.defvjp(
+    lambda gg, out, g, y: gg * (y * (1.0 - y)), lambda gg, out, g, y: gg * g * (1.0 - 2.0 * y)
+)
 
 
 @primitive("relu", "max(x, 0)", "g * (x > 0)", keeps_shape=True)
@@ -148,8 +167,9 @@ def relu(x):
 relu.defvjp(lambda g, out, x: g * _mask(g, value(x) > 0))
 
 
-sqrt: Primitive = primitive("sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True,
-                 keeps_shape=True)(np.sqrt)
+sqrt: Primitive = primitive(
+    "sqrt", "sqrt(x)", "g / (2 * out)", saves=False, needs_out=True, keeps_shape=True
+)(np.sqrt)
 sqrt.defvjp(lambda g, out, x: g / (out * 2.0))
 
 
@@ -171,8 +191,9 @@ def maximum(x, y):
     return np.maximum(x, y)
 
 
-maximum.defvjp(lambda g, out, x, y: g * _tie_weights(g, x, y),
-               lambda g, out, x, y: g * _tie_weights(g, y, x))
+maximum.defvjp(
+    lambda g, out, x, y: g * _tie_weights(g, x, y), lambda g, out, x, y: g * _tie_weights(g, y, x)
+)
 
 
 @primitive("minimum", "min(x, y)", "g * [x < y]  (ties: g/2)", "g * [y < x]  (ties: g/2)")
@@ -180,8 +201,9 @@ def minimum(x, y):
     return np.minimum(x, y)
 
 
-minimum.defvjp(lambda g, out, x, y: g * _tie_weights(g, y, x),
-               lambda g, out, x, y: g * _tie_weights(g, x, y))
+minimum.defvjp(
+    lambda g, out, x, y: g * _tie_weights(g, y, x), lambda g, out, x, y: g * _tie_weights(g, x, y)
+)
 
 
 @primitive("clip", "clip(x, min, max)", "g * [min <= x <= max]")
@@ -201,14 +223,15 @@ def _clip_grad(g, out, x, *, min=None, max=None):
 clip.defvjp(_clip_grad)
 
 
-@primitive("where", "cond ? x : y", "g where cond, else 0", "g where not cond, else 0",
-           saves=False)
+@primitive("where", "cond ? x : y", "g where cond, else 0", "g where not cond, else 0", saves=False)
 def where(x, y, *, cond):
     return np.where(cond, x, y)
 
 
-where.defvjp(lambda g, out, x, y, *, cond: where(g, 0.0, cond=cond),
-             lambda g, out, x, y, *, cond: where(0.0, g, cond=cond))
+where.defvjp(
+    lambda g, out, x, y, *, cond: where(g, 0.0, cond=cond),
+    lambda g, out, x, y, *, cond: where(0.0, g, cond=cond),
+)
 
 
 @primitive("cast", "x.astype(dtype)", "g (cast back to x's dtype)", saves=False)

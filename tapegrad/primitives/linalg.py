@@ -5,6 +5,7 @@ Conventions as in registry.py. 1-D operands are promoted to matrices for the rul
 axis is dropped again; batch axes are summed back by the engine.
 Layer L1: numpy, registry and the shape family.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,6 +30,7 @@ def _as_matrices(g, x, y):
 # With ta / tb, matmul multiplies by the transpose of x / y (the last two axes) without a separate
 # transpose op: the rules below use them, so a recorded backward has no transpose nodes. For
 # out = X @ Y with X = x^T if ta else x, and Y = y^T if tb else y: dX = g @ Y^T, dY = X^T @ g.
+
 
 def _grad_x(g, out, x, y, *, ta=False, tb=False):
     if x.ndim == 1 or y.ndim == 1:  # (ta / tb are only ever set for matrices)
@@ -65,8 +67,13 @@ def _linear_grad_w(g, out, x, w, b):
     return matmul(g, x, ta=True)
 
 
-@primitive("linear", "x @ W^T + b", "g @ W", "g^T @ x   (summed over every batch axis)",
-           "g   (summed over the batch axes by the engine)")
+@primitive(
+    "linear",
+    "x @ W^T + b",
+    "g @ W",
+    "g^T @ x   (summed over every batch axis)",
+    "g   (summed over the batch axes by the engine)",
+)
 def linear(x, w, b):
     return np.matmul(x, w.T) + b
 

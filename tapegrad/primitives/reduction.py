@@ -4,6 +4,7 @@ Conventions as in registry.py. A reduction's rule brings g back to the input's r
 expands it to the input's shape.
 Layer L1: numpy, registry, grad mode and the elementwise and shape families.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,15 +48,22 @@ def _count(shape, axis):
     return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
 
 
-@primitive("mean", "mean(x, axis)", "g / n expanded to x.shape   (n: how many elements are averaged)",
-           saves=False)
+@primitive(
+    "mean",
+    "mean(x, axis)",
+    "g / n expanded to x.shape   (n: how many elements are averaged)",
+    saves=False,
+)
 def mean(x, *, axis=None, keepdims=False):
     # (NumPy's mean, without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
     return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), _count(np.shape(x), axis))
 
 
-mean.defvjp(lambda g, out, x, *, axis=None, keepdims=False:
-            _expand_back(g / _count(x.shape, axis), x, axis, keepdims))
+mean.defvjp(
+    lambda g, out, x, *, axis=None, keepdims=False: _expand_back(
+        g / _count(x.shape, axis), x, axis, keepdims
+    )
+)
 
 
 def _extreme_grad(g, out, x, *, axis=None, keepdims=False):
@@ -97,7 +105,7 @@ def _product_of_others_recorded(x, axis):
     axes = tuple(range(x.ndim)) if axis is None else axis
     perm = tuple(i for i in range(x.ndim) if i not in axes) + axes
     xt = transpose(x, axes=perm)
-    lead, reduced = xt.shape[: x.ndim - len(axes)], xt.shape[x.ndim - len(axes):]
+    lead, reduced = xt.shape[: x.ndim - len(axes)], xt.shape[x.ndim - len(axes) :]
     n = int(np.prod(reduced))
     rows = expand(reshape(xt, shape=lead + (1, n)), shape=lead + (n, n))
     others = prod(where(1.0, rows, cond=np.eye(n, dtype=bool)), axis=(len(lead) + 1,))
@@ -111,8 +119,9 @@ def _product_of_others(a, axis):
     ones = np.ones(flat.shape[:-1] + (1,), dtype=a.dtype)
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return np.moveaxis((left * right).reshape(moved.shape),
-                       tuple(range(a.ndim - len(axes), a.ndim)), axes)
+    return np.moveaxis(
+        (left * right).reshape(moved.shape), tuple(range(a.ndim - len(axes), a.ndim)), axes
+    )
 
 
 @primitive("prod", "prod(x, axis)", "g * (product of the other elements)", needs_out=True)
@@ -123,8 +132,9 @@ def prod(x, *, axis=None, keepdims=False):
 prod.defvjp(_prod_grad)
 
 
-@primitive("logsumexp", "log(sum(exp(x), axis))", "g * softmax(x)   (= g * exp(x - out))",
-           needs_out=True)
+@primitive(
+    "logsumexp", "log(sum(exp(x), axis))", "g * softmax(x)   (= g * exp(x - out))", needs_out=True
+)
 def logsumexp(x, *, axis=None, keepdims=False):
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) rows: shift by 0 instead of nan

@@ -6,6 +6,7 @@ Rule signature: `rule(g, out, *inputs, **params)` -> the gradient for one input 
 at the output's broadcast shape; the engine sums it back to the input's shape and dtype. g, out and
 the inputs are Tensors under create_graph=True and plain arrays otherwise: read masks with `value(x)`.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -33,11 +34,33 @@ def _camel(name: str) -> str:
 class Primitive:
     """One differentiable op: forward on arrays, a VJP per input, and the formula as text."""
 
-    __slots__ = ("name", "forward", "vjps", "vjp_all", "expr", "grad_texts", "node_name",
-                 "saves", "needs_out", "view", "keeps_shape", "input_names", "__weakref__")
+    __slots__ = (
+        "name",
+        "forward",
+        "vjps",
+        "vjp_all",
+        "expr",
+        "grad_texts",
+        "node_name",
+        "saves",
+        "needs_out",
+        "view",
+        "keeps_shape",
+        "input_names",
+        "__weakref__",
+    )
 
-    def __init__(self, name: str, forward: Callable, expr: str, grad_texts: tuple[str, ...],
-                 saves: bool, needs_out: bool, view: bool, keeps_shape: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        forward: Callable,
+        expr: str,
+        grad_texts: tuple[str, ...],
+        saves: bool,
+        needs_out: bool,
+        view: bool,
+        keeps_shape: bool = False,
+    ) -> None:
         self.name = name
         self.forward = forward
         self.expr = expr
@@ -56,8 +79,11 @@ class Primitive:
             self.input_names = ("x", "y", "z")[:nin]
         else:
             params = inspect.signature(forward).parameters.values()
-            self.input_names = tuple(p.name for p in params if p.kind in (
-                p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL))
+            self.input_names = tuple(
+                p.name
+                for p in params
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+            )
 
     def defvjp(self, *rules: Callable | None) -> "Primitive":
         """Register one rule per input (None: that input never gets a gradient)."""
@@ -87,8 +113,15 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
-def primitive(name: str, expr: str, *grad_texts: str, saves: bool = True, needs_out: bool = False,
-              view: bool = False, keeps_shape: bool = False) -> Callable[[Callable], Primitive]:
+def primitive(
+    name: str,
+    expr: str,
+    *grad_texts: str,
+    saves: bool = True,
+    needs_out: bool = False,
+    view: bool = False,
+    keeps_shape: bool = False,
+) -> Callable[[Callable], Primitive]:
     """Register `forward` as primitive `name`; `grad_texts` are the readable rules, one per input."""
 
     def register(forward: Callable) -> Primitive:
@@ -103,7 +136,7 @@ def primitive(name: str, expr: str, *grad_texts: str, saves: bool = True, needs_
 
 def lookup(name: str) -> Primitive:
     if not isinstance(name, str):
-        raise TypeError(f"an op is named by a str (e.g. \"sin\" or \"SinBackward\"), got {name!r}")
+        raise TypeError(f'an op is named by a str (e.g. "sin" or "SinBackward"), got {name!r}')
     key = name.lower().strip()
     if key in REGISTRY:  # (before stripping "Backward": tanh_backward is an op of its own)
         return REGISTRY[key]

@@ -5,6 +5,7 @@ their input in NumPy, so they share its version counter too (see Tensor._record,
 the output really is a view: advanced indexing and some reshapes copy).
 Layer L1: numpy and registry only.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,7 @@ def reshape(x, *, shape):
 reshape.defvjp(lambda g, out, x, *, shape: reshape(g, shape=x.shape))
 
 
-@primitive("transpose", "x.transpose(axes)", "g.transpose(inverse of axes)", saves=False,
-           view=True)
+@primitive("transpose", "x.transpose(axes)", "g.transpose(inverse of axes)", saves=False, view=True)
 def transpose(x, *, axes):
     return x.transpose(axes)  # (the method: np.transpose's wrapper costs more than it does)
 
@@ -29,8 +29,13 @@ def transpose(x, *, axes):
 transpose.defvjp(lambda g, out, x, *, axes: transpose(g, axes=tuple(np.argsort(axes))))
 
 
-@primitive("expand", "broadcast_to(x, shape)", "g summed back to x.shape (by the engine)",
-           saves=False, view=True)
+@primitive(
+    "expand",
+    "broadcast_to(x, shape)",
+    "g summed back to x.shape (by the engine)",
+    saves=False,
+    view=True,
+)
 def expand(x, *, shape):
     return broadcast(x, shape)
 
@@ -67,8 +72,13 @@ def is_basic_index(index) -> bool:
     return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)) for i in items)
 
 
-@primitive("getitem", "x[index]", "zeros like x, with g added at index (repeats accumulate)",
-           saves=False, view=True)  # a view for basic indices (Tensor._record checks the memory)
+@primitive(
+    "getitem",
+    "x[index]",
+    "zeros like x, with g added at index (repeats accumulate)",
+    saves=False,
+    view=True,
+)  # a view for basic indices (Tensor._record checks the memory)
 def getitem(x, *, index):
     out = x[index]
     return out
@@ -107,8 +117,7 @@ def _index_put_grad_v(g, out, x, v, *, index):
 index_put.defvjp(lambda g, out, x, v, *, index: index_put(g, 0.0, index=index), _index_put_grad_v)
 
 
-@primitive("concatenate", "concatenate(xs, axis)", "the slice of g that x_i occupies",
-           saves=False)
+@primitive("concatenate", "concatenate(xs, axis)", "the slice of g that x_i occupies", saves=False)
 def concatenate(*xs, axis):
     return np.concatenate(xs, axis=axis)
 

@@ -3,6 +3,7 @@
 Layer L1: numpy and the standard library. The engine calls `check`; Tensor recording calls
 `capture_stack` (only while anomaly mode is on, so normal runs pay nothing).
 """
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,11 @@ def check(node: Any, index: int, grad: Any) -> None:
     data = grad.data if hasattr(grad, "data") and not isinstance(grad, np.ndarray) else grad
     if np.issubdtype(np.asarray(data).dtype, np.inexact) and not np.all(np.isfinite(data)):
         kind = "nan" if np.any(np.isnan(data)) else "inf"
-        where = "".join(traceback.format_list(node.stack[-3:])) if node.stack else (
-            "  (unknown: the op was recorded outside detect_anomaly())\n")
+        where = (
+            "".join(traceback.format_list(node.stack[-3:]))
+            if node.stack
+            else ("  (unknown: the op was recorded outside detect_anomaly())\n")
+        )
         raise RuntimeError(
             f"Function '{node.name}' returned {kind} values in its {index}th output (the gradient "
             f"for input {index} of the forward op '{node.prim.name}').\n"

@@ -8,6 +8,7 @@ path to a target run (pruning), so a freed branch that leads nowhere asked for i
 Layer L2: duck typing over Node and the gradients (Tensors or arrays); imports the rule table for
 un-broadcasting, never tensor.py.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -136,7 +137,8 @@ def _fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
             raise RuntimeError(
                 f"{node.name} returned a gradient of shape {tuple(gshape)} for its input {i} "
                 f"({node.name_of_input(i)}), which has shape {tuple(shape)}: a gradient must have the "
-                f"input's shape (or a shape that sums back to it).")
+                f"input's shape (or a shape that sums back to it)."
+            )
         gi = _sum(gi, axis=axes, keepdims=keep)  # a primitive: recorded when gi is on the tape
         if keep and gi.shape != shape:
             gi = _reshape(gi, shape=shape)
@@ -160,19 +162,26 @@ def _run_hooks(hooks: list, g: Any, raw: bool) -> Any:
                 raise RuntimeError(
                     f"hook {getattr(hook, '__name__', hook)!s} returned a gradient of shape "
                     f"{list(getattr(replaced, 'shape', ()))} for a tensor of shape {list(g.shape)}; "
-                    f"a hook may replace the gradient, but with one of the same shape")
+                    f"a hook may replace the gradient, but with one of the same shape"
+                )
             if replaced.dtype != g_tensor.dtype:  # (the engine relies on it, as PyTorch does)
                 raise RuntimeError(
                     f"hook {getattr(hook, '__name__', hook)!s} changed the gradient's dtype from "
                     f"{g_tensor.dtype} to {replaced.dtype}; return it in the same dtype "
-                    f"(e.g. `return new_grad.astype(grad.dtype)`)")
+                    f"(e.g. `return new_grad.astype(grad.dtype)`)"
+                )
             g_tensor = replaced
     return getattr(g_tensor, "_data", g_tensor) if raw else g_tensor
 
 
-def run_backward(roots: list, seeds: list, targets: set | None = None, retain_graph: bool = False,
-                 create_graph: bool = False,
-                 observer: Callable[[Node, Any, list], None] | None = None) -> dict:
+def run_backward(
+    roots: list,
+    seeds: list,
+    targets: set | None = None,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    observer: Callable[[Node, Any, list], None] | None = None,
+) -> dict:
     """Propagate `seeds` (one gradient Tensor per root: a Node, or a leaf tensor) back through the tape.
 
     With `targets` None, leaf gradients are accumulated into `.grad`; otherwise the gradients of the
@@ -213,19 +222,19 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                             ready.append(e)
                 continue
             if node.saved is None and node.shapes is None:  # (Node.unpack_inputs, inlined for
-                inputs: Any = (g,) * len(edges)              # its most common case)
+                inputs: Any = (g,) * len(edges)  # its most common case)
             else:
                 inputs = node.unpack_inputs(g, raw)
             out = node.out_data
             if out is not None and (not raw or node.out_vc[0]):  # (a plain array: as it is,
-                out = node.unpack_output(raw)                    # unless changed in place)
+                out = node.unpack_output(raw)  # unless changed in place)
             params = node.params
             prim = node.prim
             vjps = prim.vjps
             if vjps is None:  # one rule for all inputs (variadic ops, custom Functions): run it
                 vjps = _vjp_all(node, g, out, inputs, raw, edges)  # now, hand out its results
             arity = len(inputs)  # rules are called with the inputs spelled out for one or two
-            if arity == 1:       # (no list and tuple built per call, as `*inputs` would)
+            if arity == 1:  # (no list and tuple built per call, as `*inputs` would)
                 x0 = inputs[0]
             elif arity == 2:
                 x0, x1 = inputs
@@ -257,8 +266,13 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                     if shapes is not None:
                         if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
                             gi = _fit(gi, shapes[i], node.dtypes[i], node, i)
-                    elif not fits and gi is not g and (  # (g passed on fits as it is)
-                            gi.shape != gshape or gi.dtype is not gdtype and gi.dtype != gdtype):
+                    elif (
+                        not fits
+                        and gi is not g
+                        and (  # (g passed on fits as it is)
+                            gi.shape != gshape or gi.dtype is not gdtype and gi.dtype != gdtype
+                        )
+                    ):
                         gi = _fit(gi, gshape, gdtype, node, i)  # inputs are shaped like the output
                     if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                         prev = leaf_grads.get(e)
@@ -267,7 +281,7 @@ def run_backward(roots: list, seeds: list, targets: set | None = None, retain_gr
                         elif prev.__class__ is list:
                             prev.append(gi)
                         elif raw and gi.size <= _GATHER_MAX:  # small arrays: gathered, then summed
-                            leaf_grads[e] = [prev, gi]        # in one NumPy call
+                            leaf_grads[e] = [prev, gi]  # in one NumPy call
                         else:
                             leaf_grads[e] = prev + gi
                         continue
@@ -319,7 +333,7 @@ def _plan(roots: list, seeds: list, targets: set | None, raw: bool) -> tuple:
         deps = count_consumers(root_nodes)
     else:
         if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when every leaf
-            reached_leaves = set()                       # reached is one, nothing is to be pruned
+            reached_leaves = set()  # reached is one, nothing is to be pruned
             counted = count_consumers(root_nodes, reached_leaves)
             if reached_leaves <= targets:
                 deps = counted
@@ -330,8 +344,14 @@ def _plan(roots: list, seeds: list, targets: set | None, raw: bool) -> tuple:
     return buffers, leaf_grads, deps, pruned, reached_leaves, _ready_roots(root_nodes, deps)
 
 
-def _deliver_to_leaves(leaf_grads: dict, seeds: list, targets: set | None, captured: dict,
-                       raw: bool, create_graph: bool) -> None:
+def _deliver_to_leaves(
+    leaf_grads: dict,
+    seeds: list,
+    targets: set | None,
+    captured: dict,
+    raw: bool,
+    create_graph: bool,
+) -> None:
     """After the loop: each leaf's gradient (gathered ones summed), through the leaf's hooks, into
     its `.grad` (no targets) or into `captured` (a leaf target)."""
     for leaf, g in leaf_grads.items():
@@ -382,7 +402,8 @@ def _vjp_all(node: Node, g: Any, out: Any, inputs: Any, raw: bool, edges: tuple)
     if len(grads) != len(edges):
         raise RuntimeError(
             f"{node.name}: backward returned {len(grads)} gradients, but the forward had "
-            f"{len(edges)} inputs; return one per input (None where there is none).")
+            f"{len(edges)} inputs; return one per input (None where there is none)."
+        )
     return tuple(None if gi is None else _Given(gi) for gi in grads)
 
 

@@ -3,6 +3,7 @@
 Layer L1: standard library only. Every flag lives on one threading.local, so a `no_grad` in one
 thread never changes what another thread records.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,9 +28,9 @@ def _count(change: int) -> None:
 class _ThreadState(threading.local):
     # The hot path reads `_enabled` / `_anomaly` directly (a property call costs more than the op
     # it guards); they are only ever set through the properties, which keep `overrides` right.
-    _enabled = True         # grad mode: record ops on the tape
-    _anomaly = False        # detect_anomaly(): capture stacks, check backward for NaN/Inf
-    diff_depth = 0          # how many functional differentiations (tg.grad, ...) are running
+    _enabled = True  # grad mode: record ops on the tape
+    _anomaly = False  # detect_anomaly(): capture stacks, check backward for NaN/Inf
+    diff_depth = 0  # how many functional differentiations (tg.grad, ...) are running
 
     @property
     def enabled(self) -> bool:
@@ -124,5 +125,7 @@ class set_grad_enabled(_GradModeContext):
         return set_grad_enabled(self._target)
 
     def __call__(self, fn: F) -> F:
-        state.enabled = self._prev  # used as a decorator: the constructor must not leave it switched
+        state.enabled = (
+            self._prev
+        )  # used as a decorator: the constructor must not leave it switched
         return super().__call__(fn)

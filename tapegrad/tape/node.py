@@ -4,11 +4,11 @@ Layer L1: numpy, no tapegrad imports beyond L0. A Node holds the op's rule (its 
 nodes (or leaf tensors) of its inputs, what the rule needs saved, and the versions of saved tensors.
 It never holds its own output tensor (that would be a reference cycle): only the output's array.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 # Set by tensor.py at import: wraps an array as a Tensor (optionally with a grad_fn). Injected so that
 # the tape never imports tensor.py (DESIGN rule 1).
@@ -49,8 +49,20 @@ class Node:
     stack      the creation stack, in anomaly mode (else None)
     """
 
-    __slots__ = ("prim", "edges", "saved", "versions", "params", "shapes", "dtypes", "out_data",
-                 "out_vc", "pre_hooks", "stack", "__weakref__")
+    __slots__ = (
+        "prim",
+        "edges",
+        "saved",
+        "versions",
+        "params",
+        "shapes",
+        "dtypes",
+        "out_data",
+        "out_vc",
+        "pre_hooks",
+        "stack",
+        "__weakref__",
+    )
     prim: Any
     edges: tuple
     saved: Any
@@ -92,7 +104,7 @@ class Node:
         if saved.__class__ is tuple:
             versions = self.versions
             if versions is None:  # all Tensors, at version 0 when saved: only a counter made since
-                for x in saved:   # then can mean a change (the common case: no counter at all)
+                for x in saved:  # then can mean a change (the common case: no counter at all)
                     vc = x._vc
                     if vc is not None and vc[0]:
                         self._saved_changed(x, vc[0], 0)
@@ -120,7 +132,8 @@ class Node:
         raise RuntimeError(
             f"Trying to backward through the graph a second time: the saved tensors of "
             f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
-            f"first backward()/grad() call if you need to backward through it again.")
+            f"first backward()/grad() call if you need to backward through it again."
+        )
 
     def unpack_output(self, raw: bool) -> Any:
         """The output a rule sees (for rules written with `out`), checked for in-place changes."""
@@ -136,7 +149,9 @@ class Node:
         detail = ""
         if tensor is not None:
             op = getattr(tensor, "_inplace_op", None)
-            detail = f" of shape {list(tensor.shape)}" + (f", last modified in place by `{op}`" if op else "")
+            detail = f" of shape {list(tensor.shape)}" + (
+                f", last modified in place by `{op}`" if op else ""
+            )
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an in-place "
             f"operation: {what}{detail} of {self.name} is at version {now}; expected version "

@@ -4,6 +4,7 @@ Every property program stays in safe domains by construction, so a NumPy overflo
 or invalid operation raised inside tapegrad (forward or backward) is a bug to report, never noise.
 Underflow is allowed (exp(-1e4) == 0 is the right answer).
 """
+
 from __future__ import annotations
 
 import numpy as np

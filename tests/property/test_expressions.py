@@ -16,6 +16,7 @@ scalar function of the first-order grads, create_graph=True) against finite diff
 first-order grads, on the smooth ops. Separately: an in-place op through a view either writes through
 to the base (values and gradients, as NumPy and PyTorch) or raises; it never leaves the base stale.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,40 +37,77 @@ def budget(n: int) -> int:
     return max(1, n * settings().max_examples // 100)
 
 
-KINK = 1e-3            # minimum distance of any kink / tie from the values it acts on
-FD_EPS = 1e-6          # central differences on the float64 NumPy program
-MAX_ELEMS = 48         # elements per intermediate value
-MAX_LEAF_ELEMS = 24    # elements per leaf (finite differences cost 2 evaluations per element)
+KINK = 1e-3  # minimum distance of any kink / tie from the values it acts on
+FD_EPS = 1e-6  # central differences on the float64 NumPy program
+MAX_ELEMS = 48  # elements per intermediate value
+MAX_LEAF_ELEMS = 24  # elements per leaf (finite differences cost 2 evaluations per element)
 
 # Op kinds, simplest first (hypothesis shrinks towards the front). Each maps to the primitive(s) it
 # must put on the tape; scatter_add is reached by getitem's backward.
 KIND_PRIMS = {
-    "add": "add", "sub": "sub", "mul": "mul", "neg": "neg", "div": "div", "pow": "pow",
-    "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh",
-    "sigmoid": "sigmoid", "sqrt": "sqrt", "where": "where", "cast": "cast", "matmul": "matmul",
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "neg": "neg",
+    "div": "div",
+    "pow": "pow",
+    "exp": "exp",
+    "log": "log",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "tanh": "tanh",
+    "sigmoid": "sigmoid",
+    "sqrt": "sqrt",
+    "where": "where",
+    "cast": "cast",
+    "matmul": "matmul",
     "linear": "linear",
-    "sum": "sum", "mean": "mean", "var": "mean", "prod": "prod", "logsumexp": "logsumexp",
-    "softmax": "logsumexp", "log_softmax": "logsumexp", "reshape": "reshape",
-    "transpose": "transpose", "expand": "expand", "getitem": "getitem", "setitem": "index_put",
-    "concatenate": "concatenate", "stack": "concatenate", "inplace": ("add", "sub", "mul", "div"),
+    "sum": "sum",
+    "mean": "mean",
+    "var": "mean",
+    "prod": "prod",
+    "logsumexp": "logsumexp",
+    "softmax": "logsumexp",
+    "log_softmax": "logsumexp",
+    "reshape": "reshape",
+    "transpose": "transpose",
+    "expand": "expand",
+    "getitem": "getitem",
+    "setitem": "index_put",
+    "concatenate": "concatenate",
+    "stack": "concatenate",
+    "inplace": ("add", "sub", "mul", "div"),
     # piecewise: kinks kept away from the values; not in the second-order subset
-    "relu": "relu", "abs": "abs", "sign": "sign", "maximum": "maximum", "minimum": "minimum",
-    "clip": "clip", "max": "max", "min": "min",
+    "relu": "relu",
+    "abs": "abs",
+    "sign": "sign",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "clip": "clip",
+    "max": "max",
+    "min": "min",
 }
 PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min")
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
 # round trip is itself rounded to float32, too coarse to finite-difference (test_second_order_through_cast).
 SMOOTH_KINDS = tuple(k for k in ALL_KINDS if k not in PIECEWISE and k != "cast")
-BACKWARD_ONLY = {"scatter_add": "getitem", "tanh_backward": "tanh",  # primitive -> kind whose
-                 "sigmoid_backward": "sigmoid"}                       # backward records it
+BACKWARD_ONLY = {
+    "scatter_add": "getitem",
+    "tanh_backward": "tanh",  # primitive -> kind whose
+    "sigmoid_backward": "sigmoid",
+}  # backward records it
 
 
 # ---------------------------------------------------------------------------------------------
 # NumPy reference helpers (the namespace the NumPy side of a program runs in)
 
+
 def _np_lse(a, axis=None, keepdims=False):
-    return np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdims))  # values are small: naive is exact
+    return np.log(
+        np.sum(np.exp(a), axis=axis, keepdims=keepdims)
+    )  # values are small: naive is exact
 
 
 def _np_softmax(a, axis):
@@ -93,13 +131,20 @@ def _cast32_exact(a):
 
 def _np_namespace(exact_casts: bool) -> dict:
     """exact_casts=False: the float32 round trip becomes the identity (what its rule differentiates)."""
-    return {"np": np, "lse": _np_lse, "softmax": _np_softmax, "log_softmax": _np_log_softmax,
-            "setitem": _np_setitem, "relu": lambda a: np.maximum(a, 0.0),
-            "cast32": _cast32_exact if exact_casts else (lambda a: a)}
+    return {
+        "np": np,
+        "lse": _np_lse,
+        "softmax": _np_softmax,
+        "log_softmax": _np_log_softmax,
+        "setitem": _np_setitem,
+        "relu": lambda a: np.maximum(a, 0.0),
+        "cast32": _cast32_exact if exact_casts else (lambda a: a),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # Programs
+
 
 def _fmt(x: float) -> str:
     return repr(float(x))
@@ -116,9 +161,9 @@ class Program:
     followed by the NumPy reference as comments."""
 
     def __init__(self, leaves, consts, stmts, loss_tg, loss_np):
-        self.leaves = leaves        # [(name, float64 array)]
-        self.consts = consts        # {name: array}, constants shared by both sides
-        self.stmts = stmts          # [(name, kind, tg_line, np_line)]
+        self.leaves = leaves  # [(name, float64 array)]
+        self.consts = consts  # {name: array}, constants shared by both sides
+        self.stmts = stmts  # [(name, kind, tg_line, np_line)]
         self.loss_tg = loss_tg
         self.loss_np = loss_np
         args = ", ".join(n for n, _ in leaves)
@@ -126,19 +171,27 @@ class Program:
         values = ", ".join(f"{n!r}: {n}" for n, _, _, _ in stmts)
         src = f"def _program({args}):\n{body}    return {loss_np}, {{{values}}}\n"
         self._np_code = compile(src, "<numpy program>", "exec")
-        self._tg_code = compile("\n".join(line for _, _, line, _ in stmts) + f"\nloss = {loss_tg}\n",
-                                "<tapegrad program>", "exec")
+        self._tg_code = compile(
+            "\n".join(line for _, _, line, _ in stmts) + f"\nloss = {loss_tg}\n",
+            "<tapegrad program>",
+            "exec",
+        )
 
     @property
     def kinds(self) -> list:
         return [k for _, k, _, _ in self.stmts]
 
     def __repr__(self) -> str:
-        out = ["", "# --- tapegrad program (paste into Python) ---", "import numpy as np",
-               "import tapegrad as tg"]
+        out = [
+            "",
+            "# --- tapegrad program (paste into Python) ---",
+            "import numpy as np",
+            "import tapegrad as tg",
+        ]
         for name, value in self.leaves:
-            out.append(f"{name} = tg.tensor({_arr_src(value)}, requires_grad=True)"
-                       f"  # shape {value.shape}")
+            out.append(
+                f"{name} = tg.tensor({_arr_src(value)}, requires_grad=True)  # shape {value.shape}"
+            )
         for name, value in self.consts.items():
             out.append(f"{name} = {_arr_src(value)}")
         out += [line for _, _, line, _ in self.stmts]
@@ -175,7 +228,7 @@ class _Gen:
         self.kinds = kinds
         self.force = force
         self.ns = _np_namespace(exact_casts=True)
-        self.order: list[str] = []       # every value name, leaves and statements, in creation order
+        self.order: list[str] = []  # every value name, leaves and statements, in creation order
         self.leaves: list = []
         self.consts: dict = {}
         self.stmts: list = []
@@ -238,7 +291,7 @@ class _Gen:
     def sub_broadcast(self, shape):
         """A shape that broadcasts to `shape`: leading axes dropped, some axes set to 1."""
         shape = tuple(shape)
-        shape = shape[self.integer(0, len(shape)):] if shape and self.flag() else shape
+        shape = shape[self.integer(0, len(shape)) :] if shape and self.flag() else shape
         return tuple(1 if n > 1 and self.flag() else n for n in shape)
 
     def broadcast_partner(self, shape):
@@ -248,10 +301,12 @@ class _Gen:
         if len(out) < 3 and self.flag():
             out.insert(0, self.integer(1, 3))
         elif out and self.flag():
-            out = out[self.integer(0, len(out)):]
+            out = out[self.integer(0, len(out)) :]
         out = tuple(out)
-        if int(np.prod(out)) > MAX_LEAF_ELEMS or \
-                int(np.prod(np.broadcast_shapes(out, shape))) > MAX_ELEMS:
+        if (
+            int(np.prod(out)) > MAX_LEAF_ELEMS
+            or int(np.prod(np.broadcast_shapes(out, shape))) > MAX_ELEMS
+        ):
             return self.sub_broadcast(shape)
         return out
 
@@ -271,6 +326,7 @@ class _Gen:
 
         exact: the partner must broadcast *to* `shape`: "inplace" (x += p) or "assign" (x[i] = p,
         where NumPy also drops leading size-1 axes of the value, unless the target is 0-d)."""
+
         def fits(s):
             if exact == "assign" and len(shape):
                 while len(s) > len(shape) and s[0] == 1:
@@ -280,8 +336,12 @@ class _Gen:
             except ValueError:
                 return False
             return b == tuple(shape) if exact else int(np.prod(b)) <= MAX_ELEMS
-        kinds = ["node", "leaf"] + (["scalar"] if allow_scalar else []) + \
-            (["const"] if allow_const else [])
+
+        kinds = (
+            ["node", "leaf"]
+            + (["scalar"] if allow_scalar else [])
+            + (["const"] if allow_const else [])
+        )
         kind = self.choice(kinds)
         if kind == "scalar":
             s = _fmt(self.choice([0.5, -1.5, 2.0, 0.25, -0.75]))
@@ -335,7 +395,8 @@ class _Gen:
         if ok(target):
             return float(target)
         cands = [p[0] - 2 * delta, p[-1] + 2 * delta] + [
-            (lo + hi) / 2 for lo, hi in zip(p[:-1], p[1:]) if hi - lo >= 3 * delta]
+            (lo + hi) / 2 for lo, hi in zip(p[:-1], p[1:]) if hi - lo >= 3 * delta
+        ]
         best = min(cands, key=lambda c: abs(c - target))
         for digits in (2, 3, 4, 6):
             r = round(best, digits)
@@ -376,8 +437,9 @@ class _Gen:
             w = self.weights(self.shape_of(name))
             terms_tg.append(f"({name} * {w}).sum()")
             terms_np.append(f"np.sum({name} * {w})")
-        return Program(self.leaves, self.consts, self.stmts, " + ".join(terms_tg),
-                       " + ".join(terms_np))
+        return Program(
+            self.leaves, self.consts, self.stmts, " + ".join(terms_tg), " + ".join(terms_np)
+        )
 
     # ---- elementwise -----------------------------------------------------------------------
     def _binary(self, kind, sym, fn):
@@ -430,7 +492,7 @@ class _Gen:
             return self.emit(kind, f"tg.div({a_tg}, {d_tg})", f"{a_np} / {d_np}")
         if self.flag():
             return self.emit(kind, f"{a_tg} / {d_tg}", f"{a_np} / {d_np}")
-        n_tg, n_np = self._denominator(a_tg, a_np)   # tensor (or const) over tensor, reflected
+        n_tg, n_np = self._denominator(a_tg, a_np)  # tensor (or const) over tensor, reflected
         return self.emit(kind, f"{p_tg} / {n_tg}", f"{p_np} / {n_np}")
 
     def op_pow(self, kind):
@@ -521,16 +583,17 @@ class _Gen:
         a_tg, a_np = self.scaled(a, a, 8.0)
         p_tg, p_np, is_t = self.partner(self.shape_of(a), allow_const=True)
         npf = "np.maximum" if kind == "maximum" else "np.minimum"
-        if not is_t and p_tg[0] != "c":   # a scalar: choose it away from a's values
+        if not is_t and p_tg[0] != "c":  # a scalar: choose it away from a's values
             s = _fmt(self.avoid(self.value(a_np), float(p_tg)))
             form = self.choice([f"{a_tg}.{kind}({s})", f"tg.{kind}({a_tg}, {s})"])
             return self.emit(kind, form, f"{npf}({a_np}, {s})")
         p_tg, p_np = self.scaled(p_tg, p_np, 8.0)
         diff = self.value(a_np) - self.value(p_np)
-        b = self.avoid(diff, self.choice([0.0, 0.5, -0.5]))   # a - (p + b) never within KINK of 0
+        b = self.avoid(diff, self.choice([0.0, 0.5, -0.5]))  # a - (p + b) never within KINK of 0
         p_tg, p_np = self.shifted(p_tg, p_np, b)
-        form = self.choice([f"{a_tg}.{kind}({p_tg})", f"tg.{kind}({a_tg}, {p_tg})",
-                            f"tg.{kind}({p_tg}, {a_tg})"])
+        form = self.choice(
+            [f"{a_tg}.{kind}({p_tg})", f"tg.{kind}({a_tg}, {p_tg})", f"tg.{kind}({p_tg}, {a_tg})"]
+        )
         return self.emit(kind, form, f"{npf}({a_np}, {p_np})")
 
     def op_maximum(self, kind):
@@ -563,7 +626,9 @@ class _Gen:
         a = self.pick()
         p_tg, p_np, is_t = self.partner(self.shape_of(a), allow_const=False)
         out_shape = np.broadcast_shapes(self.shape_of(a), np.shape(self.value(p_np)))
-        c_shape = self.sub_broadcast(out_shape) if self.flag() else self.broadcast_partner(out_shape)
+        c_shape = (
+            self.sub_broadcast(out_shape) if self.flag() else self.broadcast_partner(out_shape)
+        )
         c = self.mask(c_shape, at_least_one=False)
         form = self.choice(["fn", "fn_swapped", "method"])
         if form == "fn_swapped":
@@ -574,8 +639,14 @@ class _Gen:
 
     def op_cast(self, kind):
         a = self.pick()
-        form = self.choice(["{}.astype(tg.float32).astype(tg.float64)", "{}.to(tg.float32).double()",
-                            "{}.float().to(np.float64)", "{}.astype('float32').astype(float64_)"])
+        form = self.choice(
+            [
+                "{}.astype(tg.float32).astype(tg.float64)",
+                "{}.to(tg.float32).double()",
+                "{}.float().to(np.float64)",
+                "{}.astype('float32').astype(float64_)",
+            ]
+        )
         form = form.replace("float64_", "tg.float64")
         return self.emit(kind, form.format(a), f"cast32({a})")
 
@@ -588,14 +659,15 @@ class _Gen:
             reject()
         w, b = self.new_leaf((m, sa[-1])), self.new_leaf((m,))
         a_tg, a_np = self.scaled(a, a, 2.0)
-        return self.emit(kind, f"tg.nn.functional.linear({a_tg}, {w}, {b})",
-                         f"np.matmul({a_np}, {w}.T) + {b}")
+        return self.emit(
+            kind, f"tg.nn.functional.linear({a_tg}, {w}, {b})", f"np.matmul({a_np}, {w}.T) + {b}"
+        )
 
     def op_matmul(self, kind):
         a = self.pick(lambda s: len(s) >= 1, new_shape=self.choice([(3,), (2, 3), (2, 2, 3)]))
         sa = self.shape_of(a)
         a_tg, a_np = self.scaled(a, a, 2.0)
-        left = self.flag()       # a @ p, or p @ a
+        left = self.flag()  # a @ p, or p @ a
         k = sa[-1] if left else (sa[-2] if len(sa) >= 2 else sa[0])
 
         def result(s_left, s_right):
@@ -691,7 +763,9 @@ class _Gen:
             src = f"{a_tg}.var(axis={axis!r}, keepdims={keepdims}, correction={ddof})"
         else:
             src = f"tg.var({a_tg}, {axis!r}, {keepdims}, ddof={ddof})"
-        return self.emit(kind, src, f"np.var({a_np}, axis={axis!r}, keepdims={keepdims}, ddof={ddof})")
+        return self.emit(
+            kind, src, f"np.var({a_np}, axis={axis!r}, keepdims={keepdims}, ddof={ddof})"
+        )
 
     def _tie_gap(self, v, axis, kind):
         """Smallest gap between the extreme and the runner-up along the reduced axes."""
@@ -699,7 +773,7 @@ class _Gen:
             return np.inf
         axes = tuple(range(v.ndim)) if axis is None else tuple(np.atleast_1d(axis) % v.ndim)
         moved = np.moveaxis(v, axes, tuple(range(v.ndim - len(axes), v.ndim)))
-        flat = moved.reshape(moved.shape[:v.ndim - len(axes)] + (-1,))
+        flat = moved.reshape(moved.shape[: v.ndim - len(axes)] + (-1,))
         if flat.shape[-1] < 2:
             return np.inf
         s = np.sort(flat, axis=-1)
@@ -730,8 +804,9 @@ class _Gen:
         a_tg, a_np = self.scaled(a, a, 8.0)
         ndim = len(self.shape_of(a))
         axis = self.integer(-ndim, ndim - 1)
-        form = self.choice(["{a}.{k}({ax})", "{a}.{k}(dim={ax})", "tg.{k}({a}, {ax})",
-                            "tg.{k}({a}, dim={ax})"])
+        form = self.choice(
+            ["{a}.{k}({ax})", "{a}.{k}(dim={ax})", "tg.{k}({a}, {ax})", "tg.{k}({a}, dim={ax})"]
+        )
         return self.emit(kind, form.format(a=a_tg, k=kind, ax=axis), f"{kind}({a_np}, {axis})")
 
     def op_softmax(self, kind):
@@ -763,8 +838,9 @@ class _Gen:
         a = self.pick()
         shape = self.shape_of(a)
         size = int(np.prod(shape))
-        form = self.choice(["varargs", "tuple", "minus1", "fn", "view", "flatten", "unsqueeze",
-                            "squeeze"])
+        form = self.choice(
+            ["varargs", "tuple", "minus1", "fn", "view", "flatten", "unsqueeze", "squeeze"]
+        )
         if form == "flatten" and len(shape) != 1:
             return self.emit(kind, f"{a}.flatten()", f"np.reshape({a}, ({size},))")
         if form == "unsqueeze":
@@ -797,16 +873,22 @@ class _Gen:
             perm = perm[1:] + perm[:1]
         form = self.choice(["permute_varargs", "permute_tuple", "swap", "T", "fn"])
         if form == "swap":
-            i, j = self.draw(st.lists(st.integers(0, ndim - 1), min_size=2, max_size=2, unique=True))
+            i, j = self.draw(
+                st.lists(st.integers(0, ndim - 1), min_size=2, max_size=2, unique=True)
+            )
             perm = list(range(ndim))
             perm[i], perm[j] = perm[j], perm[i]
-            return self.emit(kind, f"{a}.transpose({i - ndim if self.flag() else i}, {j})",
-                             f"np.transpose({a}, {tuple(perm)!r})")
+            return self.emit(
+                kind,
+                f"{a}.transpose({i - ndim if self.flag() else i}, {j})",
+                f"np.transpose({a}, {tuple(perm)!r})",
+            )
         if form == "T":
             return self.emit(kind, f"{a}.T", f"np.transpose({a})")
         if form == "permute_varargs":
-            return self.emit(kind, f"{a}.permute({', '.join(map(str, perm))})",
-                             f"np.transpose({a}, {perm!r})")
+            return self.emit(
+                kind, f"{a}.permute({', '.join(map(str, perm))})", f"np.transpose({a}, {perm!r})"
+            )
         if form == "fn":
             return self.emit(kind, f"tg.permute({a}, {perm!r})", f"np.transpose({a}, {perm!r})")
         return self.emit(kind, f"{a}.permute({perm!r})", f"np.transpose({a}, {perm!r})")
@@ -827,8 +909,10 @@ class _Gen:
             src = f"tg.broadcast_to({a}, {target!r})"
         elif form == "minus1":
             lead = len(target) - len(shape)
-            t2 = tuple(-1 if i >= lead and n == shape[i - lead] and self.flag() else n
-                       for i, n in enumerate(target))
+            t2 = tuple(
+                -1 if i >= lead and n == shape[i - lead] and self.flag() else n
+                for i, n in enumerate(target)
+            )
             src = f"{a}.expand({t2!r})"
         else:
             src = f"{a}.expand({target!r})"
@@ -849,8 +933,9 @@ class _Gen:
 
     def _index(self, shape, unique):
         ndim = len(shape)
-        style = self.choice(["basic", "int_array", "tensor", "mask", "two_arrays"] if ndim else
-                            ["basic"])
+        style = self.choice(
+            ["basic", "int_array", "tensor", "mask", "two_arrays"] if ndim else ["basic"]
+        )
         self._index_style = style
         if style == "basic" or (style == "two_arrays" and ndim < 2):
             if ndim == 0:
@@ -859,10 +944,15 @@ class _Gen:
             k = self.integer(1, ndim)
             ellipsis = self.choice(["none", "back", "front"]) if k < ndim else "none"
             items = []
-            for n in (shape[ndim - k:] if ellipsis == "front" else shape[:k]):
+            for n in shape[ndim - k :] if ellipsis == "front" else shape[:k]:
                 how = self.choice(["int", "slice", "full"])
-                items.append(str(self.integer(-n, n - 1)) if how == "int" else
-                             self._slice(n) if how == "slice" else ":")
+                items.append(
+                    str(self.integer(-n, n - 1))
+                    if how == "int"
+                    else self._slice(n)
+                    if how == "slice"
+                    else ":"
+                )
             if self.flag():
                 items.insert(self.integer(0, len(items)), "None")
             if ellipsis == "front":
@@ -875,10 +965,12 @@ class _Gen:
             dim = self.integer(0, ndim - 1)
             n = shape[dim]
             if unique:
-                pos = self.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+                pos = self.draw(
+                    st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True)
+                )
             else:
                 pos = self.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4))
-            pos = [p - n if self.flag() else p for p in pos]   # negative indices too
+            pos = [p - n if self.flag() else p for p in pos]  # negative indices too
             lead = ":, " * dim
             if style == "tensor":
                 return f"{lead}tg.tensor({pos!r})", f"{lead}np.array({pos!r})"
@@ -888,8 +980,14 @@ class _Gen:
             m = self.mask(shape[:k])
             return (f"tg.tensor({m})" if self.flag() else m), m
         n0, n1 = shape[0], shape[1]
-        pairs = self.draw(st.lists(st.tuples(st.integers(0, n0 - 1), st.integers(0, n1 - 1)),
-                                   min_size=1, max_size=4, unique=unique))
+        pairs = self.draw(
+            st.lists(
+                st.tuples(st.integers(0, n0 - 1), st.integers(0, n1 - 1)),
+                min_size=1,
+                max_size=4,
+                unique=unique,
+            )
+        )
         i0, i1 = [p[0] for p in pairs], [p[1] for p in pairs]
         return f"{i0!r}, {i1!r}", f"{i0!r}, {i1!r}"
 
@@ -904,8 +1002,12 @@ class _Gen:
         target = self.value(f"{a}[{i_np}]").shape
         # NumPy drops extra leading 1s of the value, except in boolean-mask assignment
         v_tg, v_np, _ = self.partner(target, exact="inplace" if style == "mask" else "assign")
-        return self.emit(kind, None, f"setitem({a}, np.s_[{i_np}], {v_np})",
-                         tg_full=f"{{out}} = {a}.clone(); {{out}}[{i_tg}] = {v_tg}")
+        return self.emit(
+            kind,
+            None,
+            f"setitem({a}, np.s_[{i_np}], {v_np})",
+            tg_full=f"{{out}} = {a}.clone(); {{out}}[{i_tg}] = {v_tg}",
+        )
 
     def op_inplace(self, kind):
         a = self.pick()
@@ -918,8 +1020,9 @@ class _Gen:
             p_tg, p_np = self.scaled(p_tg, p_np, 8.0)
         method = {"+": "add_", "-": "sub_", "*": "mul_", "/": "div_"}[op]
         stmt = self.choice([f"{{out}} {op}= {p_tg}", f"{{out}}.{method}({p_tg})"])
-        return self.emit(kind, None, f"{a_np} {op} {p_np}",
-                         tg_full=f"{{out}} = {a_tg}.clone(); " + stmt)
+        return self.emit(
+            kind, None, f"{a_np} {op} {p_np}", tg_full=f"{{out}} = {a_tg}.clone(); " + stmt
+        )
 
     def op_concatenate(self, kind):
         a = self.pick(lambda s: len(s) >= 1, new_shape=(2, 2))
@@ -929,16 +1032,16 @@ class _Gen:
         ax = axis % ndim
 
         def fits(s):
-            return len(s) == ndim and s[:ax] + s[ax + 1:] == shape[:ax] + shape[ax + 1:]
+            return len(s) == ndim and s[:ax] + s[ax + 1 :] == shape[:ax] + shape[ax + 1 :]
 
         parts = [a]
         for _ in range(self.integer(1, 2)):
-            cands = [n for n in reversed(self.order) if fits(self.shape_of(n))]   # includes a
+            cands = [n for n in reversed(self.order) if fits(self.shape_of(n))]  # includes a
             if self.flag() and cands:
                 p = cands[self.integer(0, len(cands) - 1)]
                 self.used.add(p)
             else:
-                p = self.new_leaf(shape[:ax] + (self.integer(1, 3),) + shape[ax + 1:])
+                p = self.new_leaf(shape[:ax] + (self.integer(1, 3),) + shape[ax + 1 :])
             parts.append(p)
         if self.flag():
             parts.reverse()
@@ -947,9 +1050,11 @@ class _Gen:
             parts = parts[:2]
         lst = ", ".join(parts)
         form = self.choice(["cat", "concatenate", "cat_dim"])
-        src = {"cat": f"tg.cat([{lst}], axis={axis})",
-               "concatenate": f"tg.concatenate(({lst}), {axis})",
-               "cat_dim": f"tg.cat([{lst}], dim={axis})"}[form]
+        src = {
+            "cat": f"tg.cat([{lst}], axis={axis})",
+            "concatenate": f"tg.concatenate(({lst}), {axis})",
+            "cat_dim": f"tg.cat([{lst}], dim={axis})",
+        }[form]
         return self.emit(kind, src, f"np.concatenate([{lst}], axis={axis})")
 
     def op_stack(self, kind):
@@ -977,14 +1082,19 @@ def programs(draw, kinds=ALL_KINDS, max_stmts=8, force=None):
 # ---------------------------------------------------------------------------------------------
 # Checks
 
+
 def assert_close(actual, expected, what, rtol, atol):
     actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != expected {expected.shape}"
+    assert actual.shape == expected.shape, (
+        f"{what}: shape {actual.shape} != expected {expected.shape}"
+    )
     scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
     if not np.allclose(actual, expected, rtol=rtol, atol=atol * scale):
         err = np.max(np.abs(actual - expected))
-        raise AssertionError(f"{what}: max abs error {err:.3g} (scale {scale:.3g})\n"
-                             f"  tapegrad: {actual.tolist()}\n  expected: {expected.tolist()}")
+        raise AssertionError(
+            f"{what}: max abs error {err:.3g} (scale {scale:.3g})\n"
+            f"  tapegrad: {actual.tolist()}\n  expected: {expected.tolist()}"
+        )
 
 
 def finite_differences(f, values, eps=FD_EPS):
@@ -1021,7 +1131,9 @@ def _as_tuple(x):
 
 
 def _grads_or_zeros(grads, leaves):
-    return [np.zeros(x.shape) if g is None else np.asarray(g.numpy()) for g, x in zip(grads, leaves)]
+    return [
+        np.zeros(x.shape) if g is None else np.asarray(g.numpy()) for g, x in zip(grads, leaves)
+    ]
 
 
 def check_program(prog: Program) -> dict:
@@ -1042,8 +1154,9 @@ def check_program(prog: Program) -> dict:
     grads = tg.autograd.grad(loss, leaves, allow_unused=True)
     for g, x in zip(grads, leaves):
         if g is not None:
-            assert g.dtype == np.float64 and g.shape == x.shape, \
+            assert g.dtype == np.float64 and g.shape == x.shape, (
                 f"grad of shape {g.shape} / dtype {g.dtype} for a leaf of shape {x.shape}"
+            )
             assert g.grad_fn is None, "grad() without create_graph returned a tensor on the tape"
     ad = _grads_or_zeros(grads, leaves)
 
@@ -1065,6 +1178,7 @@ def check_program(prog: Program) -> dict:
 # ---------------------------------------------------------------------------------------------
 # The properties
 
+
 @settings(max_examples=budget(500))
 @given(prog=programs(ALL_KINDS, max_stmts=10))
 def test_random_programs_values_and_gradients(prog):
@@ -1080,13 +1194,15 @@ def test_each_op_kind(kind, data):
     ns = check_program(prog)
     prims = _as_tuple(KIND_PRIMS[prog.stmts[0][1]])
     recorded = tape_primitives([ns["loss"]])
-    assert set(prims) & recorded, \
+    assert set(prims) & recorded, (
         f"{kind}: primitive {prims} not on the tape (found {sorted(recorded)})"
-    if kind == "getitem":   # getitem's backward records scatter_add (visible with create_graph)
+    )
+    if kind == "getitem":  # getitem's backward records scatter_add (visible with create_graph)
         ns = prog.run_tg()
         v0 = ns[prog.stmts[0][0]]
-        gs = tg.autograd.grad((v0 * v0).sum(), prog.leaf_tensors(ns), create_graph=True,
-                              allow_unused=True)
+        gs = tg.autograd.grad(
+            (v0 * v0).sum(), prog.leaf_tensors(ns), create_graph=True, allow_unused=True
+        )
         assert "scatter_add" in tape_primitives(gs)
 
 
@@ -1112,10 +1228,14 @@ def _second_order_value(prog, leaf_values, weights):
 def test_random_programs_second_order(prog, data):
     weights = []
     for name, v in prog.leaves:
-        r = data.draw(hnp.arrays(np.float64, v.shape, elements=st.floats(-1, 1, width=16)),
-                      label=f"R weights for d loss/d {name}")
-        q = data.draw(hnp.arrays(np.float64, v.shape, elements=st.floats(-1, 1, width=16)),
-                      label=f"Q weights for d loss/d {name}")
+        r = data.draw(
+            hnp.arrays(np.float64, v.shape, elements=st.floats(-1, 1, width=16)),
+            label=f"R weights for d loss/d {name}",
+        )
+        q = data.draw(
+            hnp.arrays(np.float64, v.shape, elements=st.floats(-1, 1, width=16)),
+            label=f"Q weights for d loss/d {name}",
+        )
         weights.append((np.asarray(r, dtype=np.float64), np.asarray(q, dtype=np.float64)))
 
     ns = prog.run_tg()
@@ -1128,11 +1248,12 @@ def test_random_programs_second_order(prog, data):
             s = term if s is None else s + term
     if s is not None and s.requires_grad:
         hs = _grads_or_zeros(tg.autograd.grad(s, leaves, allow_unused=True), leaves)
-    else:   # the gradients are constants: the second-order term is zero
+    else:  # the gradients are constants: the second-order term is zero
         hs = [np.zeros(v.shape) for _, v in prog.leaves]
 
-    fd = finite_differences(lambda xs: _second_order_value(prog, xs, weights),
-                            [v for _, v in prog.leaves], eps=1e-5)
+    fd = finite_differences(
+        lambda xs: _second_order_value(prog, xs, weights), [v for _, v in prog.leaves], eps=1e-5
+    )
     for (name, _), h, d in zip(prog.leaves, hs, fd):
         assert_close(h, d, f"d S / d {name} (second order, tape vs finite differences)", 1e-4, 1e-5)
 
@@ -1155,8 +1276,12 @@ def test_inplace_through_a_view_writes_through_or_refuses(data):
     """`v = b[idx]; v += c` changes b in NumPy and PyTorch. tapegrad must do the same (values and
     gradients), or refuse with an error; never leave b silently stale."""
     shape = data.draw(st.tuples(st.integers(2, 3), st.integers(2, 4)), label="shape")
-    index = data.draw(st.sampled_from([np.s_[0], np.s_[1:], np.s_[:, 0], np.s_[::2, 1:3],
-                                       np.s_[-1, ::-1], np.s_[...]]), label="index")
+    index = data.draw(
+        st.sampled_from(
+            [np.s_[0], np.s_[1:], np.s_[:, 0], np.s_[::2, 1:3], np.s_[-1, ::-1], np.s_[...]]
+        ),
+        label="index",
+    )
     op = data.draw(st.sampled_from(["+=", "*=", "[...] ="]), label="op")
     a_np = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
     w = np.linspace(-1.0, 1.0, a_np.size).reshape(shape)
@@ -1181,8 +1306,10 @@ def test_inplace_through_a_view_writes_through_or_refuses(data):
         b = program(a * 1.0)
         loss = (b * w).sum()
         (g,) = tg.autograd.grad(loss, a)
-    except RuntimeError as e:   # refusing loudly is acceptable, if it says why
+    except RuntimeError as e:  # refusing loudly is acceptable, if it says why
         assert "in-place" in str(e) or "view" in str(e), f"unclear error: {e}"
         return
     assert_close(b.numpy(), expected, f"b after `b[{index}] {op} ...` through a view", 0, 0)
-    assert_close(g.numpy(), expected_grad, "d loss / d a after an in-place op through a view", 1e-12, 1e-12)
+    assert_close(
+        g.numpy(), expected_grad, "d loss / d a after an in-place op through a view", 1e-12, 1e-12
+    )

@@ -11,6 +11,7 @@
 3. Mixed precision follows NumPy promotion (float16 op float32 -> float32) and each input's gradient
    comes back in that input's own dtype.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,7 @@ from tapegrad.tape.engine import run_backward
 
 LOW = (np.float16, np.float32)
 ALL = (np.float16, np.float32, np.float64)
-ULPS = 16   # allowed error, in units of the dtype's epsilon (times the result's magnitude)
+ULPS = 16  # allowed error, in units of the dtype's epsilon (times the result's magnitude)
 
 
 def _eps(dtype) -> float:
@@ -35,20 +36,24 @@ def _eps(dtype) -> float:
 
 # Every entry is exactly representable in float16 (multiples of 8 near 1e4), so all dtypes see the
 # same numbers. Rows: tied maxima, near ties, all very negative, all equal, mixed magnitudes.
-X = np.array([
-    [1e4, 1e4, -1e4, 0.0],
-    [1e4, 1e4 - 8, 1e4 - 16, -1e4],
-    [-1e4, -1e4, -1e4, -1e4],
-    [1e4, 1e4, 1e4, 1e4],
-    [5e3, -5e3, 1.0, 0.0],
-])
-G = np.array([   # the upstream gradient: exact in every dtype
-    [0.5, -1.0, 0.25, 2.0],
-    [1.0, 1.0, -0.5, 0.5],
-    [-2.0, 0.5, 1.0, 0.25],
-    [1.0, -1.0, 0.5, 0.0],
-    [0.25, 2.0, -1.0, 1.0],
-])
+X = np.array(
+    [
+        [1e4, 1e4, -1e4, 0.0],
+        [1e4, 1e4 - 8, 1e4 - 16, -1e4],
+        [-1e4, -1e4, -1e4, -1e4],
+        [1e4, 1e4, 1e4, 1e4],
+        [5e3, -5e3, 1.0, 0.0],
+    ]
+)
+G = np.array(
+    [  # the upstream gradient: exact in every dtype
+        [0.5, -1.0, 0.25, 2.0],
+        [1.0, 1.0, -0.5, 0.5],
+        [-2.0, 0.5, 1.0, 0.25],
+        [1.0, -1.0, 0.5, 0.0],
+        [0.25, 2.0, -1.0, 1.0],
+    ]
+)
 
 
 def _ref_softmax(x, axis):
@@ -67,20 +72,35 @@ def _ref_logsumexp(x, axis):
 
 
 def _ref_sigmoid(x):
-    return np.where(x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x))))
+    return np.where(
+        x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x)))
+    )
 
 
 # name -> (tapegrad op, float64 reference value, float64 reference VJP given upstream g)
 STABLE_OPS = {
-    "softmax": (lambda t, ax: t.softmax(ax), _ref_softmax,
-                lambda x, g, ax: _ref_softmax(x, ax) * (
-                    g - np.sum(g * _ref_softmax(x, ax), ax, keepdims=True))),
-    "log_softmax": (lambda t, ax: tg.log_softmax(t, dim=ax), _ref_log_softmax,
-                    lambda x, g, ax: g - _ref_softmax(x, ax) * np.sum(g, ax, keepdims=True)),
-    "logsumexp": (lambda t, ax: t.logsumexp(axis=ax), _ref_logsumexp,
-                  lambda x, g, ax: np.expand_dims(g, ax) * _ref_softmax(x, ax)),
-    "sigmoid": (lambda t, ax: tg.sigmoid(t), lambda x, ax: _ref_sigmoid(x),
-                lambda x, g, ax: g * _ref_sigmoid(x) * (1 - _ref_sigmoid(x))),
+    "softmax": (
+        lambda t, ax: t.softmax(ax),
+        _ref_softmax,
+        lambda x, g, ax: (
+            _ref_softmax(x, ax) * (g - np.sum(g * _ref_softmax(x, ax), ax, keepdims=True))
+        ),
+    ),
+    "log_softmax": (
+        lambda t, ax: tg.log_softmax(t, dim=ax),
+        _ref_log_softmax,
+        lambda x, g, ax: g - _ref_softmax(x, ax) * np.sum(g, ax, keepdims=True),
+    ),
+    "logsumexp": (
+        lambda t, ax: t.logsumexp(axis=ax),
+        _ref_logsumexp,
+        lambda x, g, ax: np.expand_dims(g, ax) * _ref_softmax(x, ax),
+    ),
+    "sigmoid": (
+        lambda t, ax: tg.sigmoid(t),
+        lambda x, ax: _ref_sigmoid(x),
+        lambda x, g, ax: g * _ref_sigmoid(x) * (1 - _ref_sigmoid(x)),
+    ),
 }
 
 
@@ -91,7 +111,8 @@ def _check(actual, expected, tol, what):
     bad = err > tol
     assert not np.any(bad), (
         f"{what}: error up to {err.max():.3g} where {np.broadcast_to(tol, err.shape)[bad].min():.3g} "
-        f"is allowed\n  got:      {actual.tolist()}\n  expected: {expected.tolist()}")
+        f"is allowed\n  got:      {actual.tolist()}\n  expected: {expected.tolist()}"
+    )
 
 
 @pytest.mark.parametrize("axis", [-1, 0])
@@ -105,19 +126,31 @@ def test_stable_at_magnitude_1e4(name, dtype, axis):
     assert y.dtype == dtype, f"{name} returned {y.dtype} for a {np.dtype(dtype).name} input"
     expected = ref(X, axis)
     # results in [0, 1] (softmax, sigmoid): absolute error; log-domain results: relative to |result|
-    _check(y.numpy(), expected, ULPS * eps * np.maximum(1.0, np.abs(expected)),
-           f"{name}({np.dtype(dtype).name}, axis={axis}) value")
+    _check(
+        y.numpy(),
+        expected,
+        ULPS * eps * np.maximum(1.0, np.abs(expected)),
+        f"{name}({np.dtype(dtype).name}, axis={axis}) value",
+    )
     if name == "softmax":
-        _check(y.numpy().astype(np.float64).sum(axis=axis), np.ones(X.shape[1 - axis % 2]),
-               ULPS * eps * X.shape[axis], f"softmax({np.dtype(dtype).name}) sums to one")
+        _check(
+            y.numpy().astype(np.float64).sum(axis=axis),
+            np.ones(X.shape[1 - axis % 2]),
+            ULPS * eps * X.shape[axis],
+            f"softmax({np.dtype(dtype).name}) sums to one",
+        )
 
     g_up = G if name != "logsumexp" else G[:, 0] if axis == -1 else G[0]
     (gx,) = tg.autograd.grad(y, x, grad_outputs=tg.tensor(g_up.astype(dtype)))
     assert gx.dtype == dtype, f"d{name}/dx is {gx.dtype} for a {np.dtype(dtype).name} input"
     expected_g = ref_vjp(X, g_up, axis)
     scale = 1.0 + np.sum(np.abs(G)) / G.shape[0]
-    _check(gx.numpy(), expected_g, ULPS * eps * scale,
-           f"{name}({np.dtype(dtype).name}, axis={axis}) gradient")
+    _check(
+        gx.numpy(),
+        expected_g,
+        ULPS * eps * scale,
+        f"{name}({np.dtype(dtype).name}, axis={axis}) gradient",
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL, ids=lambda d: np.dtype(d).name)
@@ -130,25 +163,41 @@ def test_cross_entropy_loss_stable_at_magnitude_1e4(dtype):
     assert loss.dtype == dtype and loss.shape == ()
     logp = _ref_log_softmax(X, 1)
     expected = -np.mean(logp[np.arange(n), labels])
-    _check(loss.numpy(), expected, ULPS * _eps(dtype) * max(1.0, abs(expected)),
-           f"CrossEntropyLoss({np.dtype(dtype).name}) value")
+    _check(
+        loss.numpy(),
+        expected,
+        ULPS * _eps(dtype) * max(1.0, abs(expected)),
+        f"CrossEntropyLoss({np.dtype(dtype).name}) value",
+    )
     loss.backward()
     assert x.grad.dtype == dtype
     onehot = np.eye(X.shape[1])[labels]
     expected_g = (_ref_softmax(X, 1) - onehot) / n
-    _check(x.grad.numpy(), expected_g, ULPS * _eps(dtype),
-           f"CrossEntropyLoss({np.dtype(dtype).name}) gradient")
+    _check(
+        x.grad.numpy(),
+        expected_g,
+        ULPS * _eps(dtype),
+        f"CrossEntropyLoss({np.dtype(dtype).name}) gradient",
+    )
 
     # class-probability targets
     probs = np.full(X.shape, 0.25)
     x2 = tg.tensor(logits, requires_grad=True)
     loss2 = tg.nn.CrossEntropyLoss()(x2, tg.tensor(probs.astype(dtype)))
     expected2 = -np.mean(np.sum(probs * logp, axis=1))
-    _check(loss2.numpy(), expected2, ULPS * _eps(dtype) * max(1.0, abs(expected2)),
-           f"CrossEntropyLoss({np.dtype(dtype).name}, probabilities) value")
+    _check(
+        loss2.numpy(),
+        expected2,
+        ULPS * _eps(dtype) * max(1.0, abs(expected2)),
+        f"CrossEntropyLoss({np.dtype(dtype).name}, probabilities) value",
+    )
     loss2.backward()
-    _check(x2.grad.numpy(), (_ref_softmax(X, 1) - probs) / n, ULPS * _eps(dtype),
-           f"CrossEntropyLoss({np.dtype(dtype).name}, probabilities) gradient")
+    _check(
+        x2.grad.numpy(),
+        (_ref_softmax(X, 1) - probs) / n,
+        ULPS * _eps(dtype),
+        f"CrossEntropyLoss({np.dtype(dtype).name}, probabilities) gradient",
+    )
 
 
 @pytest.mark.parametrize("dtype", ALL, ids=lambda d: np.dtype(d).name)
@@ -159,17 +208,26 @@ def test_bce_with_logits_loss_stable_at_magnitude_1e4(dtype):
     loss = tg.nn.BCEWithLogitsLoss(reduction="sum")(x, tg.tensor(target.astype(dtype)))
     assert loss.dtype == dtype
     per = np.maximum(logits, 0) - logits * target + np.log1p(np.exp(-np.abs(logits)))
-    _check(loss.numpy(), per.sum(), ULPS * _eps(dtype) * per.sum(),
-           f"BCEWithLogitsLoss({np.dtype(dtype).name}) value")
+    _check(
+        loss.numpy(),
+        per.sum(),
+        ULPS * _eps(dtype) * per.sum(),
+        f"BCEWithLogitsLoss({np.dtype(dtype).name}) value",
+    )
     loss.backward()
     assert x.grad.dtype == dtype
     # d/dx = sigmoid(x) - y everywhere, including x == 0 (where the loss is smooth)
-    _check(x.grad.numpy(), _ref_sigmoid(logits) - target, ULPS * _eps(dtype),
-           f"BCEWithLogitsLoss({np.dtype(dtype).name}) gradient")
+    _check(
+        x.grad.numpy(),
+        _ref_sigmoid(logits) - target,
+        ULPS * _eps(dtype),
+        f"BCEWithLogitsLoss({np.dtype(dtype).name}) gradient",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 2. Dtype preservation for every primitive
+
 
 def _inputs(dtype):
     """Two (3, 4) leaves in [0.5, 1.5] (a safe domain for every op) and a mask."""
@@ -192,7 +250,7 @@ DTYPE_CASES = {
     "mul": lambda a, b, m: a * b,
     "div": lambda a, b, m: a / b,
     "neg": lambda a, b, m: -a,
-    "pow": lambda a, b, m: a ** b,
+    "pow": lambda a, b, m: a**b,
     "exp": lambda a, b, m: a.exp(),
     "log": lambda a, b, m: a.log(),
     "sin": lambda a, b, m: a.sin(),
@@ -223,7 +281,7 @@ DTYPE_CASES = {
     "transpose": lambda a, b, m: a.T,
     "expand": lambda a, b, m: a.reshape(3, 1, 4).expand(3, 2, 4),
     "getitem": lambda a, b, m: a[[0, 0, 2]],
-    "scatter_add": lambda a, b, m: a[[0, 0, 2], 1:],   # its backward is scatter_add
+    "scatter_add": lambda a, b, m: a[[0, 0, 2], 1:],  # its backward is scatter_add
     "index_put": _index_put,
     "concatenate": lambda a, b, m: tg.cat([a, b], axis=1),
 }
@@ -248,8 +306,11 @@ def _backward_observing(out, seed):
 
     def observer(node, grad_out, grads_in):
         seen.append((node.name, "incoming", grad_out.dtype))
-        seen.extend((node.name, f"rule output {i}", g.dtype)
-                    for i, g in enumerate(grads_in or ()) if g is not None and hasattr(g, "dtype"))
+        seen.extend(
+            (node.name, f"rule output {i}", g.dtype)
+            for i, g in enumerate(grads_in or ())
+            if g is not None and hasattr(g, "dtype")
+        )
 
     run_backward([out.grad_fn], [seed], None, False, False, observer)
     return seen
@@ -262,10 +323,12 @@ def test_dtype_preserved_forward_and_backward(case, dtype):
     a, b, m = _inputs(dtype)
     out = fn(a, b, m)
     assert out.dtype == dtype, f"{case}: forward gave {out.dtype} for {np.dtype(dtype).name} inputs"
-    with np.errstate(all="ignore"):   # a loose value check against float64 on the same inputs
+    with np.errstate(all="ignore"):  # a loose value check against float64 on the same inputs
         a64, b64 = tg.tensor(a.numpy().astype(np.float64)), tg.tensor(b.numpy().astype(np.float64))
         ref = fn(a64, b64, m).numpy()
-    assert np.allclose(out.numpy().astype(np.float64), ref, rtol=8 * _eps(dtype), atol=8 * _eps(dtype))
+    assert np.allclose(
+        out.numpy().astype(np.float64), ref, rtol=8 * _eps(dtype), atol=8 * _eps(dtype)
+    )
 
     seed = tg.tensor(np.linspace(-1.0, 1.0, out.size).reshape(out.shape).astype(dtype))
     seen = _backward_observing(out, seed)
@@ -280,7 +343,7 @@ def test_dtype_preserved_forward_and_backward(case, dtype):
 
     if case in NOT_TWICE_DIFFERENTIABLE:
         return
-    a, b, m = _inputs(dtype)   # second order: grads of grads stay in dtype too
+    a, b, m = _inputs(dtype)  # second order: grads of grads stay in dtype too
     out = fn(a, b, m)
     (ga,) = tg.autograd.grad((out * out).sum(), a, create_graph=True)
     assert ga.dtype == dtype and ga.requires_grad
@@ -290,16 +353,29 @@ def test_dtype_preserved_forward_and_backward(case, dtype):
 
 
 SCALARS = {
-    "python float": 2.0, "python int": 2, "np.float64": np.float64(2.0), "np.float32": np.float32(2.0),
-    "np.int64": np.int64(2), "0-d float64 array": np.array(2.0),
+    "python float": 2.0,
+    "python int": 2,
+    "np.float64": np.float64(2.0),
+    "np.float32": np.float32(2.0),
+    "np.int64": np.int64(2),
+    "0-d float64 array": np.array(2.0),
 }
 SCALAR_OPS = {
-    "x + s": lambda x, s: x + s, "s + x": lambda x, s: s + x, "x - s": lambda x, s: x - s,
-    "s - x": lambda x, s: s - x, "x * s": lambda x, s: x * s, "s * x": lambda x, s: s * x,
-    "x / s": lambda x, s: x / s, "s / x": lambda x, s: s / x, "x ** s": lambda x, s: x ** s,
-    "s ** x": lambda x, s: s ** x, "x.pow(s)": lambda x, s: x.pow(s),
-    "maximum(x, s)": lambda x, s: tg.maximum(x, s), "x.minimum(s)": lambda x, s: x.minimum(s),
-    "x.clip(-s, s)": lambda x, s: x.clip(-s, s), "where(m, x, s)": lambda x, s: tg.where(x > 1.0, x, s),
+    "x + s": lambda x, s: x + s,
+    "s + x": lambda x, s: s + x,
+    "x - s": lambda x, s: x - s,
+    "s - x": lambda x, s: s - x,
+    "x * s": lambda x, s: x * s,
+    "s * x": lambda x, s: s * x,
+    "x / s": lambda x, s: x / s,
+    "s / x": lambda x, s: s / x,
+    "x ** s": lambda x, s: x**s,
+    "s ** x": lambda x, s: s**x,
+    "x.pow(s)": lambda x, s: x.pow(s),
+    "maximum(x, s)": lambda x, s: tg.maximum(x, s),
+    "x.minimum(s)": lambda x, s: x.minimum(s),
+    "x.clip(-s, s)": lambda x, s: x.clip(-s, s),
+    "where(m, x, s)": lambda x, s: tg.where(x > 1.0, x, s),
     "where(m, s, x)": lambda x, s: tg.where(x > 1.0, s, x),
 }
 
@@ -310,7 +386,9 @@ SCALAR_OPS = {
 def test_scalars_never_upcast(op, scalar, dtype):
     x = tg.tensor(np.array([0.5, 1.5, 3.0], dtype=dtype), requires_grad=True)
     y = SCALAR_OPS[op](x, SCALARS[scalar])
-    assert y.dtype == dtype, f"{op} with a {scalar} scalar gave {y.dtype} for a {np.dtype(dtype).name} tensor"
+    assert y.dtype == dtype, (
+        f"{op} with a {scalar} scalar gave {y.dtype} for a {np.dtype(dtype).name} tensor"
+    )
     y.sum().backward()
     assert x.grad.dtype == dtype
 
@@ -319,18 +397,31 @@ def test_scalars_never_upcast(op, scalar, dtype):
 # 3. Mixed precision: NumPy promotion forward, each input's own dtype backward
 
 MIXED_OPS = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b, "pow": lambda a, b: a ** b, "maximum": lambda a, b: tg.maximum(a, b),
-    "minimum": lambda a, b: tg.minimum(a, b), "where": lambda a, b: tg.where(a > b, a, b),
-    "matmul": lambda a, b: a @ b.T, "concatenate": lambda a, b: tg.cat([a, b], 0),
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "maximum": lambda a, b: tg.maximum(a, b),
+    "minimum": lambda a, b: tg.minimum(a, b),
+    "where": lambda a, b: tg.where(a > b, a, b),
+    "matmul": lambda a, b: a @ b.T,
+    "concatenate": lambda a, b: tg.cat([a, b], 0),
     "linear": lambda a, b: tg.nn.functional.linear(a, b, b[:, 0]),
     "stack": lambda a, b: tg.stack([a, b]),
 }
 
 
-@pytest.mark.parametrize("pair", [(np.float16, np.float32), (np.float32, np.float16),
-                                  (np.float16, np.float64), (np.float32, np.float64)],
-                         ids=lambda p: f"{np.dtype(p[0]).name}-{np.dtype(p[1]).name}")
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (np.float16, np.float32),
+        (np.float32, np.float16),
+        (np.float16, np.float64),
+        (np.float32, np.float64),
+    ],
+    ids=lambda p: f"{np.dtype(p[0]).name}-{np.dtype(p[1]).name}",
+)
 @pytest.mark.parametrize("op", list(MIXED_OPS))
 def test_mixed_precision_promotes_forward_and_returns_grads_in_input_dtypes(op, pair):
     """float16 op float32 -> float32 (NumPy's promotion); a.grad is float16 and b.grad float32."""
@@ -338,8 +429,13 @@ def test_mixed_precision_promotes_forward_and_returns_grads_in_input_dtypes(op, 
     a = tg.tensor(np.array([[0.5, 1.25, 2.0]], dtype=da), requires_grad=True)
     b = tg.tensor(np.array([[1.5, 0.75, 1.0]], dtype=db), requires_grad=True)
     out = MIXED_OPS[op](a, b)
-    assert out.dtype == np.promote_types(da, db), \
+    assert out.dtype == np.promote_types(da, db), (
         f"{op}: {np.dtype(da).name} op {np.dtype(db).name} gave {out.dtype}"
+    )
     out.sum().backward()
-    assert a.grad is not None and a.grad.dtype == da, f"{op}: a.grad is {getattr(a.grad, 'dtype', None)}"
-    assert b.grad is not None and b.grad.dtype == db, f"{op}: b.grad is {getattr(b.grad, 'dtype', None)}"
+    assert a.grad is not None and a.grad.dtype == da, (
+        f"{op}: a.grad is {getattr(a.grad, 'dtype', None)}"
+    )
+    assert b.grad is not None and b.grad.dtype == db, (
+        f"{op}: b.grad is {getattr(b.grad, 'dtype', None)}"
+    )
