@@ -35,7 +35,7 @@ def _map_tensors(fn: Any, tree: Any, what: str) -> Any:
 def _arrays(tree: Any) -> list:
     """The arrays of the non-None leaves (Tensors, NumPy arrays or numbers)."""
     arrays = [
-        np.asarray(x.data if isinstance(x, Tensor) else x)
+        np.asarray(x.numpy() if isinstance(x, Tensor) else x)
         for x in tree_leaves(tree)
         if x is not None
     ]

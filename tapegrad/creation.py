@@ -42,9 +42,11 @@ def _finish(arr: np.ndarray, dtype: Any, requires_grad: bool, default: Any = _dt
     return Tensor(arr.astype(dtype, copy=False), requires_grad=requires_grad)
 
 
-def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
+) -> Tensor:
     """A new tensor from data (floats default to float32; ints stay int). `tg.tensor([1., 2.])`"""
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad, name=name)
 
 
 def zeros(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:

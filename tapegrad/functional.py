@@ -61,10 +61,10 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                 )
             if keep and v.requires_grad:
                 return v.clone()  # a recorded alias: the outer differentiation sees through it
-            data = v.data  # a fresh leaf sharing memory: the caller's tape is never touched
+            data = v.numpy()  # a fresh leaf sharing memory: the caller's tape is never touched
         else:
             try:  # the tg.tensor rules: Python floats become float32, arrays keep their dtype
-                data = Tensor(v).data
+                data = Tensor(v).numpy()
             except (TypeError, ValueError):
                 data = None
             if data is None or data.dtype.kind not in "iuf":

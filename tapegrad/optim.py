@@ -94,7 +94,7 @@ class Optimizer:
             if set_to_none or p.grad is None:
                 p.grad = None
             else:
-                p.grad.data[...] = 0
+                p.grad.numpy()[...] = 0
 
     def step(self, grads: Any = None) -> Any:
         """One update: from each parameter's .grad, or from `grads` (one per parameter, in order;
@@ -121,7 +121,7 @@ class Optimizer:
                     i, g = next(it)
                     if g is None:
                         continue
-                    g = np.asarray(g.data if isinstance(g, Tensor) else g, dtype=p.dtype)
+                    g = np.asarray(g.numpy() if isinstance(g, Tensor) else g, dtype=p.dtype)
                     if g.shape != p.shape:
                         name = getattr(p, "name", None)
                         raise ValueError(
@@ -129,7 +129,7 @@ class Optimizer:
                             f"{f' ({name})' if name else ''} has shape {p.shape}; give the gradients "
                             f"in the optimizer's parameter order (e.g. both from net.trainable_params())"
                         )
-                    p.copy_(self._update(p.data, g, group, self.state.setdefault(p, {})))
+                    p.copy_(self._update(p.numpy(), g, group, self.state.setdefault(p, {})))
         return loss
 
     def __call__(self, grads: Any) -> Any:

@@ -91,12 +91,15 @@ class Tensor:
         "_retains_grad",
         "_inplace_op",
         "_base",
+        "_name",
         "__weakref__",
     )
     __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operators
     __hash__ = object.__hash__
 
-    def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
+    def __init__(
+        self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
+    ) -> None:
         arr = _as_array(data, dtype)
         self._data = arr
         self._grad_fn = None
@@ -105,6 +108,8 @@ class Tensor:
         if requires_grad:
             _check_can_require_grad(arr.dtype)
             self._requires_grad = True
+        if name is not None:
+            self.name = name
 
     # ---- construction fast path -------------------------------------------------------------
     @staticmethod
@@ -118,13 +123,29 @@ class Tensor:
 
     # ---- attributes -------------------------------------------------------------------------
     @property
-    def data(self) -> np.ndarray:
-        """The underlying array (a view, not recorded on the tape)."""
-        return self._data
+    def data(self) -> "Tensor":
+        """A detached Tensor sharing this one's memory, as PyTorch's `.data`: changes made through it
+        are not tracked (`p.data -= lr * p.grad`). `t.data = values` replaces the values.
+
+        >>> w = tg.tensor([1.0, 2.0], requires_grad=True); w.data.numpy()
+        array([1., 2.], dtype=float32)
+        """
+        return Tensor._make(self._data)
 
     @data.setter
     def data(self, value: Any) -> None:
         self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    @property
+    def name(self) -> str | None:
+        """A name for drawings and explanations (None until set): `x.name = "x"`."""
+        return getattr(self, "_name", None)
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"a tensor's name is a str (or None), got {type(value).__name__}")
+        self._name = value
 
     @property
     def shape(self) -> tuple:

@@ -133,7 +133,7 @@ def test_create_graph_grads_of_different_leaves_are_separate_tensors():
     b = tg.tensor([3.0, 4.0], requires_grad=True)
     s = a + b  # add hands the same gradient tensor to both inputs
     (s * s).sum().backward(create_graph=True)
-    assert a.grad is not b.grad and not np.shares_memory(a.grad.data, b.grad.data)
+    assert a.grad is not b.grad and not np.shares_memory(a.grad.numpy(), b.grad.numpy())
     with tg.no_grad():
         a.grad.mul_(0)
     assert b.grad.tolist() == [8.0, 12.0]
@@ -689,7 +689,7 @@ def test_without_detect_anomaly_nan_passes_silently():
     x = tg.tensor([0.0, 1.0], requires_grad=True)
     with np.errstate(all="ignore"):
         (tg.log(x) * 0.0).sum().backward()
-    assert np.isnan(x.grad.data[0])
+    assert np.isnan(x.grad.numpy()[0])
 
 
 # ---- custom Functions ------------------------------------------------------------------------------
@@ -845,7 +845,7 @@ def test_gradcheck_on_non_contiguous_and_read_only_inputs():
     )
     assert tg.autograd.gradcheck(lambda a: (a * a).sum(0), [t])
     r = tg.tensor([1.0, 2.0], dtype=tg.float64, requires_grad=True)
-    r.data.flags.writeable = False
+    r.numpy().flags.writeable = False
     assert tg.autograd.gradcheck(lambda a: a.sin(), [r])
 
 

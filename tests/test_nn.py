@@ -36,7 +36,7 @@ def test_seed_net_forward_and_names():
     net = seed_net()
     params = net.trainable_params()
     assert [p.name for p in params] == ["fc.weight"]
-    np.testing.assert_array_equal(params[0].data, [[2.0, 3.0, 4.0]])
+    np.testing.assert_array_equal(params[0].numpy(), [[2.0, 3.0, 4.0]])
     loss, logits = net(tg.tensor([[1, 2, 3]], tg.float32), tg.tensor(19, tg.float32))
     assert loss.item() == 1.0 and logits.item() == 20.0
     assert loss.dtype == tg.float32 and logits.shape == ()
@@ -89,7 +89,7 @@ def test_set_data_casts_and_invalidates_saved_graphs():
     p = nn.Parameter(tg.ones(3))
     out = (p * p).sum()
     p.set_data(np.array([1, 2, 3]))  # ints are cast to the parameter's float32
-    assert p.dtype == tg.float32 and p.data.tolist() == [1.0, 2.0, 3.0]
+    assert p.dtype == tg.float32 and p.numpy().tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(RuntimeError):
         out.backward()  # p changed after it was saved: reported, not a silently wrong gradient
 
@@ -251,7 +251,7 @@ def test_load_state_dict_errors_name_the_problem():
     bad = {**state, "seq.0.weight": tg.zeros(3, 3), "block.scale": tg.full((3,), 7.0)}
     with pytest.raises(RuntimeError, match=r"size mismatch for seq.0.weight.*\(3, 3\).*\(2, 1\)"):
         net.load_state_dict(bad)
-    assert net.block.scale.data.tolist() == [1.0, 1.0, 1.0]  # nothing was loaded
+    assert net.block.scale.numpy().tolist() == [1.0, 1.0, 1.0]  # nothing was loaded
 
 
 # ---- layers ------------------------------------------------------------------------------------

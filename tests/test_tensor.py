@@ -94,7 +94,9 @@ def test_float16_stays_float16_forward_and_backward():
     y.backward()
     assert x.grad.dtype == tg.float16
     np.testing.assert_allclose(
-        x.grad.data.astype(np.float64), 2.5 * np.exp([2.5, 5.0]) / 3 + np.cos([1.0, 2.0]), rtol=1e-2
+        x.grad.numpy().astype(np.float64),
+        2.5 * np.exp([2.5, 5.0]) / 3 + np.cos([1.0, 2.0]),
+        rtol=1e-2,
     )
 
 
@@ -125,7 +127,7 @@ def test_attributes():
     x = tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     assert x.shape == (2, 3) and x.ndim == 2 and x.size == 6 and x.dtype == tg.float32
     assert x.is_leaf and x.grad is None and x.grad_fn is None and x.requires_grad
-    assert isinstance(x.data, np.ndarray)
+    assert isinstance(x.numpy(), np.ndarray)
     y = x * 2
     assert not y.is_leaf and y.grad_fn.name == "MulBackward" and y.requires_grad
     assert x.detach().requires_grad is False and x.detach().is_leaf
@@ -192,10 +194,10 @@ def test_shape_methods_take_varargs_or_a_tuple():
 def test_T_transpose_permute():
     a = np.arange(24.0).reshape(2, 3, 4)
     x = tg.tensor(a)
-    np.testing.assert_array_equal(x.T.data, a.T)
-    np.testing.assert_array_equal(x.transpose(0, 1).data, a.transpose(1, 0, 2))
-    np.testing.assert_array_equal(x.transpose(-1, 0).data, np.swapaxes(a, -1, 0))
-    np.testing.assert_array_equal(x.permute(2, 0, 1).data, a.transpose(2, 0, 1))
+    np.testing.assert_array_equal(x.T.numpy(), a.T)
+    np.testing.assert_array_equal(x.transpose(0, 1).numpy(), a.transpose(1, 0, 2))
+    np.testing.assert_array_equal(x.transpose(-1, 0).numpy(), np.swapaxes(a, -1, 0))
+    np.testing.assert_array_equal(x.permute(2, 0, 1).numpy(), a.transpose(2, 0, 1))
     m = tg.tensor([[1.0, 2.0, 3.0]])
     assert m.T.shape == (3, 1) and m.transpose().shape == (3, 1)
     assert tg.tensor(1.0).T.shape == ()
@@ -243,7 +245,7 @@ def test_reflected_ops_with_numpy_arrays_on_the_left():
         (a**t, [10, 400]),
     ]:
         assert isinstance(expr, tg.Tensor) and expr.requires_grad
-        np.testing.assert_allclose(expr.data, expected)
+        np.testing.assert_allclose(expr.numpy(), expected)
     m = np.eye(2, dtype=np.float32)
     out = m @ t
     assert isinstance(out, tg.Tensor) and out.tolist() == [1.0, 2.0]
@@ -288,30 +290,30 @@ def test_getitem_variants_forward():
         a > 10,
         (0, a[0] > 3),
     ]:
-        np.testing.assert_array_equal(x[index].data, a[index])
-    np.testing.assert_array_equal(x[tg.tensor([1, 1])].data, a[[1, 1]])
-    np.testing.assert_array_equal(x[tg.tensor(a > 10)].data, a[a > 10])
+        np.testing.assert_array_equal(x[index].numpy(), a[index])
+    np.testing.assert_array_equal(x[tg.tensor([1, 1])].numpy(), a[[1, 1]])
+    np.testing.assert_array_equal(x[tg.tensor(a > 10)].numpy(), a[a > 10])
 
 
 def test_matmul_free_function_and_operator_agree():
     a, b = np.random.default_rng(0).standard_normal((2, 3, 4)), np.ones((4, 5))
     np.testing.assert_allclose(
-        (tg.tensor(a) @ tg.tensor(b)).data, (a @ b).astype(np.float32), rtol=1e-6
+        (tg.tensor(a) @ tg.tensor(b)).numpy(), (a @ b).astype(np.float32), rtol=1e-6
     )
-    np.testing.assert_allclose(tg.matmul(a, b).data, a @ b)
+    np.testing.assert_allclose(tg.matmul(a, b).numpy(), a @ b)
 
 
 # ---- in-place -----------------------------------------------------------------------------------
 def test_inplace_ops_on_plain_tensors_write_the_buffer_and_bump_version():
     x = tg.tensor([1.0, 2.0])
-    buf = x.data
+    buf = x.numpy()
     v0 = x._version
     x += 1
     x *= 2
     x -= 1
     x /= 2
     x.add_(1).sub_(0.5).mul_(2).div_(2)
-    assert x.tolist() == [2.0, 3.0] and x.data is buf
+    assert x.tolist() == [2.0, 3.0] and x.numpy() is buf
     assert x._version == v0 + 8
     x.zero_()
     assert x.tolist() == [0.0, 0.0]
@@ -319,7 +321,7 @@ def test_inplace_ops_on_plain_tensors_write_the_buffer_and_bump_version():
     x[0] = 1
     assert x.tolist() == [1.0, 7.0]
     x.copy_(tg.tensor([3.0, 4.0]))
-    assert x.tolist() == [3.0, 4.0] and x.data is buf
+    assert x.tolist() == [3.0, 4.0] and x.numpy() is buf
 
 
 def test_inplace_on_leaf_requiring_grad_is_allowed_under_no_grad():
@@ -382,7 +384,7 @@ def test_factories():
     x = tg.randn(2, 3, dtype=tg.float64, requires_grad=True)
     assert x.shape == (2, 3) and x.dtype == tg.float64 and x.requires_grad
     assert tg.zeros_like(x).dtype == tg.float64 and tg.ones_like(x).shape == (2, 3)
-    assert 0 <= tg.rand(100).data.min() and tg.rand(100).data.max() < 1
+    assert 0 <= tg.rand(100).numpy().min() and tg.rand(100).numpy().max() < 1
     tg.manual_seed(3)
     a = tg.randn(4)
     tg.manual_seed(3)
@@ -485,3 +487,30 @@ def test_argmax_all_any_axes_checked():
         t.all(axis=5)
     with pytest.raises(TypeError, match="one axis"):
         t.argmax(axis=(0, 1))
+
+
+def test_data_is_a_detached_tensor_sharing_memory():
+    w = tg.tensor([1.0, 2.0], requires_grad=True)
+    d = w.data
+    assert isinstance(d, tg.Tensor) and not d.requires_grad and d.grad_fn is None
+    assert np.shares_memory(d.numpy(), w.numpy())
+    loss = (w * w).sum()
+    loss.backward()
+    w.data -= 0.5 * w.grad  # PyTorch's classic update: untracked, no version bump
+    assert w.tolist() == [0.0, 0.0] and w._version == 0
+    w.grad.data.mul_(-1)  # seed 003's idiom
+    assert w.grad.tolist() == [-2.0, -4.0]
+    w.data = tg.tensor([5.0, 6.0])  # the setter replaces the values without recording
+    assert w.tolist() == [5.0, 6.0] and w.is_leaf and w.requires_grad
+    assert w.data.asnumpy().tolist() == [5.0, 6.0]  # MindSpore's param.data.asnumpy()
+
+
+def test_name_is_settable_and_given_at_creation():
+    x = tg.tensor([1.0], name="x")
+    assert x.name == "x"
+    y = x * 2
+    assert y.name is None
+    y.name = "y"
+    assert y.name == "y"
+    with pytest.raises(TypeError, match="name is a str"):
+        y.name = 3

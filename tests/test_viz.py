@@ -114,7 +114,7 @@ def test_show_values_and_show_grads():
     w_label = next(v for v in _nodes(dot).values() if v.startswith("w\\n"))
     assert "grad [1. 2. 3.]" in w_label  # d/dw sum(x*w) = x
     x_label = next(v for v in _nodes(dot).values() if v.startswith("leaf0"))
-    expected = np.array2string(w.data + np.cos(x.data), precision=4, suppress_small=True)
+    expected = np.array2string(w.numpy() + np.cos(x.numpy()), precision=4, suppress_small=True)
     assert "grad " + expected in x_label
 
 

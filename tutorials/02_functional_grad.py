@@ -76,7 +76,7 @@ net = Net(3, 1)
 net.fc.weight.set_data(tg.Tensor([[2, 3, 4]], tg.float32))
 print("=== weight ===")
 for param in net.trainable_params():
-    print("name:", param.name, "data:", param.data)
+    print("name:", param.name, "data:", param.data.asnumpy())
 x = tg.Tensor([[1, 2, 3]], tg.float32)
 y = tg.Tensor(19, tg.float32)
 loss, logits = net(x, y)

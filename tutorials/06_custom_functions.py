@@ -76,8 +76,8 @@ h = A(xs)
 loss = ((B(h) - C(h)) ** 2).sum()
 opt.zero_grad()
 loss.backward()
-w_before = C.weight.data.copy()
+w_before = C.weight.numpy().copy()
 opt.step()
 # SGD subtracts lr * grad; the hook made grad = -dloss/dC, so C moved up the loss:
-moved = C.weight.data - w_before
+moved = C.weight.numpy() - w_before
 print("C moved along +dloss/dC:", bool(np.all(np.sign(moved) == np.sign(-C.weight.grad.numpy()))))

@@ -141,7 +141,7 @@ def initialize(tensor: Tensor, init: Any) -> Tensor:
     if callable(init):
         init(tensor)
         return tensor
-    values = np.asarray(init.data if isinstance(init, Tensor) else init)
+    values = np.asarray(init.numpy() if isinstance(init, Tensor) else init)
     if values.ndim and values.shape != tensor.shape:
         raise ValueError(
             f"initial values have shape {values.shape}, but the parameter has shape {tensor.shape}"

@@ -107,7 +107,7 @@ class CrossEntropyLoss(_Loss):
                 )
             w = self.weight.astype(input.dtype).reshape((-1,) + (1,) * (input.ndim - 1 - axis))
         eps = self.label_smoothing
-        t = target.data if isinstance(target, Tensor) else np.asarray(target)
+        t = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
         if t.dtype.kind in "iub":
             valid = t != self.ignore_index
             picked = self._one_hot(np.where(valid, t, 0), input.shape, axis, input.dtype)

@@ -188,7 +188,7 @@ class Module:
             if set_to_none or p.grad is None:
                 p.grad = None
             else:
-                p.grad.data[...] = 0
+                p.grad.numpy()[...] = 0
 
     def train(self, mode: bool = True) -> "Module":
         """Set `.training` on this module and all sub-modules."""
@@ -220,7 +220,7 @@ class Module:
         if dtype.kind != "f":
             raise TypeError(f"parameters must stay floating point; cannot cast a Module to {dtype}")
         for p in self.parameters():
-            p.data = p.data.astype(dtype)
+            p.data = p.numpy().astype(dtype)
             if p.grad is not None:
                 p.grad = p.grad.detach().astype(dtype)
         return self
@@ -240,7 +240,7 @@ class Module:
     # ---- checkpoints --------------------------------------------------------------------------
     def state_dict(self) -> "OrderedDict[str, Tensor]":
         """{dotted name: tensor} of copies, so a saved state does not change as training goes on."""
-        return OrderedDict((name, Tensor(p.data)) for name, p in self.named_parameters())
+        return OrderedDict((name, Tensor(p.numpy())) for name, p in self.named_parameters())
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
         """Copy values into the parameters; with strict=True keys must match exactly. Shapes must match."""
@@ -263,7 +263,7 @@ class Module:
             if name not in state_dict:
                 continue
             value = state_dict[name]
-            arr = np.asarray(value.data if isinstance(value, Tensor) else value)
+            arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
             if arr.shape != p.shape:
                 raise RuntimeError(
                     f"error loading state_dict into {type(self).__name__}: size mismatch for {name}: "

@@ -22,7 +22,7 @@ class Parameter(Tensor):
 
     # _auto_name: the name was not given explicitly, so the owning Module may set it to the
     # parameter's dotted path (`fc.weight`), as MindSpore does.
-    __slots__ = ("_name", "_auto_name")
+    __slots__ = ("_auto_name",)
 
     def __init__(self, data: Any, name: str | None = None, requires_grad: bool = True) -> None:
         super().__init__(

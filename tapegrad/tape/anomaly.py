@@ -45,7 +45,7 @@ def capture_stack() -> list:
 
 def check(node: Any, index: int, grad: Any) -> None:
     """Raise if `grad` (the gradient node sends to its input `index`) holds NaN or Inf."""
-    data = grad.data if hasattr(grad, "data") and not isinstance(grad, np.ndarray) else grad
+    data = getattr(grad, "_data", grad)
     if np.issubdtype(np.asarray(data).dtype, np.inexact) and not np.all(np.isfinite(data)):
         kind = "nan" if np.any(np.isnan(data)) else "inf"
         where = (
