@@ -51,6 +51,8 @@ from .math import (
     flatten,
     isfinite,
     log,
+    log1p,
+    expm1,
     log_softmax,
     logsumexp,
     matmul,
@@ -85,7 +87,7 @@ from .math import (
     var,
     where,
 )
-from .tape.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
 from . import functional, nn, optim, amp, viz, explain as _explain_module, ops  # noqa: E402

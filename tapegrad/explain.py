@@ -14,8 +14,10 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from .autograd import functions as _functions
-from .tape.engine import _fit, execution_order, run_backward
+from .autograd.functions import roots_and_seeds
+from .tape.engine import run_backward
+from .tape.node import fit
+from .tape.plan import execution_order
 from .tape.node import Node
 from .tensor import Tensor
 from .viz import LeafNames, format_values, input_label, leaves_of, shape_text
@@ -73,7 +75,7 @@ def _readable(text: str) -> str:
 
 
 def _rule_text(node: Node, i: int) -> str:
-    texts, names = node.prim.grad_texts, node.prim.input_names
+    texts, names = node.prim.texts, node.prim.input_names
     if i < len(texts) and i < len(names) and len(node.edges) <= len(names):
         return f"dL/d{names[i]} = {texts[i]}"
     if len(texts) == 1 and len(names) == 1:  # variadic: one rule for xs[0], xs[1], ...
@@ -118,7 +120,7 @@ class _Observer:
                 if tuple(gi.shape) != tuple(node.shapes[i]):
                     broadcast[label] = tuple(gi.shape)
                 # what the input really receives: the engine's own un-broadcasting, not a copy of it
-                gi = _fit(gi, node.shapes[i], node.dtypes[i], node, i)
+                gi = fit(gi, node.shapes[i], node.dtypes[i], node, i)
             if gi is not None and e is not None:
                 self.arrivals[e] = self.arrivals.get(e, 0) + 1
             grads_in[label] = None if gi is None or e is None else np.array(gi._data, copy=True)
@@ -215,7 +217,7 @@ def _align(order: list, observer: _Observer) -> list:
     return steps
 
 
-def _trace_observer() -> _Observer:
+def trace_observer() -> _Observer:
     """What backward(trace=True) uses: prints each step as the engine runs it."""
 
     def out(text: str) -> None:
@@ -227,9 +229,6 @@ def _trace_observer() -> _Observer:
 
     observer = _Observer(LeafNames(), None, 8, out)
     return observer
-
-
-_functions.trace_observer_factory = _trace_observer
 
 
 # ---- public ----------------------------------------------------------------------------------
@@ -244,7 +243,7 @@ def explain(
 
     >>> x = tg.tensor([1.0, 2.0], requires_grad=True); steps = tg.explain((x * x).sum())  # doctest: +SKIP
     """
-    roots, seeds = _functions._roots_and_seeds(t, gradient, "the tensor", "gradient", single=True)
+    roots, seeds = roots_and_seeds(t, gradient, "the tensor", "gradient", single=True)
     order = execution_order(roots if t._grad_fn is not None else [])
     names = LeafNames()
     leaves = leaves_of(order) if order else [t]

@@ -17,7 +17,7 @@ from ._utils import tree_leaves, tree_map
 from .autograd.functions import grad as _tape_grad
 from .gradient_tape import GradientTape
 from .math import stack
-from .tape.grad_mode import state
+from ._state import state
 from .tensor import Tensor
 
 __all__ = [

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._utils import tree_leaves, tree_map
 from .autograd.functions import grad as _tape_grad
-from .tape.grad_mode import state
+from ._state import state
 from .tensor import Tensor
 
 

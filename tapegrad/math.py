@@ -11,12 +11,14 @@ import numpy as np
 
 from . import primitives as P
 from ._utils import normalize_axis
-from .tensor import Tensor, _apply, _as_tensor, _coerce
+from .tensor import Tensor, apply
+from .tensor import methods as M
+from .tensor.coerce import as_tensor
 
 
 def _unary(name: str) -> Any:
     def op(x: Any) -> Tensor:
-        return getattr(_as_tensor(x), name)()
+        return getattr(as_tensor(x), name)()
 
     op.__name__ = name
     op.__doc__ = f"Elementwise {name} (see tg.autograd.formula({name!r}) for its derivative)."
@@ -24,6 +26,7 @@ def _unary(name: str) -> Any:
 
 
 exp, log, sin, cos, tan, tanh = (_unary(n) for n in ("exp", "log", "sin", "cos", "tan", "tanh"))
+log1p, expm1 = _unary("log1p"), _unary("expm1")
 sigmoid, relu, sqrt, abs, sign, square = (
     _unary(n) for n in ("sigmoid", "relu", "sqrt", "abs", "sign", "square")
 )
@@ -31,7 +34,7 @@ sigmoid, relu, sqrt, abs, sign, square = (
 
 def _reduction(name: str) -> Any:
     def op(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
-        return getattr(_as_tensor(x), name)(axis, keepdims, **kwargs)
+        return getattr(as_tensor(x), name)(axis, keepdims, **kwargs)
 
     op.__name__ = name
     op.__doc__ = (
@@ -40,118 +43,125 @@ def _reduction(name: str) -> Any:
     return op
 
 
-sum, mean, var, std, max, min, prod, logsumexp = (
-    _reduction(n) for n in ("sum", "mean", "var", "std", "max", "min", "prod", "logsumexp")
+sum, mean, var, std, prod, logsumexp, amax, amin = (
+    _reduction(n) for n in ("sum", "mean", "var", "std", "prod", "logsumexp", "amax", "amin")
 )
-amax, amin = max, min
+
+
+def max(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """The largest value; `tg.max(x, 1)` / `dim=1`: the named tuple (values, indices), as
+    torch.max; `axis=1`: the values (NumPy); `tg.max(a, b)`: the elementwise maximum."""
+    return as_tensor(x).max(*args, **kwargs)
+
+
+def min(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """The smallest value; spellings as tg.max."""
+    return as_tensor(x).min(*args, **kwargs)
 
 
 def pow(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) ** y if isinstance(x, Tensor) or not isinstance(y, Tensor) else x**y
+    return as_tensor(x) ** y if isinstance(x, Tensor) or not isinstance(y, Tensor) else x**y
 
 
 def add(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) + y
+    return as_tensor(x) + y
 
 
 def sub(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) - y
+    return as_tensor(x) - y
 
 
 def mul(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) * y
+    return as_tensor(x) * y
 
 
 def div(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x) / y
+    return as_tensor(x) / y
 
 
 def neg(x: Any) -> Tensor:
-    return -_as_tensor(x)
+    return -as_tensor(x)
 
 
 def maximum(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x).maximum(y)
+    return as_tensor(x).maximum(y)
 
 
 def minimum(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x).minimum(y)
+    return as_tensor(x).minimum(y)
 
 
 def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:
-    return _as_tensor(x).clip(min, max)
+    return as_tensor(x).clip(min, max)
 
 
 clamp = clip
 
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:
-    """x where condition holds, else y (broadcasting all three)."""
-    cond = np.asarray(condition._data if isinstance(condition, Tensor) else condition, dtype=bool)
-    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        x = _as_tensor(x)
-    return _apply(P.elementwise.where, _coerce(x), _coerce(y), cond=cond)
+    """x where condition holds, else y (all three broadcast): `tg.where(x > 0, x, 0.0)`."""
+    return M.where(condition, x, y)
 
 
 def matmul(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x).matmul(y)
+    return as_tensor(x).matmul(y)
 
 
 def dot(x: Any, y: Any) -> Tensor:
-    return _as_tensor(x).matmul(y)
+    return as_tensor(x).matmul(y)
 
 
 def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
-    return _as_tensor(x).softmax(axis, dim=dim)
+    return as_tensor(x).softmax(axis, dim=dim)
 
 
 def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
-    return _as_tensor(x).log_softmax(axis, dim=dim)
+    return as_tensor(x).log_softmax(axis, dim=dim)
 
 
 def reshape(x: Any, *shape: Any) -> Tensor:
-    return _as_tensor(x).reshape(*shape)
+    return as_tensor(x).reshape(*shape)
 
 
 def transpose(x: Any, *dims: Any) -> Tensor:
-    return _as_tensor(x).transpose(*dims)
+    return as_tensor(x).transpose(*dims)
 
 
 def permute(x: Any, *dims: Any) -> Tensor:
-    return _as_tensor(x).permute(*dims)
+    return as_tensor(x).permute(*dims)
 
 
 def squeeze(x: Any, axis: Any = None, *, dim: Any = None) -> Tensor:
-    return _as_tensor(x).squeeze(axis, dim=dim)
+    return as_tensor(x).squeeze(axis, dim=dim)
 
 
 def unsqueeze(x: Any, axis: int) -> Tensor:
-    return _as_tensor(x).unsqueeze(axis)
+    return as_tensor(x).unsqueeze(axis)
 
 
 expand_dims = unsqueeze
 
 
 def expand(x: Any, *shape: Any) -> Tensor:
-    return _as_tensor(x).expand(*shape)
+    return as_tensor(x).expand(*shape)
 
 
 broadcast_to = expand
 
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    return _as_tensor(x).flatten(start_dim, end_dim)
+    return as_tensor(x).flatten(start_dim, end_dim)
 
 
 def split(x: Any, split_size_or_sections: Any, axis: int = 0, *, dim: int | None = None) -> tuple:
-    return _as_tensor(x).split(split_size_or_sections, axis, dim=dim)
+    return as_tensor(x).split(split_size_or_sections, axis, dim=dim)
 
 
 def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> Tensor:
     """Join tensors along an existing axis (alias tg.cat)."""
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("concatenate expects a non-empty list or tuple of tensors")
-    ts = [_as_tensor(t) for t in tensors]
+    ts = [as_tensor(t) for t in tensors]
     ndim = ts[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional tensors cannot be concatenated; use tg.stack")
@@ -165,7 +175,7 @@ def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None
                 f"concatenate: tensor {i} has shape {list(t.shape)}, but tensor 0 has shape "
                 f"{list(ts[0].shape)}; all axes except axis {axis} must match"
             )
-    return _apply(P.shape.concatenate, *ts, axis=axis)
+    return apply(P.shape.concatenate, *ts, axis=axis, sizes=tuple(t.shape[axis] for t in ts))
 
 
 cat = concatenate
@@ -175,7 +185,7 @@ def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> T
     """Join tensors along a new axis."""
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("stack expects a non-empty list or tuple of tensors")
-    ts = [_as_tensor(t) for t in tensors]
+    ts = [as_tensor(t) for t in tensors]
     axis = normalize_axis(dim if dim is not None else axis, ts[0].ndim + 1)[0]
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
@@ -187,11 +197,11 @@ def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> T
 
 
 def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _as_tensor(x).argmax(axis, keepdims)
+    return as_tensor(x).argmax(axis, keepdims)
 
 
 def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _as_tensor(x).argmin(axis, keepdims)
+    return as_tensor(x).argmin(axis, keepdims)
 
 
 def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
@@ -199,4 +209,4 @@ def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
 
 
 def isfinite(x: Any) -> Tensor:
-    return Tensor._make(np.asarray(np.isfinite(_as_tensor(x)._data)))
+    return Tensor._make(np.asarray(np.isfinite(as_tensor(x)._data)))

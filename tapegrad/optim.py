@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .tape.grad_mode import enable_grad, no_grad
+from ._state import enable_grad, no_grad
 from .tensor import Tensor
 
 

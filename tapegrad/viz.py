@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .tape.engine import execution_order
+from .tape.plan import execution_order
 from .tape.node import Node
 from .tensor import Tensor
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
-from tapegrad.tape.grad_mode import state
+from tapegrad._state import state
 
 
 def assert_tree(actual, expected, atol=1e-5):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
-from tapegrad.tape.grad_mode import state
+from tapegrad._state import state
 
 
 def test_watch_a_constant():

@@ -150,7 +150,7 @@ def test_repr_shows_values_dtype_and_grad_fn():
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
     assert repr(x + 1) == "tensor([2., 3.], grad_fn=<AddBackward>)"
     assert "grad_fn=<SumBackward>" in repr(x.sum())
-    assert "grad_fn=<MatmulBackward>" in repr(x @ x)
+    assert "grad_fn=<DotBackward>" in repr(x @ x)  # (as PyTorch names vector . vector)
     assert repr(tg.tensor(3.0)) == "tensor(3.)"
     assert str(x * 2) == repr(x * 2)
     assert f"{tg.tensor(2.0):.2f}" == "2.00"

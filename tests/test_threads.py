@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
-from tapegrad.tape.grad_mode import state
+from tapegrad._state import state
 
 N_THREADS = 8
 ITERS = 20

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
-from tapegrad.tape.engine import execution_order
+from tapegrad.tape.plan import execution_order
 
 
 def _nodes(dot: str) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..primitives.registry import REGISTRY, lookup
 from ..tape.anomaly import detect_anomaly, is_anomaly_enabled
-from ..tape.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..tape.node import Node
 from .function import Function, FunctionCtx
 from .functions import backward, grad

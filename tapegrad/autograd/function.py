@@ -1,40 +1,47 @@
 """tg.autograd.Function: custom ops with a hand-written backward, recorded like built-in ones.
 
-Layer L4. `apply` runs `forward` without recording, then records ONE node through Tensor._record
-(the same path as built-in ops), whose rule calls the subclass's `backward`. Several outputs add
-one small node per output that hands its gradient to that node.
+Layer L4. `apply` runs `forward` without recording, then records ONE node through the Tensor
+layer's `record` (the same path as built-in ops), whose rule calls the subclass's `backward`.
+Several outputs add one small node per output that hands its gradient to that node. As in
+PyTorch, saved inputs and outputs come back connected to the tape, so create_graph=True
+differentiates the backward itself (double backward).
 """
 
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any
 
 import numpy as np
 
+from .._state import no_grad, state, strict_backward
 from ..primitives.registry import Primitive
-from ..tape.grad_mode import no_grad, state
-from ..tensor import Tensor, _record
+from ..tensor import Tensor, record, wrap
 
 
 class FunctionCtx:
     """The `ctx` passed to forward and backward: save tensors, read needs_input_grad."""
 
-    def __init__(self, needs_input_grad: tuple) -> None:
+    def __init__(self, needs_input_grad: tuple, function: type, inputs: tuple) -> None:
         self.needs_input_grad = needs_input_grad
+        self._function: Any = function
+        self._owner = function.__name__
+        self._inputs = inputs  # (identity checks only: which saved tensors are inputs)
         self._saved: tuple | None = ()
         self._versions: tuple = ()
-        self._owner = "Function"
         self._non_differentiable: set = set()
         self._materialize = True
-        self._outputs: list = []  # (shape, dtype) per output, for zeros where none got a gradient
+        self._outputs: list = []  # the forward's outputs as it returned them (identity checks)
+        self._node: Any = None  # a weak reference to this Function's node, once recorded
 
     def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors (inputs, outputs, or others) for backward: `ctx.saved_tensors`."""
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(
-                    f"save_for_backward takes tensors (or None), got {type(t).__name__}; "
-                    f"store other values as attributes of ctx"
+                    f"save_for_backward takes tensors (or None), got {type(t).__name__}; store "
+                    f"other values as attributes of ctx"
                 )
         self._saved = tensors
         self._versions = tuple(
@@ -43,22 +50,55 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
+        """What save_for_backward kept, checked for in-place changes since; when backward is being
+        recorded (create_graph=True), inputs and outputs come back on the tape."""
         if self._saved is None:
             raise RuntimeError(
-                f"the saved tensors of {self._owner}Backward were freed by a previous backward; pass "
-                f"retain_graph=True to the first backward()/grad() to backward through it again"
+                f"the saved tensors of {self._owner}Backward were freed by a previous backward; "
+                f"pass retain_graph=True to the first backward()/grad() to backward through it again"
             )
         for i, entry in enumerate(self._versions):
             if entry is not None and entry[0][0] != entry[1]:
                 raise RuntimeError(
-                    f"one of the variables needed for gradient computation has been modified by an "
-                    f"in-place operation: saved tensor {i} of {self._owner}Backward is at version "
-                    f"{entry[0][0]}; expected version {entry[1]}. Compute the in-place change on a "
-                    f"copy (or out of place: `x = x + 1` instead of `x += 1`), or do it after backward."
+                    f"one of the variables needed for gradient computation has been modified by "
+                    f"an in-place operation: saved tensor {i} of {self._owner}Backward is at "
+                    f"version {entry[0][0]}; expected version {entry[1]}. Compute the in-place "
+                    f"change on a copy (or out of place), or do it after backward."
                 )
-        return self._saved
+        if not state.enabled or self._node is None:  # a plain backward: values are enough
+            return self._saved
+        return tuple(self._connected(t) for t in self._saved)
 
-    def _free(self) -> None:
+    def _connected(self, t: Any) -> Any:
+        """A saved tensor as the recorded backward must see it: on the tape."""
+        if t is None or any(t is x for x in self._inputs):
+            return t  # an input: already on the tape (or a constant)
+        for k, o in enumerate(self._outputs):
+            if t is o:  # an output: made by this Function's node
+                node = self._node()
+                if len(self._outputs) == 1:
+                    return wrap(t._data, node)
+                joined = wrap(np.zeros((), t.dtype), node)
+                return record(
+                    self._function._output_primitive(),
+                    t._data,
+                    (joined,),
+                    {"index": k, "count": len(self._outputs)},
+                    1,
+                )
+        if t.dtype.kind != "f":
+            return t  # a mask or indices: a constant either way
+        raise RuntimeError(
+            f"{self._owner}.backward reads a tensor saved in forward that is neither an input nor "
+            f"an output. create_graph=True records backward to differentiate it again, but "
+            f"forward ran without recording, so how that tensor depends on the inputs is unknown "
+            f"and the result would be silently wrong. Return it from forward as an extra output "
+            f"(as PyTorch's double-backward tutorial does), or recompute it in backward from the "
+            f"saved inputs."
+        )
+
+    def release(self) -> None:
+        """Drop the saved tensors (after a backward without retain_graph)."""
         self._saved = None
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
@@ -70,8 +110,12 @@ class FunctionCtx:
         self._materialize = bool(value)
 
 
-def _user_forward(*args: Any) -> Any:  # placeholder: Functions run their forward in apply()
+def _user_forward(*args: Any) -> Any:  # (a Function's forward runs in apply(), not through here)
     raise RuntimeError("a Function's forward runs through .apply()")
+
+
+def _select_forward(joined: Any, *, index: int, count: int) -> Any:
+    raise RuntimeError("a Function's outputs are made by .apply()")
 
 
 class Function:
@@ -91,10 +135,12 @@ class Function:
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs (nothing in here is recorded)."""
         raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        """One gradient per input from one gradient per output."""
         raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
 
     @classmethod
@@ -105,42 +151,70 @@ class Function:
                 cls.__name__,
                 _user_forward,
                 f"{cls.__name__}.forward(...)",
-                (f"{cls.__name__}.backward(ctx, g)",),
-                saves=False,
-                needs_out=False,
-                view=False,
+                {"args": f"{cls.__name__}.backward(ctx, g)"},
+                {},
+                rule_for_all=cls._run_backward,
             )
             prim.node_name = cls.__name__ + "Backward"
-            prim.defvjp_all(cls._run_backward)
             cls._prim = prim
         return prim
 
     @classmethod
+    def _output_primitive(cls) -> Primitive:
+        """The small op that hands one output's gradient to the Function's node (several outputs)."""
+        prim = cls.__dict__.get("_output_prim")
+        if prim is None:
+            prim = Primitive(
+                f"{cls.__name__}_output",
+                _select_forward,
+                f"{cls.__name__}.forward(...)[index]",
+                {"joined": "OutputGrads.one(index, count, g)"},
+                globals(),
+                elementwise=True,
+            )
+            prim.node_name = cls.__name__ + "OutputBackward"
+            cls._output_prim = prim
+        return prim
+
+    @classmethod
     def _run_backward(cls, g: Any, out: Any, *inputs: Any, ctx: FunctionCtx) -> tuple:
-        if g.__class__ is _OutputGrads:  # several outputs: one gradient (or zeros) for each
-            raw = not any(isinstance(x, Tensor) for x in g.grads)
-            out_grads = []
-            for x, (shape, dtype) in zip(g.grads, ctx._outputs):
-                if x is None and ctx._materialize:
-                    x = np.zeros(shape, dtype)
-                if x is not None and not isinstance(x, Tensor):
-                    x = Tensor._make(np.asarray(x))
-                out_grads.append(x)
-            g = next(x for x in out_grads if x is not None)  # (its dtype, for numbers returned)
-        else:
-            raw = not isinstance(g, Tensor)  # a plain backward hands arrays; users see Tensors
-            if raw:
-                g = Tensor._make(np.asarray(g))
-            out_grads = [g]
+        recorded = state.enabled  # (the engine turns grad mode on exactly for create_graph)
+        out_grads = cls._output_grads(g, ctx)
         try:
             inspect.signature(cls.backward).bind(ctx, *out_grads)
         except TypeError:
+            names = ", ".join(f"g{i}" for i in range(len(out_grads)))
             raise TypeError(
-                f"{cls.__name__}.backward cannot take {len(out_grads)} gradient(s): forward returned "
-                f"{len(out_grads)} output(s), and backward gets one gradient per output after ctx "
-                f"(as in PyTorch): def backward(ctx, {', '.join(f'g{i}' for i in range(len(out_grads)))})"
+                f"{cls.__name__}.backward cannot take {len(out_grads)} gradient(s): forward "
+                f"returned {len(out_grads)} output(s), and backward gets one gradient per output "
+                f"after ctx (as in PyTorch): def backward(ctx, {names})"
             ) from None
-        grads = cls.backward(ctx, *out_grads)
+        if recorded:
+            with strict_backward(cls.__name__):
+                grads = cls.backward(ctx, *out_grads)
+        else:
+            grads = cls.backward(ctx, *out_grads)
+        return cls._input_grads(grads, inputs, ctx, out_grads, recorded)
+
+    @staticmethod
+    def _output_grads(g: Any, ctx: FunctionCtx) -> list:
+        """The gradients of the outputs as backward sees them: Tensors (zeros where none came,
+        unless set_materialize_grads(False))."""
+        if g.__class__ is not OutputGrads:
+            return [g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))]
+        grads = []
+        for x, o in zip(g.grads, ctx._outputs):
+            if x is None and ctx._materialize and o is not None:
+                x = np.zeros(o.shape, o.dtype)
+            grads.append(x if x is None or isinstance(x, Tensor) else Tensor._make(np.asarray(x)))
+        return grads
+
+    @classmethod
+    def _input_grads(
+        cls, grads: Any, inputs: tuple, ctx: FunctionCtx, out_grads: list, recorded: bool
+    ) -> tuple:
+        """backward's result checked: one gradient per input, of the input's shape (or one that
+        sums back to it); on the tape when backward was recorded."""
         if not isinstance(grads, tuple):
             grads = (grads,)
         n = len(inputs)
@@ -151,92 +225,103 @@ class Function:
                 f"{cls.__name__}.backward returned {len(grads)} gradient(s), but forward took {n} "
                 f"input(s); return exactly one per forward input (None for non-tensors)"
             )
-        fixed = []
+        dtype = next((x.dtype for x in out_grads if x is not None), None)
+        fixed: list = []
         for i, (gi, x) in enumerate(zip(grads, inputs)):
             if gi is None or not ctx.needs_input_grad[i]:
                 fixed.append(None)
                 continue
             if not isinstance(gi, Tensor):
-                gi = Tensor._make(np.asarray(gi, dtype=g.dtype))
+                if recorded:
+                    raise RuntimeError(
+                        f"{cls.__name__}.backward returned a {type(gi).__name__} for input {i}; "
+                        f"with create_graph=True the backward is differentiated again, which "
+                        f"needs a tapegrad Tensor computed with tapegrad ops"
+                    )
+                gi = Tensor._make(np.asarray(gi, dtype=dtype))
             if gi.shape != x.shape and not _sums_back(gi.shape, x.shape):
                 raise RuntimeError(
-                    f"{cls.__name__}.backward returned a gradient of shape {list(gi.shape)} for input "
-                    f"{i}, which has shape {list(x.shape)}; they must match (or the input's shape "
-                    f"must broadcast to the gradient's, which is then summed back, as in PyTorch)"
+                    f"{cls.__name__}.backward returned a gradient of shape {list(gi.shape)} for "
+                    f"input {i}, which has shape {list(x.shape)}; they must match (or the input's "
+                    f"shape must broadcast to the gradient's, which is then summed back)"
                 )
-            fixed.append(np.array(gi._data, copy=True) if raw else gi)  # may be a saved array
+            fixed.append(gi if recorded else np.array(gi._data, copy=True))  # (may be saved)
         return tuple(fixed)
 
     @classmethod
-    def apply(cls, *args: Any, **kwargs: Any) -> Tensor:
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run forward and record one node whose backward is this class's backward."""
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        ctx = FunctionCtx(needs)
-        ctx._owner = cls.__name__
+        ctx = FunctionCtx(needs, cls, args)
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         if out is None:
             raise TypeError(
                 f"{cls.__name__}.forward returned None; it must return the output tensor"
             )
-        if isinstance(out, (tuple, list)):
-            return cls._apply_several(ctx, args, tuple(out), needs)
-        data = out._data if isinstance(out, Tensor) else np.asarray(out)
-        if state.enabled and any(needs):
-            if data.dtype.kind != "f":
-                raise TypeError(
-                    f"{cls.__name__}.forward returned dtype {data.dtype}; a differentiable "
-                    f"Function must return a floating-point tensor"
-                )
-            return _record(cls._primitive(), data, args, {"ctx": ctx})
-        return Tensor._make(data)
-
-    @classmethod
-    def _apply_several(cls, ctx: FunctionCtx, args: tuple, outs: tuple, needs: tuple) -> tuple:
-        """Several outputs, as PyTorch allows: one node for the Function (its backward gets one
-        gradient per output), and per differentiable output a node `<Name>OutputBackward` that hands
-        its output's gradient to it. Non-tensor outputs pass through; outputs marked
-        non-differentiable, and integer ones, come out without a grad_fn."""
-        arrays = [o._data if isinstance(o, Tensor) else o for o in outs]
-        ctx._outputs = [(np.shape(a), getattr(a, "dtype", None)) for a in arrays]
+        several = isinstance(out, (tuple, list))
+        outs = tuple(out) if several else (out,)
+        ctx._outputs = [o for o in outs if isinstance(o, Tensor)]
         recorded = state.enabled and any(needs)
+        arrays = [o._data if isinstance(o, Tensor) else o for o in outs]
         differentiable = [
             isinstance(a, np.ndarray)
             and a.dtype.kind == "f"
             and id(o) not in ctx._non_differentiable
             for o, a in zip(outs, arrays)
         ]
+        if not several:
+            data = np.asarray(arrays[0])
+            if recorded and not differentiable[0]:
+                raise TypeError(
+                    f"{cls.__name__}.forward returned dtype {data.dtype}; a "
+                    f"differentiable Function must return a floating-point tensor"
+                )
+            if not recorded:
+                return Tensor._make(data)
+            result = record(cls._primitive(), data, args, {"ctx": ctx}, _mask(needs))
+            ctx._node = weakref.ref(result._grad_fn)
+            return result
+        return cls._several(ctx, args, outs, arrays, differentiable, recorded, needs)
+
+    @classmethod
+    def _several(
+        cls,
+        ctx: FunctionCtx,
+        args: tuple,
+        outs: tuple,
+        arrays: list,
+        differentiable: list,
+        recorded: bool,
+        needs: tuple,
+    ) -> tuple:
+        """Several outputs, as PyTorch allows: one node for the Function, and per differentiable
+        output a small node handing its gradient to it. Non-tensor outputs pass through; outputs
+        marked non-differentiable, and integer ones, come out without a grad_fn."""
+        ctx._outputs = [o if isinstance(o, Tensor) else None for o in outs]
+        result: list = []
+        joined = None
         if recorded and any(differentiable):
             dtype = next(a.dtype for a, d in zip(arrays, differentiable) if d)
-            joined = _record(cls._primitive(), np.zeros((), dtype), args, {"ctx": ctx})
-            select = cls._output_primitive()
-        result = []
+            joined = record(cls._primitive(), np.zeros((), dtype), args, {"ctx": ctx}, _mask(needs))
+            ctx._node = weakref.ref(joined._grad_fn)
         for i, (o, a) in enumerate(zip(outs, arrays)):
             if not isinstance(a, np.ndarray):
                 result.append(o)  # (a number or other non-tensor output: as it is)
-            elif recorded and differentiable[i]:
-                result.append(_record(select, a, (joined,), {"index": i, "count": len(outs)}))
+            elif joined is not None and differentiable[i]:
+                result.append(
+                    record(
+                        cls._output_primitive(), a, (joined,), {"index": i, "count": len(outs)}, 1
+                    )
+                )
             else:
                 result.append(Tensor._make(a))
         return tuple(result)
 
-    @classmethod
-    def _output_primitive(cls) -> Primitive:
-        prim = cls.__dict__.get("_output_prim")
-        if prim is None:
-            prim = Primitive(
-                cls.__name__ + "_output",
-                _user_forward,
-                f"{cls.__name__}.forward(...)[i]",
-                ("dL/doutput_i, handed to " + cls.__name__ + "Backward",),
-                saves=False,
-                needs_out=False,
-                view=False,
-                keeps_shape=True,
-            )
-            prim.node_name = cls.__name__ + "OutputBackward"
-            prim.defvjp(lambda g, out, joined, *, index, count: _OutputGrads.one(index, count, g))
-            cls._output_prim = prim
-        return prim
+
+def _mask(needs: tuple) -> int:
+    """The inputs needing a gradient, as the bitmask `record` takes."""
+    return sum(1 << i for i, n in enumerate(needs) if n)
 
 
 def _sums_back(gshape: tuple, shape: tuple) -> bool:
@@ -247,7 +332,7 @@ def _sums_back(gshape: tuple, shape: tuple) -> bool:
         return False
 
 
-class _OutputGrads:
+class OutputGrads:
     """The gradients of a several-output Function's outputs, as they arrive (None: none yet). The
     engine adds these up like any gradient; the Function's backward unpacks them."""
 
@@ -259,10 +344,11 @@ class _OutputGrads:
         self.shape, self.dtype = (), first.dtype  # (what the engine's checks read: nothing to fit)
 
     @staticmethod
-    def one(index: int, count: int, g: Any) -> "_OutputGrads":
+    def one(index: int, count: int, g: Any) -> "OutputGrads":
+        """The gradient of output `index` alone."""
         grads: list = [None] * count
         grads[index] = g
-        return _OutputGrads(grads)
+        return OutputGrads(grads)
 
     def __repr__(self) -> str:  # (as explain shows it)
         parts = [
@@ -273,7 +359,7 @@ class _OutputGrads:
         ]
         return "per output: " + "; ".join(f"[{i}] {p}" for i, p in enumerate(parts))
 
-    def __add__(self, other: "_OutputGrads") -> "_OutputGrads":
-        return _OutputGrads(
+    def __add__(self, other: "OutputGrads") -> "OutputGrads":
+        return OutputGrads(
             [b if a is None else a if b is None else a + b for a, b in zip(self.grads, other.grads)]
         )

@@ -10,10 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..tape.engine import run_backward
-from ..tensor import Tensor
-
-# Set by explain.py (layer L5) at import: builds the observer behind `backward(trace=True)`.
-trace_observer_factory: Callable[[], Any] | None = None
+from ..tensor import Tensor, accumulate_grad
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -27,11 +24,11 @@ def _as_tuple(x: Any) -> tuple:
         return (x,)
 
 
-def _key(t: Tensor) -> Any:
+def key_of(t: Tensor) -> Any:
     return t._grad_fn if t._grad_fn is not None else t
 
 
-def _roots_and_seeds(
+def roots_and_seeds(
     outputs: Any, grads: Any, out_name: str, grad_name: str, single: bool = False
 ) -> tuple[list, list]:
     outputs = _as_tuple(outputs)
@@ -76,7 +73,7 @@ def _roots_and_seeds(
                 )
             if g.dtype != t.dtype:
                 g = g.astype(t.dtype)
-        roots.append(_key(t))
+        roots.append(key_of(t))
         seeds.append(g)
     return roots, seeds
 
@@ -113,23 +110,23 @@ def backward(
     """
     single = not isinstance(tensors, (list, tuple))
     names = ("the tensor", "grad_tensors") if single and _names[0] == "tensors" else _names
-    roots, seeds = _roots_and_seeds(tensors, grad_tensors, *names, single=single)
+    roots, seeds = roots_and_seeds(tensors, grad_tensors, *names, single=single)
     retain = create_graph if retain_graph is None else retain_graph
     observer = None
-    if trace:
-        if trace_observer_factory is None:
-            raise RuntimeError("trace=True needs tapegrad.explain; import tapegrad as a whole")
-        observer = trace_observer_factory()
+    if trace:  # the teaching layer (L5) prints each step; imported only when asked for
+        from ..explain import trace_observer
+
+        observer = trace_observer()
     if inputs is None:
         run_backward(roots, seeds, None, retain, create_graph, observer)
         return
     inputs = _check_inputs(inputs, "inputs")
-    keys = [_key(t) for t in inputs]
+    keys = [key_of(t) for t in inputs]
     captured = run_backward(roots, seeds, set(keys), retain, create_graph, observer)
     for t, k in zip(inputs, keys):
         g = captured.get(k)
         if g is not None:
-            t._accumulate_grad(g, create_graph)
+            accumulate_grad(t, g, create_graph)
 
 
 def grad(
@@ -148,11 +145,11 @@ def grad(
     """
     inputs = _check_inputs(inputs, "inputs")
     single = not isinstance(outputs, (list, tuple))
-    roots, seeds = _roots_and_seeds(
+    roots, seeds = roots_and_seeds(
         outputs, grad_outputs, "the output" if single else "outputs", "grad_outputs", single=single
     )
     retain = create_graph if retain_graph is None else retain_graph
-    keys = [_key(t) for t in inputs]
+    keys = [key_of(t) for t in inputs]
     captured = run_backward(roots, seeds, set(keys), retain, create_graph)
     result = []
     for i, (t, k) in enumerate(zip(inputs, keys)):

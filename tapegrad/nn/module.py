@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor, _to_dtype
+from ..tensor import Tensor
+from ..tensor.coerce import to_dtype
 from .parameter import Parameter
 
 
@@ -213,7 +214,7 @@ class Module:
     def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
         """Cast every parameter (and its grad) to a floating dtype, e.g. `net.to(tg.float16)`; a
         device may be given too, as in PyTorch, but only the CPU exists here (`net.to("cpu")`)."""
-        dtype = _to_dtype(args, dtype, device)
+        dtype = to_dtype(args, dtype, device)
         if dtype is None:
             return self
         dtype = _dt.as_dtype(dtype)

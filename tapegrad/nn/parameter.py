@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tape.grad_mode import no_grad
+from .._state import no_grad
 from ..tensor import Tensor
 
 

@@ -9,7 +9,7 @@ import math
 from typing import Iterable
 
 from ..amp import global_norm
-from ..tape.grad_mode import no_grad
+from .._state import no_grad
 from ..tensor import Tensor
 
 

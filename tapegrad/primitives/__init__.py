@@ -1,10 +1,19 @@
-"""The rule table: every differentiable primitive, its forward (NumPy) and its VJP (tapegrad ops).
+"""The rule table: every differentiable primitive, its forward (NumPy) and its rules (expressions).
 
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, reduction,
-shape, linalg. Importing this package registers them all.
+shape, linalg, fused. Importing this package registers them all.
 """
 
-from . import elementwise, linalg, reduction, shape  # noqa: F401  (registration side effects)
-from .registry import REGISTRY, Primitive, lookup, primitive
+from . import elementwise, fused, linalg, reduction, shape  # noqa: F401  (registers them)
+from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
-__all__ = ["REGISTRY", "Primitive", "lookup", "primitive"]
+__all__ = [
+    "REGISTRY",
+    "Primitive",
+    "SavePlan",
+    "TensorLayer",
+    "bind",
+    "lookup",
+    "primitive",
+    "value",
+]

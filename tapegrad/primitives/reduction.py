@@ -1,8 +1,8 @@
-"""Reductions: sum, mean, max, min (ties share the gradient), prod and logsumexp.
+"""Reductions: sum, mean, max and min (ties share the gradient), prod and logsumexp.
 
-Conventions as in registry.py. A reduction's rule brings g back to the input's rank (`_keep`), then
-expands it to the input's shape.
-Layer L1: numpy, registry, grad mode and the elementwise and shape families.
+Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
+reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
+Layer L1: numpy, the L0 state, registry and the elementwise and shape families.
 """
 
 from __future__ import annotations
@@ -11,105 +11,89 @@ import math
 
 import numpy as np
 
-from ..tape.grad_mode import state
-from .elementwise import div, exp, mul, sub, where
+from .elementwise import div, exp, sub, where
 from .registry import primitive, value
 from .shape import expand, reshape, transpose
 
 
-def _kept_shape(shape, axis):
+def kept_shape(shape, axis):
     """The reduction's output shape had it kept its reduced axes (size 1)."""
     return tuple(1 if axis is None or i in axis else n for i, n in enumerate(shape))
 
 
-def _keep(g, shape, axis, keepdims):
-    """g (a Tensor) reshaped as if the reduction had kept its reduced axes (size 1)."""
+def keep(g, shape, axis, keepdims):
+    """g reshaped as if the reduction had kept its reduced axes (size 1)."""
     if keepdims or axis is None and g.ndim == len(shape):
         return g
-    return reshape(g, shape=_kept_shape(shape, axis))
+    return reshape(g, shape=kept_shape(shape, axis))
 
 
-def _expand_back(g, x, axis, keepdims):
+def expand_back(g, shape, axis, keepdims):
+    """g (a reduction's gradient) broadcast back to the input's shape."""
     if not keepdims and (axis is None or axis == tuple(range(len(axis)))):
-        return expand(g, shape=x.shape)  # only leading axes went: g broadcasts back as it is
-    return expand(_keep(g, x.shape, axis, keepdims), shape=x.shape)
+        return expand(g, shape=shape)  # only leading axes went: g broadcasts back as it is
+    return expand(keep(g, shape, axis, keepdims), shape=shape)
 
 
-@primitive("sum", "sum(x, axis)", "g expanded to x.shape", saves=False)
-def sum(x, *, axis=None, keepdims=False):
-    return np.add.reduce(x, axis=axis, keepdims=keepdims)  # (np.sum is this plus a Python wrapper)
-
-
-sum.defvjp(lambda g, out, x, *, axis=None, keepdims=False: _expand_back(g, x, axis, keepdims))
-
-
-def _count(shape, axis):
-    """How many elements a mean over `axis` averages."""
+def count(shape, axis):
+    """How many elements a reduction over `axis` takes together."""
     return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
 
 
+@primitive("sum", "sum(x, axis)", x="expand_back(g, x.shape, axis, keepdims)")
+def sum(x, *, axis=None, keepdims=False):
+    return np.add.reduce(x, axis=axis, keepdims=keepdims)  # (np.sum is this plus a wrapper)
+
+
 @primitive(
-    "mean",
-    "mean(x, axis)",
-    "g / n expanded to x.shape   (n: how many elements are averaged)",
-    saves=False,
+    "mean", "mean(x, axis)", x="expand_back(g / count(x.shape, axis), x.shape, axis, keepdims)"
 )
 def mean(x, *, axis=None, keepdims=False):
-    # (NumPy's mean, without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
-    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), _count(np.shape(x), axis))
+    # (NumPy's mean without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
+    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), count(np.shape(x), axis))
 
 
-mean.defvjp(
-    lambda g, out, x, *, axis=None, keepdims=False: _expand_back(
-        g / _count(x.shape, axis), x, axis, keepdims
-    )
-)
+def tie_shares(x, out, axis):
+    """1/k at each of the k positions equal to the extreme, 0 elsewhere (a constant)."""
+    hit = np.asarray(value(x) == np.reshape(value(out), kept_shape(x.shape, axis)))
+    return np.asarray(hit / np.sum(hit, axis=axis, keepdims=True), dtype=value(x).dtype)
 
 
-def _extreme_grad(g, out, x, *, axis=None, keepdims=False):
-    """Ties share equally: each position equal to the extreme gets g / (number of ties)."""
-    hit = value(x) == np.reshape(value(out), _kept_shape(x.shape, axis))  # NumPy: a constant mask
-    share = hit / np.sum(hit, axis=axis, keepdims=True)
-    return mul(_keep(g, x.shape, axis, keepdims), np.asarray(share, dtype=g.dtype))
-
-
-@primitive("max", "max(x, axis)", "g / (number of ties) at the maxima, 0 elsewhere", needs_out=True)
+@primitive("max", "max(x, axis)", x="keep(g, x.shape, axis, keepdims) * tie_shares(x, out, axis)")
 def max(x, *, axis=None, keepdims=False):
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
-max.defvjp(_extreme_grad)
-
-
-@primitive("min", "min(x, axis)", "g / (number of ties) at the minima, 0 elsewhere", needs_out=True)
+@primitive("min", "min(x, axis)", x="keep(g, x.shape, axis, keepdims) * tie_shares(x, out, axis)")
 def min(x, *, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-min.defvjp(_extreme_grad)
+@primitive("prod", "prod(x, axis)", x="keep(g, x.shape, axis, keepdims) * others(x, out, axis)")
+def prod(x, *, axis=None, keepdims=False):
+    return np.prod(x, axis=axis, keepdims=keepdims)
 
 
-def _prod_grad(g, out, x, *, axis=None, keepdims=False):
-    g = _keep(g, x.shape, axis, keepdims)
-    if np.all(value(x) != 0):
-        return div(mul(g, _keep(out, x.shape, axis, keepdims)), x)
-    # With zeros, out / x is 0/0: use the product of the other elements instead. Computed in NumPy
-    # for a plain backward; recorded (so differentiable again) under create_graph.
-    if not state.enabled:
-        return mul(g, np.asarray(_product_of_others(value(x), axis), dtype=g.dtype))
-    return mul(g, _product_of_others_recorded(x, axis))
+def others(x, out, axis):
+    """The product of the other elements of each position's group: out / x without zeros."""
+    x_data = value(x)
+    if np.all(x_data != 0):
+        return div(keep(out, x.shape, axis, False), x)
+    if x is x_data:  # a plain backward (arrays): in NumPy
+        return np.asarray(_product_of_others(x_data, axis), dtype=x_data.dtype)
+    return _product_of_others_recorded(x, axis)  # recorded, so differentiable again
 
 
 def _product_of_others_recorded(x, axis):
-    """prod over j != i of x_j, with tapegrad ops: each row of an n x n copy gets 1 on its diagonal."""
+    """prod over j != i of x_j, with tapegrad ops: row i of an n x n copy gets 1 on its diagonal."""
     axes = tuple(range(x.ndim)) if axis is None else axis
     perm = tuple(i for i in range(x.ndim) if i not in axes) + axes
     xt = transpose(x, axes=perm)
     lead, reduced = xt.shape[: x.ndim - len(axes)], xt.shape[x.ndim - len(axes) :]
     n = int(np.prod(reduced))
     rows = expand(reshape(xt, shape=lead + (1, n)), shape=lead + (n, n))
-    others = prod(where(1.0, rows, cond=np.eye(n, dtype=bool)), axis=(len(lead) + 1,))
-    return transpose(reshape(others, shape=lead + reduced), axes=tuple(np.argsort(perm)))
+    picked = prod(where(np.eye(n, dtype=bool), 1.0, rows), axis=(len(lead) + 1,), keepdims=False)
+    return transpose(reshape(picked, shape=lead + reduced), axes=tuple(np.argsort(perm)))
 
 
 def _product_of_others(a, axis):
@@ -124,30 +108,24 @@ def _product_of_others(a, axis):
     )
 
 
-@primitive("prod", "prod(x, axis)", "g * (product of the other elements)", needs_out=True)
-def prod(x, *, axis=None, keepdims=False):
-    return np.prod(x, axis=axis, keepdims=keepdims)
-
-
-prod.defvjp(_prod_grad)
-
-
 @primitive(
-    "logsumexp", "log(sum(exp(x), axis))", "g * softmax(x)   (= g * exp(x - out))", needs_out=True
+    "logsumexp", "log(sum(exp(x), axis))", x="keep(g, x.shape, axis, keepdims) * softmax(x, axis)"
 )
 def logsumexp(x, *, axis=None, keepdims=False):
+    if x.size == 0:  # an empty sum: log(0) = -inf (as PyTorch), without NumPy's max-of-empty error
+        return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) rows: shift by 0 instead of nan
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
-def _logsumexp_grad(g, out, x, *, axis=None, keepdims=False):
-    # softmax(x) as exp(x - m) / sum(exp(x - m)) with m = max(x) a constant: exact for any m, and
-    # precise (exp(x - out) would carry out's rounding error, about |x| * eps, into every entry)
-    m = np.max(value(x), axis=axis, keepdims=True)
+def softmax(x, axis):
+    """exp(x - m) / sum(exp(x - m)) with m = max(x) a constant: exact for any m, and precise (exp(x
+    - out) would carry out's rounding error, about |x| * eps, into every entry)."""
+    x_data = value(x)
+    if x_data.size == 0:
+        return exp(x)
+    m = np.max(x_data, axis=axis, keepdims=True)
     e = exp(sub(x, np.where(np.isfinite(m), m, 0)))
-    return mul(_keep(g, x.shape, axis, keepdims), div(e, sum(e, axis=axis, keepdims=True)))
-
-
-logsumexp.defvjp(_logsumexp_grad)
+    return div(e, sum(e, axis=axis, keepdims=True))

@@ -1,52 +1,85 @@
-"""The rule table's machinery: `primitive` registers a forward (NumPy) with its VJP rules (Tensors).
+"""The rule table's machinery: `primitive` registers a NumPy forward with one rule per input.
 
-Layer L1: standard library only. A rule is written with tapegrad ops (calling a Primitive on Tensors
-records it), so under create_graph=True the backward pass is itself recorded.
-Rule signature: `rule(g, out, *inputs, **params)` -> the gradient for one input (or None = zero),
-at the output's broadcast shape; the engine sums it back to the input's shape and dtype. g, out and
-the inputs are Tensors under create_graph=True and plain arrays otherwise: read masks with `value(x)`.
+Layer L1: standard library and numpy. A rule is a Python expression over `g` (dL/dout), `out`, the
+inputs and the op's parameters (`x="g * y"`), compiled into the function that runs: the formula
+that explain and tg.autograd.formula show IS the code. What a rule reads decides what the tape
+saves: an input whose value no needed rule reads is never saved nor version-checked (`x * 3`
+saves nothing of x). Rules call primitives and operators, so they record on Tensors (a backward
+with create_graph=True) and are plain NumPy on arrays (every other backward).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import inspect
+import sys
+from dataclasses import dataclass
 from typing import Any, Callable
 
 REGISTRY: dict[str, "Primitive"] = {}
 
-# Set by tensor.py at import: records one op (Tensor._apply), and the Tensor class. Calling a
-# Primitive on Tensors records it; on plain arrays (the engine without create_graph) it is just the
-# NumPy forward, so the same rule runs at NumPy speed when nothing needs recording.
-apply: Any = None
-tensor_type: Any = None
+SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})
+
+
+@dataclass(frozen=True)
+class TensorLayer:
+    """What the Tensor layer (L3) plugs into the layers below it, once, through `bind`."""
+
+    tensor_type: type  # the Tensor class: a Primitive called on one of them records
+    apply: Callable[..., Any]  # apply(prim, *args, **params) -> Tensor: run and record one op
+    wrap: Callable[..., Any]  # wrap(array, grad_fn=None) -> Tensor
+    accumulate: Callable[..., Any]  # accumulate(leaf, grad, create_graph, owned): into .grad
+
+
+_tensor_type: Any = type(None)  # (nothing is an instance of it until bind() runs)
+_apply: Any = None
+layer: TensorLayer | None = None
+
+
+def bind(tensor_layer: TensorLayer) -> None:
+    """Plug the Tensor layer in: from now on a Primitive called on Tensors records itself.
+
+    >>> bind(TensorLayer(Tensor, apply, wrap))   # done once, by tapegrad.tensor
+    """
+    global _tensor_type, _apply, layer
+    _tensor_type, _apply, layer = tensor_layer.tensor_type, tensor_layer.apply, tensor_layer
+    return None
 
 
 def value(x: Any) -> Any:
-    """The array behind x, whether x is a Tensor or already an array (for constant masks in rules)."""
+    """The array behind x, whether x is a Tensor or already an array (for constant masks)."""
     return getattr(x, "_data", x)
 
 
-def _camel(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_"))
+@dataclass(frozen=True)
+class SavePlan:
+    """What to keep for one pattern of inputs needing gradients (read off the rules' texts)."""
+
+    saved: tuple[int, ...]  # inputs whose values some needed rule reads
+    shaped: tuple[int, ...]  # inputs whose shape and dtype the engine or a rule needs
+    out: bool  # some needed rule reads `out`
 
 
 class Primitive:
-    """One differentiable op: forward on arrays, a VJP per input, and the formula as text."""
+    """One differentiable op: a NumPy forward, a rule per input (or one for all), formula texts."""
 
     __slots__ = (
         "name",
         "forward",
-        "vjps",
-        "vjp_all",
         "expr",
-        "grad_texts",
-        "node_name",
-        "saves",
-        "needs_out",
-        "view",
-        "keeps_shape",
+        "texts",
+        "rules",
+        "rule_for_all",
         "input_names",
+        "params",
+        "variadic",
+        "node_name",
+        "view",
+        "elementwise",
+        "plans",
+        "_namespace",
+        "_reads",
         "__weakref__",
     )
 
@@ -55,79 +88,158 @@ class Primitive:
         name: str,
         forward: Callable,
         expr: str,
-        grad_texts: tuple[str, ...],
-        saves: bool,
-        needs_out: bool,
-        view: bool,
-        keeps_shape: bool = False,
+        texts: dict[str, str | None],
+        namespace: dict,
+        *,
+        view: bool = False,
+        elementwise: bool = False,
+        rule_for_all: Callable | None = None,
     ) -> None:
         self.name = name
         self.forward = forward
         self.expr = expr
-        self.grad_texts = grad_texts
-        self.node_name = _camel(name) + "Backward"
-        self.saves = saves
-        self.needs_out = needs_out
-        self.view = view
-        # One input, and the output (and so the gradient the rule returns) has its shape and dtype,
-        # for every float input: nothing to un-broadcast or cast, so nothing for the tape to check.
-        self.keeps_shape = keeps_shape
-        self.vjps: tuple | None = None
-        self.vjp_all: Callable | None = None
-        nin = getattr(forward, "nin", None)  # a NumPy ufunc: its inputs are x (and y)
-        if nin is not None:
-            self.input_names = ("x", "y", "z")[:nin]
-        else:
-            params = inspect.signature(forward).parameters.values()
-            self.input_names = tuple(
-                p.name
-                for p in params
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+        self.node_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
+        self.view = view  # the output may share the input's memory (basic indexing, reshape, ...)
+        # one input, output of its shape and dtype: nothing for the tape to un-broadcast or cast
+        self.elementwise = elementwise
+        self.input_names, self.params, self.variadic = _signature(forward)
+        unknown = set(texts) - set(self.input_names)
+        if unknown:
+            raise ValueError(
+                f"primitive {name!r}: rules for unknown inputs {sorted(unknown)}; "
+                f"its inputs are {self.input_names}"
             )
+        self.texts = tuple(texts.get(n) for n in self.input_names)
+        self._namespace = namespace
+        self._reads = [_reads(t, self.input_names) for t in self.texts]
+        # Fixed arity: one rule per input, compiled on first use (helpers may be defined later in
+        # the file). Variadic ops and custom Functions: one rule returning every gradient.
+        self.rules: tuple | None = None
+        self.rule_for_all = rule_for_all
+        if self.variadic and rule_for_all is None:
+            self.rule_for_all = self._compile(self.texts[0])
+        self.plans: dict[tuple[int, int], SavePlan] = {}
 
-    def defvjp(self, *rules: Callable | None) -> "Primitive":
-        """Register one rule per input (None: that input never gets a gradient)."""
-        self.vjps = rules
-        return self
+    # ---- rules -------------------------------------------------------------------------------
+    def compile(self) -> tuple:
+        """The rules as functions `rule(g, out, *inputs, **params)` (None: a zero gradient)."""
+        if self.rules is None:
+            self.rules = tuple(None if t is None else self._compile(t) for t in self.texts)
+        return self.rules
 
-    def defvjp_all(self, rule: Callable) -> "Primitive":
-        """Register one rule returning the gradients of all inputs (variadic ops)."""
-        self.vjp_all = rule
-        return self
+    def _compile(self, text: str | None) -> Callable:
+        inputs = ("*" + self.input_names[0],) if self.variadic else self.input_names
+        head = ", ".join(("g", "out") + inputs)
+        if self.params:
+            head += ("" if self.variadic else ", *") + "".join(
+                f", {p}" if d is _REQUIRED else f", {p}={d!r}" for p, d in self.params.items()
+            )
+        source = f"lambda {head}: {text}"
+        return eval(compile(source, f"<rule of {self.name}>", "eval"), self._namespace)
 
+    def override(self, **rules: Callable) -> None:
+        """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
+        compiled = list(self.compile())
+        for input_name, fn in rules.items():
+            compiled[self.input_names.index(input_name)] = fn
+        self.rules = tuple(compiled)
+
+    def plan(self, needs: int, n: int) -> SavePlan:
+        """What to save when the inputs in bitmask `needs` (of `n` inputs) need gradients."""
+        found = self.plans.get((needs, n))
+        if found is None:
+            needed = [i for i in range(n) if (needs >> i) & 1]
+            saved: set[int] = set()
+            shaped: set[int] = set(needed)  # the engine sums their gradients back to their shape
+            out = False
+            if self.rule_for_all is not None:  # one rule: what it reads of `xs`, it reads of all
+                full, shape_only, out = self._reads[0] if self._reads else (set(), set(), False)
+                saved = set(range(n)) if full else set()
+                shaped |= set(range(n)) if shape_only else set()
+            else:
+                for i in needed:
+                    full, shape_only, reads_out = self._reads[i]
+                    saved |= full
+                    shaped |= shape_only
+                    out = out or reads_out
+            found = SavePlan(tuple(sorted(saved)), tuple(sorted(shaped)), out)
+            self.plans[needs, n] = found
+        return found
+
+    # ---- use ---------------------------------------------------------------------------------
     def __call__(self, *args: Any, **params: Any) -> Any:
         for a in args:
-            if isinstance(a, tensor_type):
-                return apply(self, *args, **params)
+            if isinstance(a, _tensor_type):
+                return _apply(self, *args, **params)
         return self.forward(*args, **params) if params else self.forward(*args)
 
-    def formula(self) -> str:
+    def formula(self, latex: bool = False) -> str:
+        """The forward and every rule as text (`latex=True`: as LaTeX)."""
         lines = [f"{self.name}: out = {self.expr}    (backward node: {self.node_name})"]
-        for input_name, text in zip(self.input_names, self.grad_texts):
-            lines.append(f"  dL/d{input_name} = {text}")
-        if "g" not in self.input_names:  # (the *_backward ops name their first input g)
-            lines.append("  (g = dL/dout, the gradient arriving at the output)")
+        for input_name, text in zip(self.input_names, self.texts):
+            lines.append(f"  dL/d{input_name} = {'0' if text is None else text}")
+        lines.append("  (g = dL/dout, the gradient arriving at the output)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
 
 
+_REQUIRED = inspect.Parameter.empty
+
+
+def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool]:
+    """Input names, parameters (keyword-only, with defaults) and whether the inputs are *xs."""
+    nin = getattr(forward, "nin", None)  # a NumPy ufunc: its inputs are x (and y)
+    if nin is not None:
+        return ("x", "y", "z")[:nin], {}, False
+    inputs, params, variadic = [], {}, False
+    for p in inspect.signature(forward).parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL):
+            inputs.append(p.name)
+            variadic = variadic or p.kind == p.VAR_POSITIONAL
+        elif p.kind == p.KEYWORD_ONLY:
+            params[p.name] = p.default
+    return tuple(inputs), params, variadic
+
+
+def _reads(text: str | None, inputs: tuple[str, ...]) -> tuple[set[int], set[int], bool]:
+    """Which inputs a rule reads in full, which only by shape/dtype, and whether it reads out."""
+    if text is None:
+        return set(), set(), False
+    tree = ast.parse(text, mode="eval")
+    shape_uses: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in SHAPE_ATTRIBUTES
+            and isinstance(node.value, ast.Name)
+        ):
+            shape_uses.add(id(node.value))
+    full, shape_only = set(), set()
+    reads_out = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id == "out":
+                reads_out = True
+            elif node.id in inputs:
+                (shape_only if id(node) in shape_uses else full).add(inputs.index(node.id))
+    return full, shape_only - full, reads_out
+
+
 def primitive(
-    name: str,
-    expr: str,
-    *grad_texts: str,
-    saves: bool = True,
-    needs_out: bool = False,
-    view: bool = False,
-    keeps_shape: bool = False,
+    name: str, expr: str, *, view: bool = False, elementwise: bool = False, **rules: str | None
 ) -> Callable[[Callable], Primitive]:
-    """Register `forward` as primitive `name`; `grad_texts` are the readable rules, one per input."""
+    """Register a NumPy forward as primitive `name`, with one rule (an expression) per input.
+
+    >>> mul = primitive("mul", "x * y", x="g * y", y="g * x")(np.multiply)
+    """
+    namespace = sys._getframe(1).f_globals  # rules see the names of the module defining them
 
     def register(forward: Callable) -> Primitive:
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is registered twice")
-        prim = Primitive(name, forward, expr, grad_texts, saves, needs_out, view, keeps_shape)
+        prim = Primitive(name, forward, expr, rules, namespace, view=view, elementwise=elementwise)
         REGISTRY[name] = prim
         return prim
 
@@ -135,6 +247,11 @@ def primitive(
 
 
 def lookup(name: str) -> Primitive:
+    """The primitive called `name` ("sin", "SinBackward", "sin_backward" ...).
+
+    >>> lookup("MulBackward").name
+    'mul'
+    """
     if not isinstance(name, str):
         raise TypeError(f'an op is named by a str (e.g. "sin" or "SinBackward"), got {name!r}')
     key = name.lower().strip()

@@ -1,8 +1,8 @@
 """Shape primitives: reshape, transpose, expand, indexing (get, scatter back, put) and concatenate.
 
-Conventions as in registry.py. Views (reshape, transpose, expand, basic indexing) share memory with
-their input in NumPy, so they share its version counter too (see Tensor._record, which checks that
-the output really is a view: advanced indexing and some reshapes copy).
+Conventions as in elementwise.py. Views (reshape, transpose, expand, basic indexing) share memory
+with their input in NumPy, so the Tensor layer makes them share its version counter too (it checks
+that the output really is a view: advanced indexing and some reshapes copy).
 Layer L1: numpy and registry only.
 """
 
@@ -13,37 +13,30 @@ import numpy as np
 from .registry import primitive
 
 
-@primitive("reshape", "x.reshape(shape)", "g.reshape(x.shape)", saves=False, view=True)
+@primitive("reshape", "x.reshape(shape)", view=True, x="reshape(g, shape=x.shape)")
 def reshape(x, *, shape):
     return np.reshape(x, shape)
 
 
-reshape.defvjp(lambda g, out, x, *, shape: reshape(g, shape=x.shape))
-
-
-@primitive("transpose", "x.transpose(axes)", "g.transpose(inverse of axes)", saves=False, view=True)
+@primitive("transpose", "x.transpose(axes)", view=True, x="transpose(g, axes=inverse(axes))")
 def transpose(x, *, axes):
     return x.transpose(axes)  # (the method: np.transpose's wrapper costs more than it does)
 
 
-transpose.defvjp(lambda g, out, x, *, axes: transpose(g, axes=tuple(np.argsort(axes))))
+def inverse(axes):
+    """The permutation that undoes `axes`."""
+    return tuple(int(i) for i in np.argsort(axes))
 
 
-@primitive(
-    "expand",
-    "broadcast_to(x, shape)",
-    "g summed back to x.shape (by the engine)",
-    saves=False,
-    view=True,
-)
+@primitive("expand", "broadcast_to(x, shape)", view=True, x="g")  # the engine sums g back
 def expand(x, *, shape):
     return broadcast(x, shape)
 
 
 def broadcast(x, shape):
     """np.broadcast_to(x, shape) without its Python overhead (about 10x less on small arrays): a
-    read-only view with zero strides on the broadcast axes. Falls back to NumPy for the cases it
-    does not cover (non-contiguous x) and for the error message of an impossible shape."""
+    read-only view with zero strides on the broadcast axes; NumPy's own for the cases it does not
+    cover (non-contiguous x) and for the error message of an impossible shape."""
     x = np.asarray(x)
     if x.ndim == 0:  # (a scalar to a shape, e.g. the gradient of a full sum: the common case)
         return np.ndarray(shape, x.dtype, memoryview(x).toreadonly(), 0, (0,) * len(shape))
@@ -58,12 +51,8 @@ def broadcast(x, shape):
             strides.append(0)
         else:
             return np.broadcast_to(x, shape)  # raises NumPy's clear error
-    # a read-only buffer makes a read-only view: writing through zero strides would hit one
-    # element many times (and NumPy's own broadcast_to is read-only too)
+    # read-only, as NumPy's: writing through zero strides would hit one element many times
     return np.ndarray(shape, x.dtype, memoryview(x).toreadonly(), 0, tuple(strides))
-
-
-expand.defvjp(lambda g, out, x, *, shape: g)
 
 
 def is_basic_index(index) -> bool:
@@ -75,19 +64,20 @@ def is_basic_index(index) -> bool:
 @primitive(
     "getitem",
     "x[index]",
-    "zeros like x, with g added at index (repeats accumulate)",
-    saves=False,
-    view=True,
-)  # a view for basic indices (Tensor._record checks the memory)
+    view=True,  # for basic indices (the Tensor layer checks the memory)
+    x="scatter_add(g, shape=x.shape, index=index)",
+)
 def getitem(x, *, index):
     out = x[index]
+    if out.__class__ is not np.ndarray:  # every axis taken by an int: NumPy gives a scalar copy,
+        items = index if isinstance(index, tuple) else (index,)  # a trailing ... gives a 0-d view
+        return x[items + (Ellipsis,)] if Ellipsis not in items else np.asarray(out)
+    if not is_basic_index(index) and not out.flags.c_contiguous:
+        out = np.ascontiguousarray(out)  # a fresh array laid out as PyTorch's (so .view() works)
     return out
 
 
-getitem.defvjp(lambda g, out, x, *, index: scatter_add(g, shape=x.shape, index=index))
-
-
-@primitive("scatter_add", "zeros(shape) with x added at index", "g[index]", saves=False)
+@primitive("scatter_add", "zeros(shape) with x added at index", x="getitem(g, index=index)")
 def scatter_add(x, *, shape, index):
     z = np.zeros(shape, dtype=x.dtype)
     if is_basic_index(index):
@@ -97,39 +87,35 @@ def scatter_add(x, *, shape, index):
     return z
 
 
-scatter_add.defvjp(lambda g, out, x, *, shape, index: getitem(g, index=index))
-
-
-@primitive("index_put", "x with x[index] = v", "g, with 0 at index", "g[index]", saves=False)
+@primitive(
+    "index_put",
+    "x with x[index] = v",
+    x="index_put(g, 0.0, index=index)",
+    v="reshape(getitem(g, index=index), shape=value_shape(v.shape, g, index))",
+)
 def index_put(x, v, *, index):
     z = np.array(x, copy=True)
     z[index] = v
     return z
 
 
-def _index_put_grad_v(g, out, x, v, *, index):
-    gv = getitem(g, index=index)
-    if v.ndim > gv.ndim:  # NumPy let v carry extra leading 1s (x[0] = v with v of shape (1, n))
-        gv = reshape(gv, shape=(1,) * (v.ndim - gv.ndim) + gv.shape)
-    return gv  # any broadcasting of v is summed back by the engine
+def value_shape(v_shape, g, index):
+    """The shape g[index] has as v: NumPy lets v carry extra leading 1s (x[0] = v of shape (1, n));
+    a v that was broadcast keeps g[index]'s shape (the engine sums it back)."""
+    selected = np.shape(np.empty(g.shape, dtype=bool)[index])
+    lead = len(v_shape) - len(selected)
+    return (1,) * lead + selected if lead > 0 else selected
 
 
-index_put.defvjp(lambda g, out, x, v, *, index: index_put(g, 0.0, index=index), _index_put_grad_v)
-
-
-@primitive("concatenate", "concatenate(xs, axis)", "the slice of g that x_i occupies", saves=False)
-def concatenate(*xs, axis):
+@primitive("concatenate", "concatenate(xs, axis)", xs="split_at(g, sizes, axis)")
+def concatenate(*xs, axis, sizes):
     return np.concatenate(xs, axis=axis)
 
 
-def _concatenate_grads(g, out, *xs, axis):
-    # axis is non-negative here (Tensor code normalises it before recording)
-    grads, start = [], 0
-    for x in xs:
-        stop = start + x.shape[axis]
-        grads.append(getitem(g, index=(slice(None),) * axis + (slice(start, stop),)))
-        start = stop
-    return tuple(grads)
-
-
-concatenate.defvjp_all(_concatenate_grads)
+def split_at(g, sizes, axis):
+    """g cut along `axis` into pieces of the given sizes (one gradient per concatenated input)."""
+    pieces, start = [], 0
+    for n in sizes:
+        pieces.append(getitem(g, index=(slice(None),) * axis + (slice(start, start + n),)))
+        start += n
+    return tuple(pieces)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .grad_mode import state
+from .._state import state
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

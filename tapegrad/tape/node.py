@@ -1,24 +1,28 @@
-"""Node: one recorded op on the tape.
+"""Node: one recorded op on the tape, and what its rules need at backward time.
 
-Layer L1: numpy, no tapegrad imports beyond L0. A Node holds the op's rule (its Primitive), edges to the
-nodes (or leaf tensors) of its inputs, what the rule needs saved, and the versions of saved tensors.
-It never holds its own output tensor (that would be a reference cycle): only the output's array.
+Layer L2: numpy and the rule table's registry (for the Tensor layer it binds). A Node holds its
+primitive, edges to its inputs' nodes (or leaf tensors), the inputs its rules read (with their
+versions, checked at backward) and its parameters. It never holds its own output Tensor (that
+would be a reference cycle): only the output's array, when a rule reads `out`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 
-# Set by tensor.py at import: wraps an array as a Tensor (optionally with a grad_fn). Injected so that
-# the tape never imports tensor.py (DESIGN rule 1).
-make_tensor: Any = None
+from .._utils import unbroadcast_axes
+from ..primitives import registry
+from ..primitives.reduction import sum as sum_
+from ..primitives.registry import Primitive
+from ..primitives.shape import reshape
 
 FREED = object()  # marks `Node.saved` after a backward without retain_graph
 
 
 class Meta:
-    """Stands in for an input a rule did not save: only its shape and dtype are known."""
+    """Stands in for an input whose value no rule reads: only its shape and dtype are known."""
 
     __slots__ = ("shape", "dtype")
 
@@ -30,23 +34,28 @@ class Meta:
     def ndim(self) -> int:
         return len(self.shape)
 
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
 
 class Node:
-    """One recorded op. Made only by `tensor._record`, which sets every field directly (no
+    """One recorded op. Made only by tapegrad.tensor.record, which sets every field directly (no
     __init__ call: it runs once per recorded op):
 
-    prim       the Primitive: forward, rules, formula
+    prim       the Primitive: forward, rules, formulas
     edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
-    saved      the inputs the rules need (Tensors or constants), None, or FREED after backward
-    versions   per saved input: its version when saved (None: a constant); None for all: every
-               saved input was a Tensor at version 0
+    saved      per input the value its rules read (a Tensor or a constant) or None; None for
+               all when no rule reads an input; FREED after a backward without retain_graph
+    versions   per saved Tensor its version when saved (None: a constant, or not saved)
     params     non-tensor arguments (axis, shape, index, ...)
-    shapes     input shapes for un-broadcasting; None: all as the output's
-    dtypes     input dtypes gradients are cast to; None: all as the output's
-    out_data   the output's array, for rules that use `out` (else None)
-    out_vc     the output's version counter, [0] when recorded (else None)
+    shapes     per input its shape, for un-broadcasting; None: every input shaped as the output
+    dtypes     per input its dtype, gradients are cast to it; None: as the output's
+    out_data   the output's array, when a rule reads `out` (else None)
+    out_vc     the output's version counter when out_data is kept (else None)
     pre_hooks  hooks on the output tensor's gradient (None: none)
     stack      the creation stack, in anomaly mode (else None)
+    scope      the nn.Modules running when it was recorded, outermost first (None: none)
     """
 
     __slots__ = (
@@ -61,9 +70,10 @@ class Node:
         "out_vc",
         "pre_hooks",
         "stack",
+        "scope",
         "__weakref__",
     )
-    prim: Any
+    prim: Primitive
     edges: tuple
     saved: Any
     versions: tuple | None
@@ -74,13 +84,18 @@ class Node:
     out_vc: list | None
     pre_hooks: list | None
     stack: list | None
+    scope: tuple | None
 
     @property
     def name(self) -> str:
+        """`MulBackward`, as PyTorch names its nodes."""
         return self.prim.node_name
 
     def name_of_input(self, i: int) -> str:
+        """The forward's name for input i (`x`, `y`, ...; `xs[2]` for a list of inputs)."""
         names = self.prim.input_names
+        if self.prim.variadic:
+            return f"{names[0]}[{i}]"
         return names[i] if i < len(names) else f"input{i}"
 
     def __repr__(self) -> str:
@@ -88,83 +103,106 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """PyTorch-style view of the edges: (Node or 'AccumulateGrad' leaf or None, 0) per input."""
+        """PyTorch-style view of the edges: (Node, leaf tensor or None, 0) per input."""
         return tuple((e, 0) for e in self.edges)
 
     def register_hook(self, hook: Any) -> None:
+        """Call hook(grad) on the gradient of this node's output (it may return a replacement)."""
         if self.pre_hooks is None:
             self.pre_hooks = []
         self.pre_hooks.append(hook)
 
-    def unpack_inputs(self, g: Any, raw: bool) -> Any:
-        """The inputs a rule sees: Tensors tied to the graph (so create_graph works), or, when
-        `raw` (nothing is being recorded), plain arrays. (The engine skips this call for a node
-        that saved nothing and whose inputs are shaped as its output: g stands in for them.)"""
+    # ---- what the rules see ----------------------------------------------------------------
+    def inputs(self, g: Any, raw: bool) -> Any:
+        """Per input what its rules read: the saved value (an array when `raw`, else a Tensor on
+        the tape, so create_graph records), checked for in-place changes; for an input no rule
+        reads, something of its shape and dtype (g itself when the input looks like the output)."""
         saved = self.saved
-        if saved.__class__ is tuple:
-            versions = self.versions
-            if versions is None:  # all Tensors, at version 0 when saved: only a counter made since
-                for x in saved:  # then can mean a change (the common case: no counter at all)
-                    vc = x._vc
-                    if vc is not None and vc[0]:
-                        self._saved_changed(x, vc[0], 0)
-                if not raw:
-                    return saved
-                if len(saved) == 1:  # (tuples, built without a list: the engine unpacks them)
-                    return (saved[0]._data,)
-                if len(saved) == 2:
-                    return (saved[0]._data, saved[1]._data)
-                return tuple([x._data for x in saved])
-            inputs: Any = []
-            for x, v in zip(saved, versions):
-                if v is None:  # a constant (Python numbers stay weak in raw mode: never upcast g)
-                    inputs.append(x if raw else make_tensor(x, None, g.dtype))
-                else:
-                    vc = x._vc
-                    if vc is not None and vc[0] != v:
-                        self._saved_changed(x, vc[0], v)
-                    inputs.append(x._data if raw else x)
-            return inputs
         if saved is None:
-            if self.shapes is None:  # inputs look like the output, so g can stand in for them
+            if self.shapes is None:
                 return (g,) * len(self.edges)
             return tuple(map(Meta, self.shapes, self.dtypes))
-        raise RuntimeError(
-            f"Trying to backward through the graph a second time: the saved tensors of "
-            f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
-            f"first backward()/grad() call if you need to backward through it again."
-        )
+        if saved is FREED:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time: the saved tensors of "
+                f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
+                f"first backward()/grad() call if you need to backward through it again."
+            )
+        versions = self.versions
+        seen: list = []
+        for i, x in enumerate(saved):
+            if x is None:
+                seen.append(g if self.shapes is None else Meta(self.shapes[i], self.dtypes[i]))
+                continue
+            v = versions[i] if versions is not None else None
+            if v is None:  # a constant, as it is (a Python number stays weak: it never upcasts g)
+                seen.append(x)
+                continue
+            vc = x._vc
+            if vc is not None and vc[0] != v:
+                self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], v, x)
+            seen.append(x._data if raw else x)
+        return seen
 
-    def unpack_output(self, raw: bool) -> Any:
-        """The output a rule sees (for rules written with `out`), checked for in-place changes."""
+    def output(self, raw: bool) -> Any:
+        """The output, for rules that read `out` (None when none does), checked for changes."""
+        out = self.out_data
+        if out is None:
+            return None
         if self.out_vc[0]:  # the output was changed in place after it was recorded
             self._version_error("its output", self.out_vc[0], 0, None)
-        return self.out_data if raw else make_tensor(self.out_data, self)
+        return out if raw else registry.layer.wrap(out, self)
 
-    def _saved_changed(self, x: Any, now: int, expected: int) -> None:
-        i = next(k for k, y in enumerate(self.saved) if y is x)
-        self._version_error(f"input {i} ({self.name_of_input(i)})", now, expected, x)
+    def read_values(self) -> dict:
+        """{name: array} of the forward values this node's rules read (inputs and `out`)."""
+        values = {}
+        if self.saved is not None and self.saved is not FREED:
+            for i, x in enumerate(self.saved):
+                if x is not None:
+                    values[self.name_of_input(i)] = np.asarray(getattr(x, "_data", x))
+        if self.out_data is not None:
+            values["out"] = self.out_data
+        return values
 
     def _version_error(self, what: str, now: int, expected: int, tensor: Any) -> None:
         detail = ""
         if tensor is not None:
             op = getattr(tensor, "_inplace_op", None)
-            detail = f" of shape {list(tensor.shape)}" + (
-                f", last modified in place by `{op}`" if op else ""
-            )
+            detail = f" of shape {list(tensor.shape)}"
+            detail += f", last modified in place by `{op}`" if op else ""
         raise RuntimeError(
-            f"one of the variables needed for gradient computation has been modified by an in-place "
-            f"operation: {what}{detail} of {self.name} is at version {now}; expected version "
-            f"{expected}. Compute the in-place change on a copy (or out of place: `x = x + 1` instead "
-            f"of `x += 1`), or do it after backward."
+            f"one of the variables needed for gradient computation has been modified by an "
+            f"in-place operation: {what}{detail} of {self.name} is at version {now}; expected "
+            f"version {expected}. Compute the in-place change on a copy (or out of place: "
+            f"`x = x + 1` instead of `x += 1`), or do it after backward."
         )
 
     def release(self) -> None:
-        """Drop saved tensors after backward (retain_graph=False)."""
+        """Drop what was saved for backward (after a backward without retain_graph)."""
         if self.saved is not None or self.out_data is not None:
             self.saved = FREED
             self.out_data = None
             self.versions = None
         ctx = self.params.get("ctx") if self.params else None
-        if ctx is not None:  # a user autograd.Function keeps its saved tensors on its ctx
-            ctx._free()
+        if ctx is not None:  # a custom Function keeps its saved tensors on its ctx
+            ctx.release()
+
+
+def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
+    """A rule's gradient made its input's: summed back over broadcast axes, cast to its dtype."""
+    gshape = gi.shape
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        axes, keep = unbroadcast_axes(gshape, shape) if lead >= 0 else ((), False)
+        if lead < 0 or any(n != m and n != 1 for n, m in zip(shape, gshape[lead:])):
+            raise RuntimeError(
+                f"{node.name} returned a gradient of shape {tuple(gshape)} for its input {i} "
+                f"({node.name_of_input(i)}), which has shape {tuple(shape)}: a gradient must "
+                f"have the input's shape (or a shape that sums back to it)."
+            )
+        gi = sum_(gi, axis=axes, keepdims=keep)  # a primitive: recorded when gi is on the tape
+        if keep and gi.shape != shape:
+            gi = reshape(gi, shape=shape)
+    if gi.dtype is not dtype and gi.dtype != dtype:
+        gi = gi.astype(dtype)
+    return gi

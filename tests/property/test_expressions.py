@@ -61,7 +61,7 @@ KIND_PRIMS = {
     "sqrt": "sqrt",
     "where": "where",
     "cast": "cast",
-    "matmul": "matmul",
+    "matmul": ("matmul", "mv", "dot"),
     "linear": "linear",
     "sum": "sum",
     "mean": "mean",
@@ -85,8 +85,11 @@ KIND_PRIMS = {
     "maximum": "maximum",
     "minimum": "minimum",
     "clip": "clip",
-    "max": "max",
-    "min": "min",
+    "max": ("max", "getitem"),  # (getitem: PyTorch's x.max(dim).values picks at the indices)
+    "min": ("min", "getitem"),
+    "log1p": "log1p",
+    "expm1": "expm1",
+    "fill": "fill",
 }
 PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min")
 ALL_KINDS = tuple(KIND_PRIMS)
@@ -790,7 +793,18 @@ class _Gen:
             # (near-)ties: the maximum is not differentiable there; reduce with sum instead
             src = self._reduce_src("sum", a_tg, axis, keepdims)
             return self.emit("sum", src, f"np.sum({a_np}, axis={axis!r}, keepdims={keepdims})")
-        src = self._reduce_src(kind, a_tg, axis, keepdims, fn_name=self.choice([kind, "a" + kind]))
+        if isinstance(axis, int) and self.flag():  # PyTorch's form: (values, indices) along dim
+            form = self.choice(
+                [
+                    f"{a_tg}.{kind}({axis}, {keepdims}).values",
+                    f"tg.{kind}({a_tg}, dim={axis}, keepdim={keepdims})[0]",
+                ]
+            )
+            return self.emit(kind, form, f"np.{kind}({a_np}, axis={axis}, keepdims={keepdims})")
+        # amax/amin in any spelling; max/min with axis= (NumPy's form: the values)
+        src = self._reduce_src("a" + kind, a_tg, axis, keepdims)
+        if self.flag():
+            src = f"{a_tg}.{kind}(axis={axis!r}, keepdims={keepdims})"
         return self.emit(kind, src, f"np.{kind}({a_np}, axis={axis!r}, keepdims={keepdims})")
 
     def op_max(self, kind):
@@ -1022,6 +1036,38 @@ class _Gen:
         stmt = self.choice([f"{{out}} {op}= {p_tg}", f"{{out}}.{method}({p_tg})"])
         return self.emit(
             kind, None, f"{a_np} {op} {p_np}", tg_full=f"{{out}} = {a_tg}.clone(); " + stmt
+        )
+
+    def op_log1p(self, kind):
+        a = self.pick()
+        b_tg, b_np = self.positive(a, a)
+        return self.emit(kind, f"{b_tg}.log1p()", f"np.log1p({b_np})")
+
+    def op_expm1(self, kind):
+        return self._unary(kind, "np.expm1", 3.0)
+
+    def op_fill(self, kind):
+        """fill_ / zero_ of a part of a non-leaf (through a view) or of all of it: recorded, so the
+        filled part gets no gradient and the rest does."""
+        a = self.pick()
+        shape = self.shape_of(a)
+        s = _fmt(self.choice([0.0, 1.5, -0.5]))
+        call = "zero_()" if s == "0.0" and self.flag() else f"fill_({s})"
+        if not shape or self.flag():
+            return self.emit(
+                kind,
+                None,
+                f"np.full_like({a}, {s})",
+                tg_full=f"{{out}} = {a} * 1.0; {{out}}.{call}",
+            )
+        i_tg, i_np, style = self.index(shape, unique=True)
+        if style != "basic":  # (fill_ writes through views: basic indices)
+            i_tg = i_np = ":"
+        return self.emit(
+            kind,
+            None,
+            f"setitem({a}, np.s_[{i_np}], {s})",
+            tg_full=f"{{out}} = {a} * 1.0; {{out}}[{i_tg}].{call}",
         )
 
     def op_concatenate(self, kind):

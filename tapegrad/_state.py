@@ -1,6 +1,7 @@
-"""Thread-local grad mode: no_grad, enable_grad, set_grad_enabled, is_grad_enabled.
+"""Thread-local state: grad mode (no_grad, enable_grad, set_grad_enabled), anomaly mode, the
+modules being run (for drawings), and how deep functional differentiation is nested.
 
-Layer L1: standard library only. Every flag lives on one threading.local, so a `no_grad` in one
+Layer L0: standard library only. Every flag lives on one threading.local, so a `no_grad` in one
 thread never changes what another thread records.
 """
 
@@ -13,9 +14,9 @@ from typing import Any, Callable, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# How many (thread, flag) pairs are away from the defaults (grad mode on, anomaly off), over all
-# threads. While it is 0 every thread is recording without anomaly mode, and the hot path can say
-# so without the (slower) thread-local lookup.
+# How many (thread, flag) pairs are away from the defaults (grad mode on, anomaly off, no module
+# running, no custom backward recorded), over all threads. While it is 0 the hot path can say so
+# without the (slower) thread-local lookup.
 overrides = [0]
 _overrides_lock = threading.Lock()
 
@@ -31,6 +32,8 @@ class _ThreadState(threading.local):
     _enabled = True  # grad mode: record ops on the tape
     _anomaly = False  # detect_anomaly(): capture stacks, check backward for NaN/Inf
     diff_depth = 0  # how many functional differentiations (tg.grad, ...) are running
+    scope: tuple = ()  # the nn.Modules whose __call__ is running, outermost first
+    strict_backward = ""  # while a custom Function's backward is recorded: the Function's name
 
     @property
     def enabled(self) -> bool:
@@ -129,3 +132,42 @@ class set_grad_enabled(_GradModeContext):
             self._prev
         )  # used as a decorator: the constructor must not leave it switched
         return super().__call__(fn)
+
+
+class module_scope:
+    """Context manager Module.__call__ runs forward in: nodes recorded inside remember the module
+    (drawings group them by module). `with module_scope(net): ...`"""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def __enter__(self) -> None:
+        if not state.scope:
+            _count(1)
+        state.scope = state.scope + (self.module,)
+
+    def __exit__(self, *exc: Any) -> None:
+        state.scope = state.scope[:-1]
+        if not state.scope:
+            _count(-1)
+
+
+class strict_backward:
+    """Context manager around a custom Function's backward recorded under create_graph: taking
+    a tensor on the tape off it there (.numpy(), .item(), .data) would drop a derivative without a
+    trace, so it raises instead (see Tensor.numpy)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._previous = ""
+
+    def __enter__(self) -> None:
+        self._previous = state.strict_backward
+        if not self._previous:
+            _count(1)
+        state.strict_backward = self.name
+
+    def __exit__(self, *exc: Any) -> None:
+        state.strict_backward = self._previous
+        if not self._previous:
+            _count(-1)

@@ -1,0 +1,58 @@
+"""Fused ops: one node (and fewer temporaries) where the textbook rule would make several.
+
+`linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). tanh's and sigmoid's
+rules run as one op each (as PyTorch's tanh_backward), which also keeps a recorded backward
+small; `fuse` swaps them in for the table's rules, and tests check both give the same values.
+Layer L1: numpy, registry and the other families.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise import sigmoid, tanh
+from .linalg import T, rows  # noqa: F401  (the rules' texts use them)
+from .registry import primitive
+
+
+@primitive("linear", "x @ w.T + b", x="g @ w", w="T(rows(g)) @ rows(x)", b="g")
+def linear(x, w, b):
+    return np.matmul(x, w.T) + b
+
+
+# Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).
+_REUSE_FROM = 16384
+
+
+def _times_g(g, t):
+    """g * t for a temporary array t: written into t when g has its shape and dtype, so a backward
+    pass allocates one array per layer instead of three (as hand-written NumPy would)."""
+    if g.__class__ is np.ndarray and g.shape == t.shape and g.dtype == t.dtype:
+        return np.multiply(g, t, out=t)
+    return g * t
+
+
+# (their inputs: dy, the gradient tanh's rule got; y, tanh's output)
+@primitive("tanh_backward", "dy * (1 - y * y)", dy="g * (1 - y * y)", y="-2 * g * dy * y")
+def tanh_backward(dy, y):
+    t = y * y
+    if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
+        return _times_g(dy, np.subtract(1, t, out=t))
+    return dy * (1 - t)
+
+
+@primitive("sigmoid_backward", "dy * y * (1 - y)", dy="g * y * (1 - y)", y="g * dy * (1 - 2 * y)")
+def sigmoid_backward(dy, y):
+    t = 1 - y
+    if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
+        return _times_g(dy, np.multiply(y, t, out=t))
+    return dy * (y * t)
+
+
+def fuse() -> None:
+    """Run tanh's and sigmoid's rules as the fused ops above (same values, tested)."""
+    tanh.override(x=lambda g, out, x: tanh_backward(g, out))
+    sigmoid.override(x=lambda g, out, x: sigmoid_backward(g, out))
+
+
+fuse()

@@ -1,0 +1,202 @@
+"""Before and after the engine's loop: consumer counts, pruning, hooks, delivery to the leaves.
+
+Layer L2: duck typing over Nodes and gradients (Tensors or arrays); the rule table's registry for
+wrapping arrays as Tensors. `execution_order` is the engine's order, shared by viz and explain.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from .._state import no_grad
+from ..primitives import registry
+from .node import Node
+
+
+def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> dict:
+    """For every node reachable from `root_nodes`: how many edges point at it. The leaf tensors
+    reached are added to `leaves` when it is given."""
+    deps: dict = {}
+    stack = []
+    for r in root_nodes:
+        if r not in deps:
+            deps[r] = 0
+            stack.append(r)
+    while stack:
+        node = stack.pop()
+        for e in node.edges:
+            if e.__class__ is Node:
+                if e in deps:
+                    deps[e] += 1
+                else:
+                    deps[e] = 1
+                    stack.append(e)
+            elif leaves is not None and e is not None:
+                leaves.add(e)
+    return deps
+
+
+def execution_order(root_nodes: Iterable[Node]) -> list:
+    """Nodes in the order the engine runs them (outputs first); shared by viz and explain."""
+    root_nodes = list(dict.fromkeys(root_nodes))
+    deps = count_consumers(root_nodes)
+    ready = ready_roots(root_nodes, deps)
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for e in node.edges:
+            if e.__class__ is Node:
+                deps[e] -= 1
+                if deps[e] == 0:
+                    ready.append(e)
+    return order
+
+
+def ready_roots(root_nodes: list, deps: dict) -> list:
+    """The roots nothing else in the graph feeds into, as a stack (the first root on top)."""
+    return [r for r in reversed(root_nodes) if deps[r] == 0]
+
+
+class Plan:
+    """What the engine's loop works with: gradients waiting at nodes (`buffers`) and at leaves
+    (`leaf_grads`), consumer counts (`deps`), the edges worth following when targets are given
+    (`pruned`, else None), the leaf targets reached, and the stack of nodes ready to run."""
+
+    def __init__(self, roots: list, seeds: list, targets: set | None, raw: bool) -> None:
+        self.buffers: dict = {}
+        self.leaf_grads: dict = {}
+        for r, s in zip(roots, seeds):
+            if raw:
+                s = s._data
+            store = self.buffers if r.__class__ is Node else self.leaf_grads
+            store[r] = store[r] + s if r in store else s
+        root_nodes = list(self.buffers)
+        self.pruned: dict | None = None
+        self.reached_leaves: set | None = None
+        deps: dict | None = None
+        if targets is None:
+            deps = count_consumers(root_nodes)
+        else:
+            if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when
+                self.reached_leaves = set()  # every leaf reached is one, nothing is pruned
+                counted = count_consumers(root_nodes, self.reached_leaves)
+                if self.reached_leaves <= targets:
+                    deps = counted
+            if deps is None:  # only nodes on a path to a target run
+                deps, self.pruned, self.reached_leaves = _consumers_and_needed(root_nodes, targets)
+                root_nodes = list(filter(self.pruned.__contains__, root_nodes))
+        self.deps: dict = deps
+        self.ready = ready_roots(root_nodes, deps)
+
+
+def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, set]:
+    """count_consumers, plus, for every node from which some target can be reached, its edges with
+    the ones that lead nowhere asked for replaced by None (a target with no such edge maps to ()),
+    and the leaf targets reached. One depth-first walk, settling a node after its inputs."""
+    deps: dict = {r: 0 for r in root_nodes}
+    pruned: dict = {}
+    reached_leaves: set = set()
+    visit: dict = {}  # node -> 1 once its inputs are queued, 2 once it is settled
+    stack = list(reversed(root_nodes))
+    while stack:
+        node = stack.pop()
+        seen = visit.get(node)
+        if seen is None:  # first visit: come back to it after its inputs
+            visit[node] = 1
+            stack.append(node)
+            for e in node.edges:
+                if e.__class__ is Node:
+                    deps[e] = deps.get(e, 0) + 1
+                    if e not in visit:
+                        stack.append(e)
+            continue
+        if seen == 2:
+            continue
+        visit[node] = 2  # second visit: every input is settled (a DAG has no way back up)
+        hit = dropped = False
+        for e in node.edges:
+            if e is None:
+                continue
+            if e in pruned or e in targets:
+                hit = True
+                if e.__class__ is not Node:
+                    reached_leaves.add(e)
+            else:
+                dropped = True
+        if hit:
+            pruned[node] = (
+                node.edges
+                if not dropped
+                else tuple(
+                    [
+                        e if e is not None and (e in pruned or e in targets) else None
+                        for e in node.edges
+                    ]
+                )
+            )
+        elif node in targets:
+            pruned[node] = ()
+    return deps, pruned, reached_leaves
+
+
+def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
+    """Tensor hooks in registration order; a hook may return a replacement of the same shape and
+    dtype. Hooks always see Tensors, also when the engine runs on plain arrays."""
+    g_tensor = registry.layer.wrap(g) if raw else g
+    for hook in list(hooks):
+        if raw:
+            with no_grad():
+                replaced = hook(g_tensor)
+        else:
+            replaced = hook(g_tensor)
+        if replaced is not None:
+            name = getattr(hook, "__name__", hook)
+            if getattr(replaced, "shape", None) != g_tensor.shape:
+                raise RuntimeError(
+                    f"hook {name!s} returned a gradient of shape "
+                    f"{list(getattr(replaced, 'shape', ()))} for a tensor of shape "
+                    f"{list(g.shape)}; a hook may replace the gradient, but with one of the same shape"
+                )
+            if replaced.dtype != g_tensor.dtype:  # (the engine relies on it, as PyTorch does)
+                raise RuntimeError(
+                    f"hook {name!s} changed the gradient's dtype from {g_tensor.dtype} to "
+                    f"{replaced.dtype}; return it in the same dtype (`new.astype(grad.dtype)`)"
+                )
+            g_tensor = replaced
+    return getattr(g_tensor, "_data", g_tensor) if raw else g_tensor
+
+
+ZERO = object()  # a leaf reached only by zero gradients (e.g. through sign): .grad gets zeros
+
+
+def deliver_to_leaves(
+    plan: Plan, seeds: list, targets: set | None, captured: dict, raw: bool, create_graph: bool
+) -> None:
+    """After the loop: each leaf's gradient (gathered ones summed), through the leaf's hooks, into
+    its `.grad` (no targets) or into `captured` (a leaf target)."""
+    leaf_grads = plan.leaf_grads
+    for leaf, g in leaf_grads.items():
+        if g.__class__ is list:  # summed in order, as one addition at a time would; 0-d stays
+            leaf_grads[leaf] = np.asarray(np.add.reduce(g))  # an array
+        elif g is ZERO:
+            leaf_grads[leaf] = np.zeros(leaf.shape, leaf.dtype)
+            if not raw:
+                leaf_grads[leaf] = registry.layer.wrap(leaf_grads[leaf])
+    if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
+        holders: dict = {}  # how many places hold each array
+        for g in leaf_grads.values():
+            holders[id(g)] = holders.get(id(g), 0) + 1
+        for s in seeds:  # the caller's arrays
+            holders[id(getattr(s, "_data", s))] = 2
+    for leaf, g in leaf_grads.items():
+        hooks = getattr(leaf, "_hooks", None)
+        if hooks:
+            g = run_hooks(hooks, g, raw)
+        if targets is None:
+            owned = raw and not hooks and holders[id(g)] == 1 and getattr(g, "base", 0) is None
+            registry.layer.accumulate(leaf, g, create_graph, owned)
+        elif leaf in targets:
+            captured[leaf] = g

@@ -1,0 +1,322 @@
+"""TensorBase: the array side of a Tensor: its storage slots, shape and dtype, conversions to
+Python and NumPy, printing, and the bookkeeping autodiff reads (requires_grad, grad, versions).
+
+Layer L3: numpy, dtypes and the L0 state only; nothing here records an op (tensor.py does).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import TYPE_CHECKING, Any, Iterator
+
+import numpy as np
+
+from .. import dtypes
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_COUNTER_LOCK = threading.Lock()
+
+
+def as_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """User data as an ndarray: Python floats default to float32, ints stay integer, arrays keep
+    their dtype."""
+    if isinstance(data, TensorBase):
+        data = data._data
+    if isinstance(data, (dict, set, str, bytes)):
+        raise TypeError(
+            f"cannot make a tensor from a {type(data).__name__} ({data!r:.60}); "
+            f"pass numbers, (nested) lists of numbers or a NumPy array"
+        )
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    try:
+        if dtype is not None:
+            return np.array(data, dtype=dtype)
+        if isinstance(data, (np.ndarray, np.generic)):
+            return np.array(data)
+        arr = np.array(data)
+        if arr.dtype.kind == "O":  # e.g. a list of Tensors
+            arr = np.array([np.asarray(getattr(d, "_data", d)) for d in data])
+    except ValueError as e:  # ragged nested lists, strings with a float dtype, ...
+        raise ValueError(f"cannot make a tensor from this data ({data!r:.60}): {e}") from None
+    except TypeError as e:
+        raise TypeError(
+            f"cannot make a tensor from {type(data).__name__} data ({data!r:.60}): {e}"
+        ) from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"cannot make a tensor from data of dtype {arr.dtype} ({data!r:.60})")
+    return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+
+
+def check_can_require_grad(dtype: np.dtype) -> None:
+    """Only floating-point tensors can require gradients."""
+    if dtype.kind != "f":
+        raise TypeError(
+            f"only floating-point tensors can require gradients, but this tensor has dtype "
+            f"{dtype}; create it with dtype=tg.float32 (or call .astype(tg.float32)) first"
+        )
+
+
+class Size(int):
+    """`t.size` is the number of elements (NumPy); `t.size(dim)` / `t.size()` as in PyTorch."""
+
+    _shape: tuple
+
+    def __new__(cls, n: int, shape: tuple) -> "Size":
+        obj = super().__new__(cls, n)
+        obj._shape = shape
+        return obj
+
+    def __call__(self, dim: int | None = None) -> Any:
+        return self._shape if dim is None else self._shape[dim]
+
+
+def _cast(dtype: Any) -> Any:
+    """`t.float()` and friends: astype(dtype)."""
+
+    def method(self: "Tensor") -> "Tensor":
+        return self.astype(dtype)
+
+    method.__doc__ = f"astype({dtype.name})."
+    return method
+
+
+class TensorBase:
+    """The storage and bookkeeping every Tensor has (see Tensor for the ops)."""
+
+    _make: Any  # (Tensor's fast constructor)
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad_fn",
+        "_grad",
+        "_vc",
+        "_hooks",
+        "_retains_grad",
+        "_inplace_op",
+        "_base",
+        "_views",
+        "_name",
+        "__weakref__",
+    )
+    __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operators
+
+    def __init__(
+        self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
+    ) -> None:
+        arr = as_array(data, dtype)
+        self._data = arr
+        self._grad_fn = None
+        self._requires_grad = False
+        self._vc = None
+        if requires_grad:
+            check_can_require_grad(arr.dtype)
+            self._requires_grad = True
+        if name is not None:
+            self.name = name
+
+    # ---- attributes ----------------------------------------------------------------------------
+    @property
+    def data(self) -> "Tensor":
+        """A detached Tensor sharing this one's memory, as PyTorch's `.data`: changes made through
+        it are not tracked (`p.data -= lr * p.grad`). `t.data = values` replaces the values.
+
+        >>> tg.tensor([1.0, 2.0], requires_grad=True).data
+        tensor([1., 2.])
+        """
+        return self._make(self._data)
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self._data = value._data if isinstance(value, TensorBase) else np.asarray(value)
+
+    @property
+    def name(self) -> str | None:
+        """A name for drawings and explanations (None until set): `x.name = "x"`."""
+        return getattr(self, "_name", None)
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"a tensor's name is a str (or None), got {type(value).__name__}")
+        self._name = value
+
+    shape = property(lambda self: self._data.shape, doc="The sizes of the axes, a tuple.")
+    ndim = property(lambda self: self._data.ndim, doc="The number of axes.")
+    dtype = property(lambda self: self._data.dtype, doc="The element type (a NumPy dtype).")
+    device = property(lambda self: "cpu", doc='Always "cpu": tapegrad computes with NumPy.')
+    T = property(
+        lambda self: self.permute(tuple(range(self.ndim - 1, -1, -1))), doc="The axes reversed."
+    )
+    mT = property(lambda self: self.transpose(-2, -1), doc="The last two axes swapped.")
+
+    def dim(self) -> int:
+        """The number of axes (PyTorch's name)."""
+        return self._data.ndim
+
+    @property
+    def size(self) -> "Size":
+        """The number of elements; `t.size(dim)` and `t.size()` work as in PyTorch."""
+        return Size(self._data.size, self._data.shape)
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ops on this tensor are recorded (settable on leaves)."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad of leaf tensors; this tensor was computed by "
+                f"{self._grad_fn.name}. Use .detach() to get a tensor cut from the tape."
+            )
+        if flag:
+            check_can_require_grad(self._data.dtype)
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set requires_grad in place and return self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The gradient accumulated by backward() (None before the first)."""
+        if self._grad_fn is not None and not getattr(self, "_retains_grad", False):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed: "
+                "backward() does not fill it. Call .retain_grad() on the tensor before backward() "
+                "to keep its gradient (or use tg.autograd.grad).",
+                UserWarning,
+                stacklevel=2,
+            )
+        return getattr(self, "_grad", None)
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(f"grad must be a Tensor or None, got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"assigned grad has shape {list(value.shape)}, but the tensor "
+                    f"has shape {list(self.shape)}; they must match"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that made this tensor (None for leaves); its name reads like `MulBackward`."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors no recorded op made (what backward() fills .grad of)."""
+        return self._grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        vc = self._vc
+        return vc[0] if vc is not None else 0
+
+    def _version_counter(self) -> list:
+        """The counter bumped by in-place ops (a list shared with views), made on first use."""
+        vc = self._vc
+        if vc is None:
+            with _COUNTER_LOCK:  # two threads must not each make their own
+                vc = self._vc
+                if vc is None:
+                    vc = self._vc = [0]
+        return vc
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether retain_grad() was called on this non-leaf tensor."""
+        return getattr(self, "_retains_grad", False)
+
+    # ---- conversion ----------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The values as a NumPy array (no copy; off the tape: gradients do not flow through it)."""
+        return self._data
+
+    asnumpy = numpy
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self) -> Any:
+        """The one element as a Python number."""
+        if self._data.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with exactly one element, but this one has shape "
+                f"{list(self.shape)} ({self._data.size} elements); index it or use .tolist()"
+            )
+        return self._data.item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists."""
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor with {self._data.size} elements is "
+                f"ambiguous; use .any() or .all()"
+            )
+        return bool(self._data.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._data, separator=", ", prefix="tensor(", threshold=1000)
+        extras = [] if self._data.dtype == dtypes.float32 else [f"dtype={self._data.dtype.name}"]
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extras) + ")"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return format(repr(self), spec)
+
+    def type(self, dtype: Any) -> "Tensor":
+        """astype(dtype), PyTorch's spelling."""
+        return self.astype(dtype)
+
+    float, double, half = _cast(dtypes.float32), _cast(dtypes.float64), _cast(dtypes.float16)
+    long, int = _cast(dtypes.int64), _cast(dtypes.int32)

@@ -1,0 +1,143 @@
+"""Turning what users pass into what ops take: data into arrays, operands into weak scalars or
+tensors, index expressions, shapes, dtypes and devices.
+
+Layer L3: numpy, dtypes and the Tensor class (for isinstance checks only).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from .base import as_array
+from .tensor import Tensor
+
+DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
+
+
+def to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
+    """The dtype a PyTorch-style `.to(...)` asks for (None: keep it): from a dtype, a tensor or a
+    device among `args`; a device other than the CPU is a clear error."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, str) and a.split(":")[0] in DEVICES:
+            device = a
+        else:
+            dtype = a
+    if device is not None:
+        check_device(device)
+    return dtype
+
+
+def check_device(device: Any) -> None:
+    if str(device).split(":")[0] != "cpu":
+        raise RuntimeError(
+            f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
+            f"available (leave the tensor where it is, or use .to('cpu'))"
+        )
+
+
+def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:
+    """Raise a clear error for shapes matmul cannot take (called only once NumPy has refused)."""
+    if (
+        len(a_shape) == 0
+        or len(b_shape) == 0
+        or a_shape[-1] != b_shape[-2 if len(b_shape) > 1 else 0]
+    ):
+        raise ValueError(
+            f"matmul: shapes {list(a_shape)} and {list(b_shape)} are not aligned (the last axis "
+            f"of the first must equal the {'second-to-last' if len(b_shape) > 1 else 'only'} axis "
+            f"of the second)"
+        )
+    if len(a_shape) > 2 or len(b_shape) > 2:
+        try:
+            np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+        except ValueError:
+            raise ValueError(
+                f"matmul: shapes {list(a_shape)} and {list(b_shape)}: the batch axes "
+                f"{list(a_shape[:-2])} and {list(b_shape[:-2])} do not broadcast together"
+            ) from None
+
+
+def resolve_shape(size: int, shape: tuple) -> tuple:
+    if shape.count(-1) > 1:
+        raise ValueError("only one dimension can be -1")
+    known = int(np.prod([n for n in shape if n != -1])) if shape else 1
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise ValueError("the sizes do not divide evenly")
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    elif known != size:
+        raise ValueError("the number of elements differs")
+    return shape
+
+
+def coerce(other: Any) -> Any:
+    """An operand as the op sees it: Tensors stay, Python/NumPy scalars become weak Python scalars
+    (so they never upcast a float32 tensor, as in PyTorch), arrays stay arrays."""
+    cls = other.__class__
+    if cls is float or cls is int:  # the common case first
+        return other
+    if isinstance(other, Tensor):
+        return other
+    if isinstance(other, np.generic):  # before float: np.float64 is a subclass of float
+        return other.item()
+    if isinstance(other, (bool, int, float)):
+        return other
+    if isinstance(other, np.ndarray):
+        return other.item() if other.ndim == 0 and other.dtype.kind in "biuf" else other
+    if isinstance(other, (list, tuple)):
+        return as_array(other)
+    if isinstance(other, numbers.Number):
+        return complex(other) if isinstance(other, complex) else float(other)
+    raise TypeError(f"unsupported operand type for a tensor op: {type(other).__name__}")
+
+
+def as_tensor(x: Any) -> Tensor:
+    """x as a Tensor (Tensors as they are)."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def normalize_index(index: Any) -> Any:
+    """Tensors in an index become arrays; lists become integer/bool arrays."""
+    if isinstance(index, tuple):
+        return tuple(normalize_index_item(i) for i in index)
+    return normalize_index_item(index)
+
+
+def normalize_index_item(i: Any) -> Any:
+    if isinstance(i, Tensor):
+        return i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else i._data
+    if isinstance(i, list):
+        return np.asarray([j._data if isinstance(j, Tensor) else j for j in i])
+    return i
+
+
+def split_int_indices(index: Any) -> tuple[tuple, tuple] | None:
+    """PyTorch applies integer indices first (each removes its axis) and then the array indices;
+    NumPy treats an int as one more array index when arrays are present, which moves axes around
+    when a slice separates them (`x[0, :, [0, 0]]` on shape (1, 4, 2): PyTorch (4, 2), NumPy
+    (2, 4)). For an index mixing ints and arrays: (the ints with slices elsewhere, the rest)."""
+    items = index if isinstance(index, tuple) else (index,)
+    is_int = [isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in items]
+    arrays = [isinstance(i, np.ndarray) and i.ndim > 0 for i in items]
+    if not any(is_int) or not any(arrays):
+        return None
+    ints_first: list = []
+    rest: list = []
+    for item, integer in zip(items, is_int):
+        if integer:
+            ints_first.append(item)
+        elif item is None:
+            rest.append(None)
+        elif item is Ellipsis:
+            ints_first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:  # a slice or an array: it keeps its axes for the second step
+            taken = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
+            ints_first.extend([slice(None)] * taken)
+            rest.append(item)
+    return tuple(ints_first), tuple(rest)

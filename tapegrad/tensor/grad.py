@@ -1,0 +1,108 @@
+"""Gradients arriving at tensors: accumulation into `.grad`, hooks, retain_grad.
+
+Layer L3: numpy and the Tensor class. Accumulation is serialised by one lock, so concurrent
+backward() calls into one leaf lose nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .._state import state
+from .tensor import Tensor
+
+_GRAD_LOCK = threading.Lock()
+
+
+def accumulate_grad(t: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
+    """Add g (a Tensor, or an array from a plain backward) into t.grad: in place when possible (as
+    PyTorch), recorded when create_graph. .grad never aliases another gradient or a user's tensor,
+    and is always writable (rules may return broadcast views, which are read-only): g is copied
+    unless the engine says it `owned` it alone."""
+    with _GRAD_LOCK:
+        current = getattr(t, "_grad", None)
+        if not isinstance(g, Tensor):
+            if current is None:
+                keep = owned and g.flags.writeable
+                t._grad = Tensor._make(g if keep else np.array(g, copy=True))
+            elif _addable(current, g):
+                np.add(current._data, g, out=current._data)
+            else:
+                t._grad = Tensor._make(current._data + g)
+        elif create_graph and (
+            g._grad_fn is not None or current is not None and current._grad_fn is not None
+        ):
+            # a recorded copy: the same gradient tensor may reach several leaves (e.g. via add)
+            t._grad = current + g if current is not None else g.clone()
+        elif current is None:
+            t._grad = Tensor._make(np.array(g._data, copy=True))
+        elif _addable(current, g._data):
+            np.add(current._data, g._data, out=current._data)
+        else:
+            t._grad = Tensor._make(current._data + g._data)
+
+
+def _addable(current: Tensor, g: np.ndarray) -> bool:
+    """Whether g can be added into current's memory (off the tape, writable, same dtype)."""
+    data = current._data
+    return current._grad_fn is None and data.flags.writeable and data.dtype == g.dtype
+
+
+class HookHandle:
+    """Returned by register_hook; `.remove()` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        """Unregister the hook (a second call does nothing)."""
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def register_hook(t: Tensor, hook: Callable) -> HookHandle:
+    """Call hook(grad) when t's gradient is computed; a returned tensor replaces it."""
+    if not t._requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that does not require grad; "
+            "set requires_grad=True (or compute it from one that does) first"
+        )
+    if t._grad_fn is not None:
+        t._grad_fn.register_hook(hook)
+        hooks = t._grad_fn.pre_hooks
+        for i, h in enumerate(hooks):  # retain_grad() sees the final gradient (as PyTorch)
+            if getattr(h, "_retains_grad", False):
+                hooks.insert(i, hooks.pop())
+                break
+        return HookHandle(hooks, hook)
+    if getattr(t, "_hooks", None) is None:
+        t._hooks = []
+    t._hooks.append(hook)
+    return HookHandle(t._hooks, hook)
+
+
+def retain_grad(t: Tensor) -> None:
+    """Keep .grad for the non-leaf tensor t too (leaves always get it)."""
+    if t._grad_fn is None:
+        if not t._requires_grad:
+            raise RuntimeError(
+                "can't retain_grad on a tensor that does not require grad; create it with "
+                "requires_grad=True (or compute it from one that does)"
+            )
+        return
+    if getattr(t, "_retains_grad", False):
+        return
+    t._retains_grad = True
+    ref = weakref.ref(t)  # weak: the node must not keep its own output alive (no cycle)
+
+    def keep(grad: Tensor) -> None:
+        kept = ref()
+        if kept is not None:
+            accumulate_grad(kept, grad, state.enabled)
+
+    keep._retains_grad = True  # type: ignore[attr-defined]
+    t._grad_fn.register_hook(keep)

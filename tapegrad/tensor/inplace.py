@@ -1,0 +1,154 @@
+"""In-place ops (`+=`, add_, x[i] = v, fill_, copy_ ...) and what they do to views.
+
+Layer L3. On the tape an in-place op is recorded out of place on a copy of the old value; the
+result is then written into the tensor's memory. A view writes through to its root (recorded as
+the view's inverse: index_put, reshape, transpose), and every live view of that root is brought up
+to date, so a view made before the change sees it in its gradient too (as PyTorch). Each change
+bumps the version counter the root shares with its views: a stale saved value raises at backward.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .._state import state
+from ..primitives import elementwise as E
+from ..primitives import shape as S
+from ..primitives.registry import Primitive
+from .record import apply, live_views
+from .tensor import Tensor
+
+UFUNCS = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply, E.div: np.true_divide}
+
+
+NO_INDEX = object()  # (None is an index: `x[None] = v`)
+
+
+def inplace(
+    t: Tensor, name: str, op: Primitive | Callable | None, other: Any, index: Any = NO_INDEX
+) -> Tensor:
+    """The shared path of in-place ops: `op(old, other)` is the new value (None: `other` itself,
+    broadcast; with `index`: t with t[index] = other), recorded when t or other requires grad,
+    else computed straight into t's memory."""
+    other_req = isinstance(other, Tensor) and other._requires_grad
+    if index is not NO_INDEX:
+        op = _put_at(index)
+    if (t._requires_grad or other_req) and state._enabled:
+        if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
+            raise RuntimeError(
+                f"a leaf tensor that requires grad is used in an in-place operation ({name}); do "
+                f"it inside `with tg.no_grad():` (as optimizers do) or use an out-of-place op"
+            )
+        old = Tensor._make(t._data.copy(), t._grad_fn)  # the value before, on the tape
+        old._requires_grad = t._requires_grad
+        result = op(old, other) if op is not None else _as_tensor(other).expand(t.shape)
+        check_shape(name, result._data, t._data)
+        write(t, result, name)
+    else:
+        _check_writable(t, name)
+        value = other._data if isinstance(other, Tensor) else other
+        ufunc = UFUNCS.get(op)  # type: ignore[call-overload]
+        try:  # straight into the buffer, as NumPy's own `a -= b`
+            if index is not NO_INDEX:
+                t._data[index] = value
+            elif op is None:
+                t._data[...] = value
+            elif ufunc is not None:
+                ufunc(t._data, value, t._data)  # (out positional; casting: same_kind)
+            else:
+                result = op(t._data, value)
+                result = result._data if isinstance(result, Tensor) else result
+                check_shape(name, result, t._data)
+                t._data[...] = result
+        except (ValueError, TypeError) as e:  # broadcasting or casting problems: say them clearly
+            if index is not NO_INDEX or ufunc is None:
+                raise ValueError(f"{name}: {e}") from None
+            result = op.forward(t._data, value)  # type: ignore[union-attr]
+            check_shape(name, result, t._data)
+            t._data[...] = result
+    t._version_counter()[0] += 1
+    t._inplace_op = name
+    return t
+
+
+def _put_at(index: Any) -> Callable:
+    """The recorded op of `t[index] = v`."""
+    return lambda old, v: apply(S.index_put, old, v, index=index)
+
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _check_writable(t: Tensor, name: str) -> None:
+    if not t._data.flags.writeable:
+        raise RuntimeError(
+            f"{name}: this tensor's memory is read-only (an expanded/broadcast view, where "
+            f"several elements share one memory location); make a copy first (x.clone())"
+        )
+
+
+def check_shape(name: str, result: Any, data: np.ndarray) -> None:
+    """An in-place result must keep the tensor's shape."""
+    if np.shape(result) != data.shape:
+        raise RuntimeError(
+            f"in-place {name}: the result has shape {list(np.shape(result))}, which does not "
+            f"match the tensor's shape {list(data.shape)}; use an out-of-place op"
+        )
+
+
+def write(t: Tensor, value: Tensor, name: str) -> None:
+    """Make t hold `value` (a recorded tensor of t's shape): its memory is overwritten, a view
+    writes through to its root on the tape, and the root's live views are brought up to date."""
+    view = getattr(t, "_base", None)
+    if view is None:
+        _check_writable(t, name)
+        t._data[...] = value._data
+        t._grad_fn, t._requires_grad = value._grad_fn, value._requires_grad
+        root, new_root = t, None
+    else:
+        root, steps = view
+        if root._grad_fn is None and root._requires_grad:
+            raise RuntimeError(
+                f"a view of a leaf tensor that requires grad is used in an in-place operation "
+                f"({name}); do it inside `with tg.no_grad():` or on a copy (x.clone())"
+            )
+        new_root = _put_back(root, steps, value, name)  # (reads the root's old values)
+        _check_writable(t, name)
+        t._data[...] = value._data
+        root._grad_fn, root._requires_grad = new_root._grad_fn, new_root._requires_grad
+    if root._requires_grad:
+        for v in live_views(root):
+            _refresh(v)
+
+
+def _put_back(root: Tensor, steps: tuple, value: Tensor, name: str) -> Tensor:
+    """The root with the viewed part replaced by `value`, recorded: each view op undone in turn."""
+    chain = [Tensor._make(root._data, root._grad_fn)]
+    chain[0]._requires_grad = root._requires_grad
+    for prim, params in steps[:-1]:
+        chain.append(apply(prim, chain[-1], **params))
+    new = value
+    for (prim, params), parent in zip(reversed(steps), reversed(chain)):
+        if prim is S.getitem:
+            new = apply(S.index_put, parent, new, index=params["index"])
+        elif prim is S.reshape:
+            new = apply(S.reshape, new, shape=parent.shape)
+        elif prim is S.transpose:
+            new = apply(S.transpose, new, axes=S.inverse(params["axes"]))
+        else:  # expand: one element of the root stands for many of the view
+            raise RuntimeError(
+                f"in-place {name} on a broadcast (expanded) view: several of its elements "
+                f"share one memory location; make a copy first (x.expand(...).clone())"
+            )
+    return new
+
+
+def _refresh(view: Tensor) -> None:
+    """Re-derive a view's history from its root's (after an in-place change of that memory)."""
+    cur, steps = view._base
+    for prim, params in steps:
+        cur = apply(prim, cur, **params)
+    view._grad_fn, view._requires_grad = cur._grad_fn, cur._requires_grad
