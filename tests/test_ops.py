@@ -264,6 +264,8 @@ CASES = {
         ),
         Case(lambda a, b: tg.stack([a, b], axis=1), normal(2, 3), normal(2, 3), id="stack"),
     ],
+    "matmul_nt": [Case(lambda a, b: P["matmul_nt"](a, b), normal(3, 4), normal(2, 4), id="2d")],
+    "matmul_tn": [Case(lambda a, b: P["matmul_tn"](a, b), normal(4, 3), normal(4, 2), id="2d")],
     "mv": [Case(lambda a, v: a @ v, normal(3, 4), normal(4), id="matrix-vector")],
     "dot": [
         Case(lambda a, b: a @ b, normal(4), normal(4), id="vectors"),

@@ -1,8 +1,9 @@
 """Fused ops: one node (and fewer temporaries) where the textbook rule would make several.
 
-`linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). tanh's and sigmoid's
-rules run as one op each (as PyTorch's tanh_backward), which also keeps a recorded backward
-small; `fuse` swaps them in for the table's rules, and tests check both give the same values.
+`linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). matmul's rules run as
+products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
+sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
+small. `fuse` swaps them in for the table's rules; tests check both give the same values.
 Layer L1: numpy, registry and the other families.
 """
 
@@ -11,13 +12,23 @@ from __future__ import annotations
 import numpy as np
 
 from .elementwise import sigmoid, tanh
-from .linalg import T, rows  # noqa: F401  (the rules' texts use them)
+from .linalg import matmul, rows
 from .registry import primitive
 
 
-@primitive("linear", "x @ w.T + b", x="g @ w", w="T(rows(g)) @ rows(x)", b="g")
+@primitive("linear", "x @ w.T + b", x="g @ w", w="matmul_tn(rows(g), rows(x))", b="g")
 def linear(x, w, b):
     return np.matmul(x, w.T) + b
+
+
+@primitive("matmul_nt", "x @ T(y)", x="matmul(g, y)", y="matmul_tn(g, x)")
+def matmul_nt(x, y):
+    return np.matmul(x, np.swapaxes(y, -1, -2))
+
+
+@primitive("matmul_tn", "T(x) @ y", x="matmul_nt(y, g)", y="matmul(x, g)")
+def matmul_tn(x, y):
+    return np.matmul(np.swapaxes(x, -1, -2), y)
 
 
 # Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).
@@ -50,7 +61,8 @@ def sigmoid_backward(dy, y):
 
 
 def fuse() -> None:
-    """Run tanh's and sigmoid's rules as the fused ops above (same values, tested)."""
+    """Run matmul's, tanh's and sigmoid's rules as the fused ops above (same values, tested)."""
+    matmul.override(x=lambda g, out, x, y: matmul_nt(g, y), y=lambda g, out, x, y: matmul_tn(x, g))
     tanh.override(x=lambda g, out, x: tanh_backward(g, out))
     sigmoid.override(x=lambda g, out, x: sigmoid_backward(g, out))
 

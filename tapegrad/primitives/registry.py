@@ -118,7 +118,7 @@ class Primitive:
         self.rule_for_all = rule_for_all
         if self.variadic and rule_for_all is None:
             self.rule_for_all = self._compile(self.texts[0])
-        self.plans: dict[tuple[int, int], SavePlan] = {}
+        self.plans: dict[Any, SavePlan] = {}
 
     # ---- rules -------------------------------------------------------------------------------
     def compile(self) -> tuple:
@@ -145,8 +145,10 @@ class Primitive:
         self.rules = tuple(compiled)
 
     def plan(self, needs: int, n: int) -> SavePlan:
-        """What to save when the inputs in bitmask `needs` (of `n` inputs) need gradients."""
-        found = self.plans.get((needs, n))
+        """What to save when the inputs in bitmask `needs` (of `n` inputs) need gradients (cached:
+        by `needs` for a fixed number of inputs, by `(needs, n)` for a list of inputs)."""
+        key: Any = (needs, n) if self.rule_for_all is not None else needs
+        found = self.plans.get(key)
         if found is None:
             needed = [i for i in range(n) if (needs >> i) & 1]
             saved: set[int] = set()
@@ -163,7 +165,7 @@ class Primitive:
                     shaped |= shape_only
                     out = out or reads_out
             found = SavePlan(tuple(sorted(saved)), tuple(sorted(shaped)), out)
-            self.plans[needs, n] = found
+            self.plans[key] = found
         return found
 
     # ---- use ---------------------------------------------------------------------------------

@@ -61,10 +61,8 @@ def run_backward(
                 if node in targets:  # type: ignore[operator]
                     captured[node] = g
                 edges = pruned[node]
-            results: Any = None  # what the rules gave, before fitting (for explain)
-            grads = None
-            if g is not None and edges:
-                grads, results = node_grads(node, g, edges, raw)
+            results: Any = [] if watch else None  # the rules' own results (for explain)
+            grads = node_grads(node, g, edges, raw, results) if g is not None and edges else None
             i = -1
             for e in edges:
                 i += 1
@@ -94,7 +92,9 @@ def run_backward(
                     ready.append(e)
             if watch and grads is not None:
                 _watch(node, g, results, raw, observer)
-            if not retain_graph:
+            if not retain_graph and (
+                node.saved is not None or node.out_data is not None or node.params
+            ):
                 node.release()
         deliver_to_leaves(plan, seeds, targets, captured, raw, create_graph)
     finally:
@@ -111,9 +111,9 @@ def run_backward(
     return captured
 
 
-def node_grads(node: Node, g: Any, edges: tuple, raw: bool) -> tuple[list, list]:
-    """Run a node's rules for the edges that need a gradient: (the gradients, each fit to its
-    input's shape and dtype; the rules' results as they gave them). None is a zero gradient."""
+def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> list:
+    """Run a node's rules for the edges that need a gradient; each result fit to its input's shape
+    and dtype (None: a zero gradient). `given`, when passed, gets the rules' results unfitted."""
     if node.saved is None and node.shapes is None:  # (Node.inputs' commonest case, inlined)
         inputs: Any = (g,) * len(edges)
     else:
@@ -121,30 +121,34 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool) -> tuple[list, list]
     out = node.out_data
     if out is not None and (not raw or node.out_vc[0]):  # (a plain array: as it is, unless
         out = node.output(raw)  # changed in place)
-    prim, params = node.prim, node.params
+    prim, params, shapes = node.prim, node.params, node.shapes
     if prim.rule_for_all is not None:  # variadic ops and custom Functions: one rule for all
         grads = list(_rule_for_all(node, g, out, inputs, raw))
     else:
         rules = prim.rules or prim.compile()
         grads = [None] * len(edges)
-        for i, e in enumerate(edges):
-            rule = rules[i]
-            if e is not None and rule is not None:
-                grads[i] = rule(g, out, *inputs, **params) if params else rule(g, out, *inputs)
-    results = grads
-    shapes, dtypes = node.shapes, node.dtypes
-    check = shapes is not None or not prim.elementwise  # (elementwise: g's shape and dtype)
-    if check:
-        grads = list(results)
-    for i, gi in enumerate(results):
-        if gi is None or not check:
+        i = -1
+        for e in edges:
+            i += 1
+            if e is not None and rules[i] is not None:
+                grads[i] = (
+                    rules[i](g, out, *inputs, **params) if params else rules[i](g, out, *inputs)
+                )
+    if given is not None:
+        given.extend(grads)
+    if shapes is None and prim.elementwise:  # (an elementwise rule gives g's shape and dtype)
+        return grads
+    i = -1
+    for gi in grads:
+        i += 1
+        if gi is None:
             continue
         if shapes is not None:
-            if gi.shape != shapes[i] or gi.dtype is not dtypes[i]:  # type: ignore[index]
-                grads[i] = fit(gi, shapes[i], dtypes[i], node, i)  # type: ignore[index]
+            if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:  # type: ignore[index]
+                grads[i] = fit(gi, shapes[i], node.dtypes[i], node, i)  # type: ignore[index]
         elif gi is not g and (gi.shape != g.shape or gi.dtype != g.dtype):
             grads[i] = fit(gi, g.shape, g.dtype, node, i)  # (inputs shaped as the output)
-    return grads, results
+    return grads
 
 
 def _rule_for_all(node: Node, g: Any, out: Any, inputs: Any, raw: bool) -> tuple:

@@ -47,7 +47,8 @@ class Node:
     edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
     saved      per input the value its rules read (a Tensor or a constant) or None; None for
                all when no rule reads an input; FREED after a backward without retain_graph
-    versions   per saved Tensor its version when saved (None: a constant, or not saved)
+    versions   per saved Tensor its version when saved (None: a constant, or not saved); None
+               for all: every input is saved, a Tensor at version 0 (the common case)
     params     non-tensor arguments (axis, shape, index, ...)
     shapes     per input its shape, for un-broadcasting; None: every input shaped as the output
     dtypes     per input its dtype, gradients are cast to it; None: as the output's
@@ -129,12 +130,19 @@ class Node:
                 f"first backward()/grad() call if you need to backward through it again."
             )
         versions = self.versions
+        if versions is None:  # every input saved, each a Tensor at version 0 when saved: only a
+            for x in saved:  # counter made since then can mean a change
+                vc = x._vc
+                if vc is not None and vc[0]:
+                    i = saved.index(x)
+                    self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], 0, x)
+            return saved if not raw else [x._data for x in saved]
         seen: list = []
         for i, x in enumerate(saved):
             if x is None:
                 seen.append(g if self.shapes is None else Meta(self.shapes[i], self.dtypes[i]))
                 continue
-            v = versions[i] if versions is not None else None
+            v = versions[i]
             if v is None:  # a constant, as it is (a Python number stays weak: it never upcasts g)
                 seen.append(x)
                 continue

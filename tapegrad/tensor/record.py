@@ -77,35 +77,28 @@ def record(
     prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict, needs: int
 ) -> Tensor:
     """Make the Node for one op (the only place Nodes are made) and return its output tensor."""
-    n = len(args)
-    plan = prim.plans.get((needs, n)) or prim.plan(needs, n)
-    edges = tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
+    plan = prim.plans.get(needs) or prim.plan(needs, len(args))
     node = _new(Node)  # (fields set here without an __init__ call: this runs once per op)
     node.prim = prim
-    node.edges = edges
+    node.edges = edges_of(args, needs)
     node.params = params or _NO_PARAMS
+    node.saved = node.versions = None
     if plan.saved:
-        saved: list = [None] * n
-        versions: list = [None] * n
-        for i in plan.saved:
-            a = saved[i] = args[i]
-            if isinstance(a, Tensor):  # (a constant keeps version None: never checked)
-                versions[i] = a._vc[0] if a._vc is not None else 0
-        node.saved, node.versions = tuple(saved), tuple(versions)
-    else:
-        node.saved = node.versions = None
+        node.saved, node.versions = saved_with_versions(args, plan.saved)
     node.shapes = node.dtypes = None  # None: every input that matters looks like the output
     if not prim.elementwise:
         oshape, odtype = out.shape, out.dtype
         for i in plan.shaped:
             a = args[i]
             d = a._data if isinstance(a, Tensor) else a
-            if np.shape(d) != oshape or getattr(d, "dtype", None) != odtype:
-                node.shapes = tuple([np.shape(a) for a in args])
+            if d.__class__ is not _ndarray or d.shape != oshape or d.dtype != odtype:
+                node.shapes = tuple(
+                    [a.shape if isinstance(a, Tensor) else np.shape(a) for a in args]
+                )
                 node.dtypes = tuple([getattr(a, "dtype", None) for a in args])
                 break
     node.pre_hooks = node.stack = None
-    node.scope = state.scope or None if overrides[0] else None
+    node.scope = (state.scope or None) if overrides[0] else None
     t = _new(Tensor)
     t._data = out
     t._grad_fn = node
@@ -121,6 +114,35 @@ def record(
     if overrides[0] and state._anomaly:
         node.stack = capture_stack()
     return t
+
+
+def edges_of(args: Sequence[Any], needs: int) -> tuple:
+    """Per input: its node (or the leaf tensor itself) when it needs a gradient, else None."""
+    if len(args) == 2:  # (the common arities spelled out: no loop, no list)
+        a, b = args
+        return ((a._grad_fn or a) if needs & 1 else None, (b._grad_fn or b) if needs & 2 else None)
+    if len(args) == 1:
+        return (args[0]._grad_fn or args[0],)
+    return tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
+
+
+def saved_with_versions(args: Sequence[Any], positions: tuple) -> tuple[Any, Any]:
+    """The inputs at `positions` (None elsewhere), and each saved Tensor's version now; the
+    versions are None when every input is saved and is a Tensor no in-place op has touched (the
+    common case, kept without building anything)."""
+    if len(positions) == len(args):
+        for a in args:
+            if not isinstance(a, Tensor) or a._vc is not None:
+                break
+        else:
+            return tuple(args), None
+    saved: list = [None] * len(args)
+    versions: list = [None] * len(args)
+    for i in positions:
+        a = saved[i] = args[i]
+        if isinstance(a, Tensor):  # (a constant keeps version None: never checked)
+            versions[i] = a._vc[0] if a._vc is not None else 0
+    return tuple(saved), tuple(versions)
 
 
 def any_float64(args: Sequence[Any]) -> bool:

@@ -100,6 +100,8 @@ BACKWARD_ONLY = {
     "scatter_add": "getitem",
     "tanh_backward": "tanh",  # primitive -> kind whose
     "sigmoid_backward": "sigmoid",
+    "matmul_nt": "matmul",
+    "matmul_tn": "matmul",
 }  # backward records it
 
 

@@ -269,6 +269,8 @@ DTYPE_CASES = {
     "cast": lambda a, b, m: a.astype(tg.float64).astype(a.dtype) * b,
     "matmul": lambda a, b, m: a @ b.T,
     "mv": lambda a, b, m: a @ b[0],
+    "matmul_nt": lambda a, b, m: P.fused.matmul_nt(a, b),
+    "matmul_tn": lambda a, b, m: P.fused.matmul_tn(a, b),
     "dot": lambda a, b, m: a[0] @ b[1],
     "linear": lambda a, b, m: tg.nn.functional.linear(a, b, b[:, 0]),
     "tanh_backward": lambda a, b, m: P.fused.tanh_backward(a, b.tanh()),
