@@ -1,8 +1,8 @@
 """Time one optimizer step alone: the parameters of an MLP 784-512-512-10 with their grads given.
 
-Arms: tapegrad's optimizers (`opt.step()` from .grad), a careful hand-written NumPy update (in place,
-one reused scratch buffer) and torch.optim (foreach=False, one thread) when importable. Prints the
-median time per step of each arm, interleaved in rounds. Not part of `make test`.
+Arms: tapegrad's optimizers (`opt.step()` from .grad), a careful hand-written NumPy update (in
+place, one reused scratch buffer) and torch.optim (foreach=False, one thread) when importable.
+Prints the median time per step of each arm, interleaved in rounds. Not part of `make test`.
 
     python benchmarks/optim_step.py [--rounds 30] [--steps 50]
 """
@@ -10,6 +10,7 @@ median time per step of each arm, interleaved in rounds. Not part of `make test`
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -86,11 +87,10 @@ def numpy_arm(name: str):
                 np.multiply(g, g, out=s)
                 s *= 0.001
                 vi += s
-                np.sqrt(vi, out=s)
-                s *= 1 / np.sqrt(bc2)
-                s += 1e-8
+                np.sqrt(vi, out=s)  # bias corrections folded into two scalars
+                s += 1e-8 * math.sqrt(bc2)
                 np.divide(mi, s, out=s)
-                s *= lr / bc1
+                s *= lr * math.sqrt(bc2) / bc1
                 p -= s
 
     return step
