@@ -1,21 +1,21 @@
 """Learning-rate schedules with PyTorch's semantics: StepLR, MultiStepLR, ExponentialLR,
 CosineAnnealingLR, LambdaLR.
 
-Layer L5: imports optim/optimizer.py only. A scheduler rewrites `group["lr"]` of its optimizer's
-parameter groups: the constructor records `initial_lr` and takes the initial step (epoch 0), each
-`step()` moves to the next epoch. As PyTorch, `step()` is chainable (each rule scales the current
-lr) and `step(epoch)` uses the closed form.
+Layer L5: imports optim/optimizer.py and _utils. A scheduler rewrites `group["lr"]` of its
+optimizer's parameter groups: the constructor records `initial_lr` and takes the initial step
+(epoch 0), each `step()` moves to the next epoch. As PyTorch, `step()` is chainable (each rule
+scales the current lr) and `step(epoch)` uses the closed form.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-import operator
 import types
 import warnings
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
+from .._utils import int_arg
 from .optimizer import Optimizer, hyperparameter
 
 
@@ -126,7 +126,7 @@ class StepLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
     ) -> None:
-        self.step_size = _positive_int("step_size", step_size)
+        self.step_size = int_arg("step_size", step_size, low=1)
         self.gamma = hyperparameter("gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
@@ -159,7 +159,7 @@ class MultiStepLR(LRScheduler):
             raise TypeError(
                 f"milestones must be a list of epoch numbers, e.g. [30, 80]; got {milestones!r}"
             ) from None
-        self.milestones = sorted(_positive_int("a milestone", m, low=0) for m in milestones)
+        self.milestones = sorted(int_arg("a milestone", m, low=0) for m in milestones)
         self.gamma = hyperparameter("gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
@@ -205,7 +205,7 @@ class CosineAnnealingLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
     ) -> None:
-        self.T_max = _positive_int("T_max", T_max)
+        self.T_max = int_arg("T_max", T_max, low=1)
         self.eta_min = hyperparameter("eta_min", eta_min)
         super().__init__(optimizer, last_epoch)
 
@@ -273,18 +273,6 @@ class LambdaLR(LRScheduler):
         for fn, attributes in zip(self.lr_lambdas, saved):
             if attributes is not None:
                 vars(fn).update(attributes)
-
-
-def _positive_int(name: str, value: Any, low: int = 1) -> int:
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        number = operator.index(value)  # ints and NumPy integers, not floats
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})") from None
-    if number < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {number}")
-    return number
 
 
 __all__ = [
