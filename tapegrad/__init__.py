@@ -91,6 +91,7 @@ from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
 from . import functional, nn, optim, amp, viz, explain as _explain_module, ops  # noqa: E402
+from . import utils  # noqa: E402
 from .functional import (
     GradientTape,
     grad,
@@ -103,5 +104,6 @@ from .functional import (
 )
 from .explain import explain  # noqa: E402
 from .nn import Parameter  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Small helpers shared by every layer: un-broadcasting, axis normalisation, nested structures.
+"""Small helpers shared by every layer: un-broadcasting, axes, nested structures, int arguments.
 
 Layer L0: imports numpy only. `unbroadcast_axes` plans every un-broadcast; the engine carries it
 out with primitives, so recorded gradients un-broadcast on the tape too.
@@ -6,6 +6,7 @@ out with primitives, so recorded gradients un-broadcast on the tape too.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -80,3 +81,16 @@ def tree_leaves(tree: Any) -> list:
 
     tree_map(visit, tree)
     return out
+
+
+def int_arg(name: str, value: Any, low: int = 0) -> int:
+    """An int argument (Python or NumPy integer, not bool or float) >= low, else a clear error."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})") from None
+    if number < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {number}")
+    return number

@@ -1,4 +1,4 @@
-"""tg.optim: SGD / Adam / AdamW against hand-derived PyTorch updates, both calling styles, errors."""
+"""tg.optim: SGD, Adam(W), RMSprop, Adagrad against hand-derived updates and torch; in place."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tapegrad import nn
 
 
 def run(opt_cls, grads, p0=1.0, **kwargs) -> list[float]:
-    """Step a scalar parameter with the given sequence of gradients; return its value after each step."""
+    """Step a scalar parameter with the given sequence of gradients; its value after each step."""
     p = nn.Parameter(tg.tensor(p0, dtype=tg.float64))
     opt = opt_cls([p], **kwargs)
     values = []
@@ -149,3 +149,178 @@ def test_clear_errors():
         opt.step((tg.ones(2), tg.ones(2)))
     with pytest.raises(ValueError, match=r"shape \(3,\)"):
         opt.step((tg.ones(3),))
+
+
+# ---- RMSprop / Adagrad -------------------------------------------------------------------------
+def test_rmsprop_two_steps_by_hand():
+    lr, a, eps = 0.01, 0.99, 1e-8
+    v1 = (1 - a) * 1.0
+    p1 = 1.0 - lr * 1.0 / (math.sqrt(v1) + eps)
+    v2 = a * v1 + (1 - a) * 4.0
+    p2 = p1 - lr * 2.0 / (math.sqrt(v2) + eps)
+    assert run(tg.optim.RMSprop, [1.0, 2.0]) == pytest.approx([p1, p2], rel=1e-12)
+    assert p1 == pytest.approx(0.9)  # the first step is lr / sqrt(1 - alpha) for any g > 0
+
+
+def test_rmsprop_centered_momentum_and_weight_decay_by_hand():
+    lr, a, eps, mom, wd = 0.1, 0.9, 1e-8, 0.5, 0.2
+    p, v, avg, buf, values = 1.0, 0.0, 0.0, 0.0, []
+    for g in [1.0, -3.0, 0.5]:
+        g = g + wd * p
+        v = a * v + (1 - a) * g * g
+        avg = a * avg + (1 - a) * g
+        buf = mom * buf + g / (math.sqrt(v - avg * avg) + eps)  # centered: the variance of g
+        p -= lr * buf
+        values.append(p)
+    got = run(
+        tg.optim.RMSprop, [1.0, -3.0, 0.5], lr=lr, alpha=a, momentum=mom, weight_decay=wd,
+        centered=True,
+    )  # fmt: skip
+    assert got == pytest.approx(values, rel=1e-12)
+
+
+def test_adagrad_by_hand():
+    # s = g^2 after one step, so the first step is lr * g / |g|
+    assert run(tg.optim.Adagrad, [3.0], lr=0.1) == pytest.approx([0.9])
+    # initial_accumulator_value=1: s1 = 1 + 1, s2 = 2 + 4; lr_decay: lr_t = lr / (1 + (t-1)*decay)
+    p1 = 1 - 0.1 * 1 / (math.sqrt(2) + 1e-10)
+    p2 = p1 - 0.1 / (1 + 0.5) * 2 / (math.sqrt(6) + 1e-10)
+    got = run(tg.optim.Adagrad, [1.0, 2.0], lr=0.1, lr_decay=0.5, initial_accumulator_value=1.0)
+    assert got == pytest.approx([p1, p2], rel=1e-12)
+    # weight decay goes through the gradient: g' = 1 + 0.5 * 1
+    assert run(tg.optim.Adagrad, [1.0], lr=0.1, weight_decay=0.5) == pytest.approx([0.9])
+
+
+def test_defaults_and_state_layout_follow_pytorch():
+    p = nn.Parameter(tg.ones(2))
+    rms = tg.optim.RMSprop([p])
+    assert {k: rms.defaults[k] for k in ("lr", "alpha", "eps", "momentum", "centered")} == {
+        "lr": 1e-2, "alpha": 0.99, "eps": 1e-8, "momentum": 0, "centered": False,
+    }  # fmt: skip
+    ada = tg.optim.Adagrad([p])
+    assert ada.defaults["eps"] == 1e-10 and ada.defaults["lr"] == 1e-2
+    assert ada.state[p]["step"] == 0 and ada.state[p]["sum"].tolist() == [0.0, 0.0]  # eager state
+    rms_c = tg.optim.RMSprop([p], momentum=0.9, centered=True)
+    rms_c.step((tg.ones(2),))
+    assert set(rms_c.state[p]) == {"step", "square_avg", "momentum_buffer", "grad_avg"}
+
+
+# ---- in place: one buffer, grads untouched, versions bumped ------------------------------------
+ALL_OPTIMIZERS = [
+    (tg.optim.SGD, dict(lr=0.1)),
+    (tg.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    (tg.optim.SGD, dict(lr=0.1, momentum=0.9, dampening=0.3)),
+    (tg.optim.Adam, dict(lr=0.1, weight_decay=0.1)),
+    (tg.optim.AdamW, dict(lr=0.1)),
+    (tg.optim.RMSprop, dict(momentum=0.9, centered=True, weight_decay=0.1)),
+    (tg.optim.Adagrad, dict(lr_decay=0.1, weight_decay=0.1)),
+]
+IDS = [f"{cls.__name__}-{i}" for i, (cls, _) in enumerate(ALL_OPTIMIZERS)]
+
+
+@pytest.mark.parametrize("cls,kwargs", ALL_OPTIMIZERS, ids=IDS)
+def test_updates_are_in_place_and_leave_the_gradient_alone(cls, kwargs):
+    w = nn.Parameter(tg.tensor(np.arange(6.0).reshape(2, 3)))
+    b = nn.Parameter(tg.ones(4))
+    w.grad, b.grad = tg.ones(2, 3), tg.full((4,), 0.5)
+    buffers, before = [w.numpy(), b.numpy()], w.numpy().copy()
+    opt = cls([w, b], **kwargs)
+    for _ in range(2):
+        opt.step()
+    assert w.numpy() is buffers[0] and b.numpy() is buffers[1]  # the parameters' own memory
+    assert not np.array_equal(w.numpy(), before)
+    assert w.grad.tolist() == [[1.0] * 3] * 2 and b.grad.tolist() == [0.5] * 4
+
+
+@pytest.mark.parametrize("cls,kwargs", ALL_OPTIMIZERS, ids=IDS)
+def test_every_optimizer_bumps_the_version(cls, kwargs):
+    p = nn.Parameter(tg.ones(3))
+    out = (p * p).sum()  # saves p for backward
+    cls([p], **kwargs).step((tg.ones(3),))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation|in-place|inplace"):
+        out.backward()
+
+
+def test_a_bad_gradient_changes_no_parameter():
+    a, b = nn.Parameter(tg.ones(2)), nn.Parameter(tg.ones(3))
+    with pytest.raises(ValueError, match="gradient 1 has shape"):
+        tg.optim.SGD([a, b], lr=0.1).step((tg.ones(2), tg.ones(2)))
+    assert a.tolist() == [1.0, 1.0]
+
+
+def test_float32_parameters_stay_float32_and_mixed_shapes_share_scratch():
+    ps = [nn.Parameter(tg.ones(*s)) for s in [(3, 2), (7,), (1,), ()]]
+    opt = tg.optim.Adam(ps, lr=0.1)
+    opt.step(tuple(tg.ones(*p.shape) for p in ps))
+    for p in ps:
+        assert p.dtype == np.float32 and np.allclose(p.numpy(), 0.9)
+
+
+# ---- against torch.optim ------------------------------------------------------------------------
+TORCH_CONFIGS = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True)),
+    ("SGD", dict(lr=0.05, momentum=0.8, dampening=0.2)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1)),
+    ("RMSprop", dict()),
+    ("RMSprop", dict(lr=0.01, alpha=0.9, weight_decay=0.1, momentum=0.5)),
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
+    ("Adagrad", dict()),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", TORCH_CONFIGS, ids=[c[0] for c in TORCH_CONFIGS])
+def test_matches_torch_optim_over_several_steps(name, kwargs):
+    torch = pytest.importorskip("torch", reason="the comparison with torch.optim needs PyTorch")
+    rng = np.random.default_rng(0)
+    shapes = [(3, 4), (5,)]
+    starts = [rng.standard_normal(s) for s in shapes]
+    ours = [nn.Parameter(tg.tensor(a)) for a in starts]
+    theirs = [torch.nn.Parameter(torch.tensor(a)) for a in starts]
+    opt = getattr(tg.optim, name)(ours, **kwargs)
+    ref = getattr(torch.optim, name)(theirs, foreach=False, **kwargs)
+    for _ in range(6):
+        grads = [rng.standard_normal(s) for s in shapes]
+        for p, g in zip(theirs, grads):
+            p.grad = torch.tensor(g)
+        ref.step()
+        opt.step(tuple(tg.tensor(g) for g in grads))
+    for p, q in zip(ours, theirs):
+        np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_new_optimizers_reject_bad_hyperparameters():
+    p = nn.Parameter(tg.ones(2))
+    with pytest.raises(ValueError, match="invalid alpha"):
+        tg.optim.RMSprop([p], alpha=-0.5)
+    with pytest.raises(ValueError, match="invalid momentum"):
+        tg.optim.RMSprop([p], momentum=-1)
+    with pytest.raises(ValueError, match="invalid lr_decay"):
+        tg.optim.Adagrad([p], lr_decay=-1)
+    with pytest.raises(ValueError, match="invalid initial_accumulator_value"):
+        tg.optim.Adagrad([p], initial_accumulator_value=-1)
+    with pytest.raises(TypeError, match="eps must be a number"):
+        tg.optim.Adagrad([p], eps="tiny")
+
+
+@pytest.mark.parametrize("cls,kwargs", ALL_OPTIMIZERS[3:], ids=IDS[3:])
+def test_state_dict_round_trip_resumes_exactly(cls, kwargs):
+    def make():
+        return [nn.Parameter(tg.tensor([1.0, -2.0, 3.0], dtype=tg.float64))]
+
+    grads = [tg.tensor(g, dtype=tg.float64) for g in ([0.5, 1, -1], [2, -1, 0.1], [1, 1, 1])]
+    a = make()
+    opt = cls(a, **kwargs)
+    opt.step((grads[0],))
+    saved = opt.state_dict()
+    b = [nn.Parameter(a[0].detach().clone())]
+    twin = cls(b, **kwargs)
+    twin.load_state_dict(saved)
+    for g in grads[1:]:
+        opt.step((g,))
+        twin.step((g,))
+    assert np.array_equal(a[0].numpy(), b[0].numpy())

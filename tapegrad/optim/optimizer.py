@@ -1,7 +1,8 @@
-"""Optimizers with PyTorch's exact update rules: SGD (momentum, dampening, nesterov, weight decay), Adam, AdamW.
+"""The Optimizer base class: parameter groups, per-parameter state, step() in both calling styles.
 
-Layer L5: imports tensor.py and the tape's grad mode. Updates are NumPy math on parameter values,
-written back in place under no_grad (nothing is recorded; the version bump flags stale graphs).
+Layer L5: imports tensor and the tape's grad mode. A subclass writes one `_update(p, g, group,
+state)` that changes the parameter in place (NumPy `out=` into scratch arrays, the last write
+through one of the Tensor's in-place methods under no_grad: the version bump flags stale graphs).
 Use PyTorch-style (`loss.backward(); opt.step()`) or with grads from tg.grad: `opt.step(grads)`.
 """
 
@@ -11,12 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from ._state import enable_grad, no_grad
-from .tensor import Tensor
+from .._state import enable_grad, no_grad
+from ..tensor import Tensor
 
 
-def _check(name: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
-    """A hyperparameter as a float in [low, high) (high=None: no upper bound)."""
+def hyperparameter(name: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
+    """A hyperparameter as a float in [low, high) (high=None: no upper bound), else a clear error.
+
+    >>> hyperparameter("lr", 0.1)
+    0.1
+    """
     try:
         if isinstance(value, (str, bytes, bool)):
             raise TypeError
@@ -34,13 +39,18 @@ def _check(name: str, value: Any, low: float = 0.0, high: float | None = None) -
 
 class Optimizer:
     """Base: parameter groups (`param_groups`, each a dict with "params" and hyperparameters), per-
-    parameter `state`, `step()`, `zero_grad()`. Subclasses define `_update(p, g, group, state)`."""
+    parameter `state`, `step()`, `zero_grad()`. Subclasses define `_update(p, g, group, state)`.
+
+    >>> opt = tg.optim.SGD(net.parameters(), lr=0.1); opt.param_groups[0]["lr"]
+    0.1
+    """
 
     def __init__(self, params: Any, defaults: dict) -> None:
         self.defaults = defaults
         self.state: dict = {}  # keyed by the parameter itself (Tensors hash by identity)
         self.param_groups: list[dict] = []
-        groups = [params] if isinstance(params, Tensor) else list(params)
+        self._work: dict = {}  # scratch arrays reused by every update (not state: never saved)
+        groups: list[Any] = [params] if isinstance(params, Tensor) else list(params)
         if not groups:
             raise ValueError(
                 f"{type(self).__name__} got an empty parameter list; pass e.g. "
@@ -80,8 +90,8 @@ class Optimizer:
         self.param_groups.append(full)
 
     def _validate(self, group: dict) -> None:
-        group["lr"] = _check("lr", group["lr"])
-        group["weight_decay"] = _check("weight_decay", group["weight_decay"])
+        group["lr"] = hyperparameter("lr", group["lr"])
+        group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
 
     @property
     def params(self) -> list:
@@ -98,7 +108,11 @@ class Optimizer:
 
     def step(self, grads: Any = None) -> Any:
         """One update: from each parameter's .grad, or from `grads` (one per parameter, in order;
-        None skips one). A callable is a PyTorch closure re-evaluating the loss; its value is returned."""
+        None skips one). A callable is a PyTorch closure re-evaluating the loss; its value is
+        returned.
+
+        >>> loss.backward(); opt.step()       # or, functionally: opt.step(grads)
+        """
         loss = None
         if callable(grads) and not isinstance(grads, Tensor):
             with enable_grad():
@@ -111,25 +125,31 @@ class Optimizer:
             grads = [grads] if isinstance(grads, Tensor) else list(grads)
             if len(grads) != len(params):
                 raise ValueError(
-                    f"step() got {len(grads)} gradients for {len(params)} parameters; give one per parameter "
-                    f"in the optimizer's order (e.g. build both from net.trainable_params())"
+                    f"step() got {len(grads)} gradients for {len(params)} parameters; give one "
+                    f"per parameter in the optimizer's order (e.g. build both from "
+                    f"net.trainable_params())"
                 )
-        it = iter(enumerate(grads))
+        updates = []  # every gradient is checked before any parameter changes
+        i = 0
+        for group in self.param_groups:
+            for p in group["params"]:
+                g, i = grads[i], i + 1
+                if g is None:
+                    continue
+                g = np.asarray(g.numpy() if isinstance(g, Tensor) else g, dtype=p.dtype)
+                if g.shape != p.shape:
+                    name = getattr(p, "name", None)
+                    raise ValueError(
+                        f"gradient {i - 1} has shape {g.shape} but parameter {i - 1}"
+                        f"{f' ({name})' if name else ''} has shape {p.shape}; give the gradients "
+                        f"in the optimizer's parameter order (e.g. both from "
+                        f"net.trainable_params())"
+                    )
+                updates.append((p, g, group))
+        state = self.state
         with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    i, g = next(it)
-                    if g is None:
-                        continue
-                    g = np.asarray(g.numpy() if isinstance(g, Tensor) else g, dtype=p.dtype)
-                    if g.shape != p.shape:
-                        name = getattr(p, "name", None)
-                        raise ValueError(
-                            f"gradient {i} has shape {g.shape} but parameter {i}"
-                            f"{f' ({name})' if name else ''} has shape {p.shape}; give the gradients "
-                            f"in the optimizer's parameter order (e.g. both from net.trainable_params())"
-                        )
-                    p.copy_(self._update(p.numpy(), g, group, self.state.setdefault(p, {})))
+            for p, g, group in updates:
+                self._update(p, g, group, state.setdefault(p, {}))
         return loss
 
     def __call__(self, grads: Any) -> Any:
@@ -137,8 +157,8 @@ class Optimizer:
         return self.step(grads)
 
     def state_dict(self) -> dict:
-        """PyTorch's layout: {"state": {param index: {name: value}}, "param_groups": [hyperparameters
-        with "params" as indices]}; arrays are copies."""
+        """PyTorch's layout: {"state": {param index: {name: value}}, "param_groups":
+        [hyperparameters with "params" as indices]}; arrays are copies."""
         index = {id(p): i for i, p in enumerate(self.params)}
         state = {
             index[id(p)]: {
@@ -188,124 +208,31 @@ class Optimizer:
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = state
 
-    def _update(self, p: np.ndarray, g: np.ndarray, group: dict, state: dict) -> np.ndarray:
+    def _update(self, p: Tensor, g: np.ndarray, group: dict, state: dict) -> None:
+        """Update `p` in place from its gradient `g` (an array of p's dtype and shape; never
+        modified: it may be the user's .grad). Runs under no_grad."""
         raise NotImplementedError
+
+    def _add_weight_decay(self, p: Tensor, g: np.ndarray, weight_decay: float) -> np.ndarray:
+        """g + weight_decay * p (L2 regularisation through the gradient) in scratch slot 1; the
+        caller's g is left alone."""
+        if not weight_decay:
+            return g
+        out = np.multiply(p.numpy(), weight_decay, out=self._scratch(g, slot=1))
+        return np.add(out, g, out=out)
+
+    def _scratch(self, like: np.ndarray, slot: int = 0) -> np.ndarray:
+        """A work array shaped like `like`, shared by all parameters and steps: updates write their
+        temporaries here (NumPy `out=`) instead of allocating. Different slots never overlap."""
+        key = (like.dtype, slot)
+        flat = self._work.get(key)
+        if flat is None or flat.size < like.size:
+            flat = self._work[key] = np.empty(like.size, like.dtype)
+        return flat[: like.size].reshape(like.shape)
 
     def __repr__(self) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in self.defaults.items())
         return f"{type(self).__name__}({settings}, {len(self.params)} parameters)"
 
 
-class SGD(Optimizer):
-    """Stochastic gradient descent, PyTorch's rule:
-    g += wd*p; b = g (first step) or momentum*b + (1-dampening)*g; g = g + momentum*b (nesterov) or b;
-    p -= lr*g.
-
-    >>> opt = tg.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
-    """
-
-    def __init__(
-        self,
-        params: Any,
-        lr: float,
-        momentum: float = 0.0,
-        weight_decay: float = 0.0,
-        nesterov: bool = False,
-        dampening: float = 0.0,
-    ) -> None:
-        super().__init__(
-            params,
-            dict(
-                lr=lr,
-                momentum=momentum,
-                weight_decay=weight_decay,
-                nesterov=nesterov,
-                dampening=dampening,
-            ),
-        )
-
-    def _validate(self, group: dict) -> None:
-        super()._validate(group)
-        group["momentum"] = _check("momentum", group["momentum"])
-        group["dampening"] = float(group["dampening"])
-        if group["nesterov"] and (group["momentum"] == 0 or group["dampening"] != 0):
-            raise ValueError("nesterov momentum needs momentum > 0 and dampening = 0")
-
-    def _update(self, p: np.ndarray, g: np.ndarray, group: dict, state: dict) -> np.ndarray:
-        momentum = group["momentum"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p
-        if momentum:
-            buf = state.get("momentum_buffer")
-            buf = g.copy() if buf is None else momentum * buf + (1 - group["dampening"]) * g
-            state["momentum_buffer"] = buf
-            g = g + momentum * buf if group["nesterov"] else buf
-        return p - group["lr"] * g
-
-
-class Adam(Optimizer):
-    """Adam, PyTorch's rule (weight_decay is L2, added to the gradient):
-    m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2; p -= lr * (m/(1-b1^t)) / (sqrt(v/(1-b2^t)) + eps).
-
-    >>> opt = tg.optim.Adam(net.parameters(), lr=1e-3)
-    """
-
-    decoupled = False  # AdamW: decay the weights directly instead of through the gradient
-
-    def __init__(
-        self,
-        params: Any,
-        lr: float = 1e-3,
-        betas: tuple = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.0,
-    ) -> None:
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
-
-    def _validate(self, group: dict) -> None:
-        super()._validate(group)
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(
-                f"betas must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {betas!r}"
-            )
-        b1, b2 = betas
-        group["betas"] = (_check("betas[0]", b1, 0.0, 1.0), _check("betas[1]", b2, 0.0, 1.0))
-        group["eps"] = _check("eps", group["eps"])
-
-    def _update(self, p: np.ndarray, g: np.ndarray, group: dict, state: dict) -> np.ndarray:
-        (b1, b2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
-        if wd and self.decoupled:
-            p = p * (1 - lr * wd)
-        elif wd:
-            g = g + wd * p
-        if not state:
-            state.update(step=0, exp_avg=np.zeros_like(p), exp_avg_sq=np.zeros_like(p))
-        state["step"] += 1
-        t = state["step"]
-        m = state["exp_avg"] = b1 * state["exp_avg"] + (1 - b1) * g
-        v = state["exp_avg_sq"] = b2 * state["exp_avg_sq"] + (1 - b2) * g * g
-        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)  # bias correction: m, v start at 0
-        return p - lr * m_hat / (np.sqrt(v_hat) + group["eps"])
-
-
-class AdamW(Adam):
-    """Adam with decoupled weight decay (PyTorch's AdamW): p *= 1 - lr*wd, then the Adam step.
-
-    >>> opt = tg.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-2)
-    """
-
-    decoupled = True
-
-    def __init__(
-        self,
-        params: Any,
-        lr: float = 1e-3,
-        betas: tuple = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
-    ) -> None:
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
-
-
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
+__all__ = ["Optimizer", "hyperparameter"]
