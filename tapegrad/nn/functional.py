@@ -252,13 +252,17 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
             f"(of size {n}) of input of shape {x.shape}"
         )
     before = (slice(None),) * axis
+    if left < 0 or right < 0:  # negative sizes crop first; the rest pads what is left (PyTorch)
+        x = x[before + (slice(max(-left, 0), n - max(-right, 0)),)]
+        n, left, right = x.shape[axis], max(left, 0), max(right, 0)
+    if left == right == 0:
+        return x
     if mode == "constant":
-        x = x[before + (slice(max(-left, 0), n - max(-right, 0)),)]  # negative sizes crop
         blocks = [
             Tensor(np.full(x.shape[:axis] + (k,) + x.shape[axis + 1 :], value, dtype=x.dtype))
-            for k in (max(left, 0), max(right, 0))
+            for k in (left, right)
         ]
-        return cat([blocks[0], x, blocks[1]], axis) if left > 0 or right > 0 else x
+        return cat([blocks[0], x, blocks[1]], axis)
     limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
     if n == 0 or limit is not None and max(left, right) > limit:
         rule = {"reflect": "less than", "circular": "at most", "replicate": "at most"}[mode]
@@ -268,7 +272,7 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
         )
     positions = np.arange(-left, n + right)
     if mode == "reflect":
-        index = np.where(positions < 0, -positions, positions)
+        index = np.abs(positions)
         index = np.where(index > n - 1, 2 * (n - 1) - index, index)
     elif mode == "replicate":
         index = np.clip(positions, 0, n - 1)

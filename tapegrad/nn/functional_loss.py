@@ -60,10 +60,8 @@ def _target(target: Any, input: Tensor) -> Tensor:
     return target if target.dtype == input.dtype else target.astype(input.dtype)
 
 
-def _constant(values: Any, dtype: Any) -> np.ndarray | None:
-    """A weight given as a tensor, array or list, as a NumPy array of dtype (None stays None)."""
-    if values is None:
-        return None
+def _constant(values: Any, dtype: Any) -> np.ndarray:
+    """A weight given as a tensor, array or list, as a NumPy array of dtype."""
     if isinstance(values, Tensor):
         values = values.numpy()
     return np.asarray(values, dtype=dtype)
@@ -220,7 +218,7 @@ def _class_targets(input: Tensor, target: Any, weight: Any, ignore_index: int, f
             f"for input of shape {input.shape}, got {t.shape}"
         )
     n_classes = input.shape[axis]
-    w = _constant(weight, input.dtype)
+    w = None if weight is None else _constant(weight, input.dtype)
     if w is not None and w.shape != (n_classes,):
         raise ValueError(
             f"{fn}: weight should be defined either for all {n_classes} classes or no classes but "
@@ -235,7 +233,7 @@ def _class_targets(input: Tensor, target: Any, weight: Any, ignore_index: int, f
             f"{n_classes} classes (valid: 0..{n_classes - 1}; or set ignore_index to skip it)"
         )
     safe = np.where(valid, t, 0)
-    picks = list(np.indices(t.shape, sparse=True)) if t.ndim else []
+    picks: list = list(np.indices(t.shape, sparse=True)) if t.ndim else []
     picks.insert(axis, safe)
     sample_weight = valid.astype(input.dtype) if w is None else np.where(valid, w[safe], 0)
     return axis, tuple(picks), sample_weight.astype(input.dtype), w
@@ -288,7 +286,7 @@ def cross_entropy(
     input's shape). weight, ignore_index, label_smoothing and the 'mean' as PyTorch's.
 
     >>> F.cross_entropy(tg.tensor([[2.0, 0.0]]), tg.tensor([0]))
-    tensor(0.12692809)
+    tensor(0.12692805)
     """
     input = _input(input, "cross_entropy")
     reduction = reduction_mode(size_average, reduce, reduction)
@@ -325,8 +323,8 @@ def cross_entropy(
     probs = _target(target, input)
     if eps:
         probs = probs * (1.0 - eps) + eps / n_classes
-    w = _constant(weight, input.dtype)
-    if w is not None:
+    if weight is not None:
+        w = _constant(weight, input.dtype)
         if w.shape != (n_classes,):
             raise ValueError(
                 f"cross_entropy: weight has shape {w.shape} but the input has {n_classes} classes"
@@ -394,7 +392,11 @@ def binary_cross_entropy(
             "binary_cross_entropy is not differentiable with respect to weight; detach it"
         )
     w = _constant(1.0 if weight is None else weight, input.dtype)
-    if np.broadcast_shapes(w.shape, input.shape) != tuple(input.shape):
+    try:
+        fits = np.broadcast_shapes(w.shape, input.shape) == tuple(input.shape)
+    except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"binary_cross_entropy: weight of shape {w.shape} does not broadcast to the input's "
             f"shape {input.shape}"
@@ -427,12 +429,11 @@ def binary_cross_entropy_with_logits(
             f"{input.shape}"
         )
     softplus = stack([zeros_like(input), input]).logsumexp(axis=0)
-    pw = _constant(pos_weight, input.dtype)
-    if pw is None:
+    if pos_weight is None:
         losses = softplus - input * y  # = (1 - y) softplus(x) + y softplus(-x)
     else:
+        pw = _constant(pos_weight, input.dtype)
         losses = (1.0 - y) * softplus + y * (softplus - input) * pw
-    w = _constant(weight, input.dtype)
-    if w is not None:
-        losses = losses * w
+    if weight is not None:
+        losses = losses * _constant(weight, input.dtype)
     return _reduce(losses, reduction)

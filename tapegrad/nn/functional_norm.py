@@ -23,12 +23,12 @@ def check_batch_norm_input(
         raise TypeError(f"{who} takes a tapegrad Tensor, got {type(input).__name__}")
     if input.ndim < 2:
         raise ValueError(
-            f"{who} expects input of shape (N, C, ...) with channels on axis 1, got shape "
+            f"{who}: expected input of shape (N, C, ...) with channels on axis 1, got shape "
             f"{input.shape}; add a batch axis (x.unsqueeze(0)) for a single sample"
         )
     if num_features is not None and input.shape[1] != num_features:
         raise ValueError(
-            f"{who} expects {num_features} channels (num_features) on axis 1, got input of shape "
+            f"{who}: expected {num_features} channels (num_features) on axis 1, got input of shape "
             f"{input.shape} with {input.shape[1]}; build the layer with num_features="
             f"{input.shape[1]} or fix the input"
         )
@@ -82,7 +82,7 @@ def batch_norm(
         )
     axes = (0,) + tuple(range(2, input.ndim))
     per_channel = (1, channels) + (1,) * (input.ndim - 2)
-    if training or running_mean is None:
+    if training or running_mean is None or running_var is None:
         mean = input.mean(axes, keepdims=True)
         centered = input - mean
         var = (centered * centered).mean(axes, keepdims=True)

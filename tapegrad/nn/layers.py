@@ -53,7 +53,7 @@ class Dropout(Module):
     expected value is unchanged); in eval() mode, the identity. Draws from tg.manual_seed's
     generator.
 
-    >>> drop = tg.nn.Dropout(0.5); drop.eval(); drop(tg.ones(3))
+    >>> drop = tg.nn.Dropout(0.5).eval(); drop(tg.ones(3))
     tensor([1., 1., 1.])
     """
 

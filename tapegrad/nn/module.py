@@ -59,18 +59,24 @@ class Module:
         ):
             raise TypeError(
                 f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or "
-                f"None is expected); to change its values use self.{name}.set_data(...), or wrap it: "
-                f"nn.Parameter(...)"
+                f"None is expected); to change its values use self.{name}.set_data(...), or wrap "
+                f"it: nn.Parameter(...)"
             )
-        buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers and not isinstance(value, (Parameter, Module)):
+        if params is None:  # (during __init__, before the registries exist: a plain attribute)
+            object.__setattr__(self, name, value)
+            return
+        modules, buffers = self._modules, self._buffers
+        if name in buffers and not isinstance(value, (Parameter, Module)):
             self._set_buffer(name, value)  # (as PyTorch: assigning to a buffer's name updates it)
             return
-        if params is not None:
-            for registry in (params, modules, buffers):
+        # leave the registry that receives the value alone: a replaced parameter or module keeps
+        # its place in the order (as PyTorch)
+        keep = params if isinstance(value, Parameter) else modules
+        for registry in (params, modules, buffers):
+            if registry is not keep or not isinstance(value, (Parameter, Module)):
                 registry.pop(name, None)
-            self._non_persistent_buffers_set.discard(name)
-            self.__dict__.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+        self.__dict__.pop(name, None)
         if isinstance(value, Parameter):
             params[name] = value
             if value._auto_name and value._name is None:

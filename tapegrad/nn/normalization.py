@@ -133,8 +133,8 @@ class BatchNorm1d(_BatchNorm):
     cumulative average); in eval() mode with the running statistics.
 
     >>> bn = tg.nn.BatchNorm1d(2); bn(tg.tensor([[1.0, 2.0], [3.0, 6.0]]))
-    tensor([[-0.999995 , -0.9999994],
-            [ 0.999995 ,  0.9999994]], grad_fn=<AddBackward>)
+    tensor([[-0.999995 , -0.9999988],
+            [ 0.999995 ,  0.9999988]], grad_fn=<AddBackward>)
     """
 
     _ranks = (2, 3)
