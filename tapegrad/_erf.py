@@ -1,7 +1,7 @@
 """erf(x) for NumPy arrays, vectorised and accurate to float64 round-off (NumPy has no erf).
 
-Layer L0: NumPy and the standard library only. The method is a Taylor series around the nearest of
-a grid of centres c, whose coefficients are exact derivatives of erf (Hermite polynomials).
+Layer L0: NumPy and the standard library only. The method is a Taylor series around the grid point
+c just below |x| (a table), whose coefficients are exact derivatives of erf (Hermite polynomials).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import math
 import numpy as np
 
 # Centres c = j / _STEPS_PER_UNIT for j = 0 .. _LAST; |x| is expanded around the centre just below
-# it (0 <= h < 1/64), so |erf(x)| >= erf(c) and the rounding of erf(c) costs at most half an ulp of
+# it (0 <= h < 1/256), so |erf(x)| >= erf(c) and the rounding of erf(c) costs at most half an ulp of
 # the result. Past _CUTOFF, 1 - erf(x) < 2e-17 is below half an ulp of 1.0: erf(x) rounds to 1.
-_STEPS_PER_UNIT = 64
+_STEPS_PER_UNIT = 256
 _CUTOFF = 6.0
 _LAST = int(_CUTOFF * _STEPS_PER_UNIT)
-_TERMS = 9  # the first term left out is < 1e-20 of the result for h < 1/64
+_TERMS = 7  # the first term left out is < 1e-20 of the result for h < 1/256
 
 
 def _taylor_table() -> tuple[np.ndarray, np.ndarray]:
@@ -50,15 +50,16 @@ def erf(x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    ax = np.abs(x.astype(np.float64))
-    nan = np.isnan(ax)
-    ax = np.minimum(np.where(nan, 0.0, ax), _CUTOFF)  # past the cutoff (and inf): erf is 1
-    j = np.floor(ax * _STEPS_PER_UNIT).astype(np.intp)
-    h = ax - j / _STEPS_PER_UNIT  # exact: the centre is a binary fraction just below ax
+    x64 = x.astype(np.float64, copy=False)
+    ax = np.abs(x64)
+    # past the cutoff (and at inf) erf is 1: the last centre, h = 0. fmin sends nan to a valid
+    # centre too, while minimum keeps it in h, so the result is nan
+    j = (np.fmin(ax, _CUTOFF) * _STEPS_PER_UNIT).astype(np.intp)
+    h = np.minimum(ax, _CUTOFF) - j / _STEPS_PER_UNIT  # exact: c is a binary fraction just below
     acc = np.take(_COEF[_TERMS - 1], j)
     for k in range(_TERMS - 2, -1, -1):  # Horner in h
         acc *= h
         acc += np.take(_COEF[k], j)
-    result = np.take(_VALUES, j) + acc * h
-    result = np.copysign(result, x.astype(np.float64))  # erf is odd (and keeps the sign of -0.0)
-    return np.where(nan, np.nan, result).astype(dtype, copy=False)
+    acc *= h
+    acc += np.take(_VALUES, j)
+    return np.copysign(acc, x64).astype(dtype, copy=False)  # erf is odd (erf(-0.0) = -0.0)
