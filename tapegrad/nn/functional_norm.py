@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from ..tape.grad_mode import no_grad
+from ..autograd import no_grad
 from ..tensor import Tensor
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import no_grad
 from ..math import where
-from ..tape.grad_mode import no_grad
 from ..tensor import Tensor
 
 

@@ -1,8 +1,8 @@
 """Module (alias Cell): registers Parameters, buffers and sub-modules on attribute assignment;
 Sequential, ModuleList.
 
-Layer L5: imports tensor.py, dtypes, the tape's grad mode and nn/parameter.py. Parameter names are
-dotted paths (`fc.weight`); `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
+Layer L5: imports tensor.py, dtypes, tg.autograd.no_grad and nn/parameter.py. Parameter names
+are dotted paths (`fc.weight`); `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tape.grad_mode import no_grad
+from ..autograd import no_grad
 from ..tensor import Tensor, _to_dtype
 from .parameter import Parameter
 

@@ -1,7 +1,7 @@
 """Normalisation layers (PyTorch's signatures, parameters and buffers): BatchNorm1d, BatchNorm2d
 and LayerNorm. Each keeps its state and calls its functional form.
 
-Layer L5: imports tensor.py, dtypes, the tape's grad mode and the nn package's module, parameter,
+Layer L5: imports tensor.py, dtypes, tg.autograd.no_grad and the nn package's module, parameter,
 init and functional_norm (where the math lives).
 """
 
@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tape.grad_mode import no_grad
+from ..autograd import no_grad
 from ..tensor import Tensor
 from . import init as _init
 from .functional_norm import batch_norm, check_batch_norm_input, check_layer_norm_input, layer_norm

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tape.grad_mode import no_grad
+from ..autograd import no_grad
 from ..tensor import Tensor
 from . import init as _init
 from .functional_sparse import embedding, embedding_indices, padding_index
