@@ -352,7 +352,7 @@ def test_cross_entropy_values_stability_and_targets():
 
 def test_cross_entropy_errors():
     ce = nn.CrossEntropyLoss()
-    with pytest.raises(ValueError, match="class index 3 is out of range for 3 classes"):
+    with pytest.raises(IndexError, match="class index 3 is out of range for 3 classes"):
         ce(tg.zeros(2, 3), [0, 3])
     with pytest.raises(ValueError, match=r"shape \(2,\)"):
         ce(tg.zeros(2, 3), [0, 1, 2])
@@ -524,7 +524,8 @@ def test_functional_spellings_match_the_modules():
         F.binary_cross_entropy_with_logits(z, tg.tensor([1.0, 0.0]), reduction="none").numpy(),
         [np.log(2.0), np.log1p(np.exp(2.0))],
     )
-    assert F.relu is tg.relu and np.allclose(F.softmax(out, dim=1).numpy().sum(1), 1.0)
+    assert np.array_equal(F.relu(out).numpy(), tg.relu(out).numpy())
+    assert np.allclose(F.softmax(out, dim=1).numpy().sum(1), 1.0)
     F.cross_entropy(out, labels).backward()
     assert x.grad is not None and x.grad.shape == (4, 3)
 

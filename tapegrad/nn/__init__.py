@@ -1,38 +1,68 @@
-"""tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps here.
+"""tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps.
 
-Layer L5: re-exports only (the code lives in parameter, module, layers, losses, functional, init,
-utils and amp).
+Layer L5: re-exports only (the code lives in parameter, module, containers, layers, activation,
+normalization, sparse, losses, the functional modules, init, utils and amp).
 """
 
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from . import functional, init, utils
-from .layers import Dense, Dropout, Flatten, Identity, Linear, ReLU, Sigmoid, Tanh
-from .losses import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .containers import ModuleDict, ParameterDict, ParameterList
+from .layers import Dense, Dropout, Flatten, Identity, Linear
+from .losses import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter
+from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 __all__ = [
+    "BCELoss",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "Cell",
     "CellList",
     "CrossEntropyLoss",
     "Dense",
     "Dropout",
     "DynamicLossScaler",
+    "Embedding",
     "Flatten",
+    "GELU",
+    "HuberLoss",
     "Identity",
+    "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
     "Linear",
+    "LogSoftmax",
     "MSELoss",
     "Module",
+    "ModuleDict",
     "ModuleList",
+    "NLLLoss",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "Sequential",
     "SequentialCell",
+    "SiLU",
     "Sigmoid",
+    "SmoothL1Loss",
+    "Softmax",
     "StaticLossScaler",
     "Tanh",
     "all_finite",

@@ -1,28 +1,79 @@
-"""tg.nn.functional: PyTorch's `F.` spellings (relu, linear, mse_loss, cross_entropy, ...).
+"""tg.nn.functional: PyTorch's `F.` spellings. Activations, linear, dropout and pad live here; the
+normalisations, lookups and losses in functional_norm, functional_sparse and functional_loss.
 
-Layer L5: thin wrappers over Tensor ops and the loss modules; no math of its own.
+Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
+every function is recorded and differentiable to any order. The nn layers call these: the math of
+each layer lives here once.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from .. import primitives as P
-from ..math import log_softmax, relu, sigmoid, softmax, tanh
+from .._erf import erf as erf_array
+from ..autograd import Function
+from ..creation import generator
+from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
-from .losses import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
+from .functional_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from .functional_norm import batch_norm, layer_norm
+from .functional_sparse import embedding, one_hot
 
 __all__ = [
+    "batch_norm",
+    "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
+    "dropout",
+    "embedding",
+    "gelu",
+    "huber_loss",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
     "linear",
     "log_softmax",
     "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
     "relu",
     "sigmoid",
+    "silu",
+    "smooth_l1_loss",
     "softmax",
     "tanh",
 ]
+
+
+def _tensor(x: Any, fn: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{fn} takes a tapegrad Tensor, got {type(x).__name__}; wrap it: tg.tensor(x)"
+        )
+    return x
+
+
+def _in_place(input: Tensor, inplace: bool, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """fn(input), or with inplace=True the result written into input (which is returned), as
+    PyTorch's `inplace=True`. fn reads a recorded copy, so the write cannot spoil what it saved."""
+    if not inplace:
+        return fn(input)
+    return input.copy_(fn(input.clone()))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -36,25 +87,195 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
 
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean (or 'sum' / 'none') of (input - target)^2. `F.mse_loss(pred, y)`"""
-    return MSELoss(reduction)(input, target)
+# ---- activations ------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0), elementwise (its derivative at 0 is 0, as PyTorch's).
+
+    >>> F.relu(tg.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _in_place(_tensor(input, "relu"), inplace, lambda x: x.relu())
 
 
-def cross_entropy(
-    input: Tensor,
-    target: Any,
-    weight: Any = None,
-    ignore_index: int = -100,
-    reduction: str = "mean",
-    label_smoothing: float = 0.0,
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x for x > 0, negative_slope * x otherwise (the slope is negative_slope at 0, as PyTorch's).
+
+    >>> F.leaky_relu(tg.tensor([-1.0, 2.0]), 0.1)
+    tensor([-0.1,  2. ])
+    """
+    _tensor(input, "leaky_relu")
+    return _in_place(input, inplace, lambda x: where(x > 0, x, x * negative_slope))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (also called swish).
+
+    >>> F.silu(tg.tensor([0.0]))
+    tensor([0.])
+    """
+    return _in_place(_tensor(input, "silu"), inplace, lambda x: x * x.sigmoid())
+
+
+class Erf(Function):
+    """erf(x), with d/dx erf(x) = 2/sqrt(pi) * exp(-x^2) written in tapegrad ops (so it is
+    differentiable again)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return Tensor(erf_array(x.numpy()))
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * (2.0 / math.sqrt(math.pi)) * (-(x * x)).exp()
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x), Phi the standard normal CDF: 0.5 x (1 + erf(x / sqrt 2)); with
+    approximate='tanh', 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (as PyTorch's).
+
+    >>> F.gelu(tg.tensor([0.0, 1.0]))
+    tensor([0.       , 0.8413447])
+    """
+    x = _tensor(input, "gelu")
+    if approximate == "tanh":
+        inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
+        return 0.5 * x * (1.0 + inner.tanh())
+    if approximate != "none":
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return (
+        0.5 * x * (1.0 + Erf.apply(x * math.sqrt(0.5)))
+    )  # becomes x.erf() once the primitive lands
+
+
+def _softmax_dim(input: Tensor, dim: int | None, name: str, stacklevel: int) -> int:
+    """PyTorch's legacy choice when no dim is given (axis 0 for 0-, 1- and 3-D input, else 1)."""
+    if dim is not None:
+        return dim
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        f"dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
-    """-log softmax(input)[target], from logits; target: class indices or probabilities."""
-    return CrossEntropyLoss(weight, ignore_index, reduction, label_smoothing)(input, target)
+    """exp(x) / sum(exp(x)) along dim (computed stably); dtype casts the input first.
+
+    >>> F.softmax(tg.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5, 0.5])
+    """
+    x = _tensor(input, "softmax")
+    x = x if dtype is None else x.astype(dtype)
+    return x.softmax(_softmax_dim(x, dim, "softmax", _stacklevel))
 
 
-def binary_cross_entropy_with_logits(
-    input: Tensor, target: Any, weight: Any = None, reduction: str = "mean", pos_weight: Any = None
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
-    """Binary cross-entropy on logits, stable for any magnitude."""
-    return BCEWithLogitsLoss(weight, reduction, pos_weight)(input, target)
+    """x - logsumexp(x) along dim; dtype casts the input first.
+
+    >>> F.log_softmax(tg.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931472, -0.6931472])
+    """
+    x = _tensor(input, "log_softmax")
+    x = x if dtype is None else x.astype(dtype)
+    return x.log_softmax(_softmax_dim(x, dim, "log_softmax", _stacklevel))
+
+
+# ---- dropout ----------------------------------------------------------------------------------
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """While training, zero each element with probability p and scale the rest by 1/(1-p), so the
+    expected value is unchanged; otherwise the identity. Draws from tg.manual_seed's generator.
+
+    >>> F.dropout(tg.ones(3), 0.5, training=False)
+    tensor([1., 1., 1.])
+    """
+    x = _tensor(input, "dropout")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(
+            f"dropout probability has to be between 0 and 1 (p in [0, 1]), but got {p!r}"
+        )
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return _in_place(x, inplace, lambda v: v * 0.0)
+    keep = generator().random(x.shape) >= p  # a constant mask: its derivative is zero
+    scale = (keep / (1.0 - p)).astype(x.dtype)
+    return _in_place(x, inplace, lambda v: v * scale)
+
+
+# ---- pad --------------------------------------------------------------------------------------
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    """Pad (or, with negative sizes, crop) the last dimensions: pad = (left, right) for the last
+    dimension, then (left, right) for the one before, ... (PyTorch's order). mode: 'constant'
+    (with `value`, default 0), 'reflect' (mirror, edge not repeated), 'replicate' (repeat the
+    edge) or 'circular' (wrap around); every mode is differentiable (indexing and cat).
+
+    >>> F.pad(tg.tensor([[1.0, 2.0]]), (1, 2))
+    tensor([[0., 1., 2., 0., 0.]])
+    """
+    x = _tensor(input, "pad")
+    sizes = [int(s) for s in pad]
+    if len(sizes) % 2:
+        raise ValueError(f"pad: padding length must be divisible by 2 (pairs), got {tuple(pad)}")
+    if len(sizes) // 2 > x.ndim:
+        raise ValueError(
+            f"pad: padding length should be less than or equal to two times the input dimension "
+            f"but got padding length {len(sizes)} and input of dimension {x.ndim}"
+        )
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: unrecognised padding mode {mode!r}; use one of {_PAD_MODES}")
+    if mode != "constant" and value is not None:
+        raise ValueError(f'pad: padding mode "{mode}" doesn\'t take in value argument')
+    for i in range(len(sizes) // 2):
+        axis = x.ndim - 1 - i
+        x = _pad_axis(x, axis, sizes[2 * i], sizes[2 * i + 1], mode, value or 0)
+    return x
+
+
+def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: float) -> Tensor:
+    n = x.shape[axis]
+    if n + left + right < 0:
+        raise ValueError(
+            f"pad: padding ({left}, {right}) would leave a negative size along dimension {axis} "
+            f"(of size {n}) of input of shape {x.shape}"
+        )
+    before = (slice(None),) * axis
+    if left < 0 or right < 0:  # negative sizes crop first; the rest pads what is left (PyTorch)
+        x = x[before + (slice(max(-left, 0), n - max(-right, 0)),)]
+        n, left, right = x.shape[axis], max(left, 0), max(right, 0)
+    if left == right == 0:
+        return x
+    if mode == "constant":
+        blocks = [
+            Tensor(np.full(x.shape[:axis] + (k,) + x.shape[axis + 1 :], value, dtype=x.dtype))
+            for k in (left, right)
+        ]
+        return cat([blocks[0], x, blocks[1]], axis)
+    limit = n - 1 if mode == "reflect" else n if mode == "circular" else None
+    if n == 0 or limit is not None and max(left, right) > limit:
+        rule = {"reflect": "less than", "circular": "at most", "replicate": "at most"}[mode]
+        raise ValueError(
+            f"pad: {mode} padding ({left}, {right}) must be {rule} the size {n} of dimension "
+            f"{axis} of input of shape {x.shape}" + (" (which must not be empty)" if n == 0 else "")
+        )
+    positions = np.arange(-left, n + right)
+    if mode == "reflect":
+        index = np.abs(positions)
+        index = np.where(index > n - 1, 2 * (n - 1) - index, index)
+    elif mode == "replicate":
+        index = np.clip(positions, 0, n - 1)
+    else:
+        index = positions % n
+    return x[before + (index,)]

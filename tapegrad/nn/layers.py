@@ -1,7 +1,7 @@
-"""Layers: Dense (MindSpore) and Linear (PyTorch), activations, Dropout, Flatten, Identity.
+"""Layers: Dense (MindSpore) and Linear (PyTorch), Dropout, Flatten, Identity.
 
-Layer L5: imports tensor.py, creation.py (the generator), dtypes and the nn package's parameter,
-module, init and functional. All math is tapegrad ops, so every layer is recorded on the tape.
+Layer L5: imports tensor.py, dtypes and the nn package's parameter, module, init, activation and
+functional. All math is tapegrad ops, so every layer is recorded on the tape.
 """
 
 from __future__ import annotations
@@ -12,44 +12,30 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..creation import generator
 from ..tensor import Tensor
 from . import init as _init
-from .functional import linear
+from .activation import ReLU, Sigmoid, Tanh
+from .functional import dropout, linear
 from .module import Module
 from .parameter import Parameter
 
 
-class ReLU(Module):
-    """max(x, 0), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.relu()
-
-
-class Tanh(Module):
-    """tanh(x), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.tanh()
-
-
-class Sigmoid(Module):
-    """1 / (1 + exp(-x)), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.sigmoid()
-
-
 class Identity(Module):
-    """Returns its input (a placeholder layer)."""
+    """Returns its input (a placeholder layer); any constructor arguments are ignored, as PyTorch.
+
+    >>> tg.nn.Identity(54, unused="x")(tg.ones(2))
+    tensor([1., 1.])
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
 
     def forward(self, x: Tensor) -> Tensor:
         return x
 
 
 class Flatten(Module):
-    """Flatten axes start_dim..end_dim into one (default keeps the batch axis: (N, *) -> (N, -1))."""
+    """Flatten axes start_dim..end_dim into one (the default keeps the batch axis: (N, -1))."""
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
@@ -64,28 +50,26 @@ class Flatten(Module):
 
 class Dropout(Module):
     """While training, zero each element with probability p and scale the rest by 1/(1-p) (so the
-    expected value is unchanged); in eval() mode, the identity. Draws from tg.manual_seed's generator.
+    expected value is unchanged); in eval() mode, the identity. Draws from tg.manual_seed's
+    generator.
 
-    >>> drop = tg.nn.Dropout(0.5); drop.eval(); drop(tg.ones(3))
+    >>> drop = tg.nn.Dropout(0.5).eval(); drop(tg.ones(3))
     tensor([1., 1., 1.])
     """
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout probability p must be a number in [0, 1], got {p!r}")
-        self.p = float(p)
+            raise ValueError(
+                f"dropout probability has to be between 0 and 1 (p in [0, 1]), but got {p!r}"
+            )
+        self.p, self.inplace = float(p), inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        if self.p == 1.0:
-            return x * 0.0
-        keep = generator().random(x.shape) >= self.p  # a constant mask: its derivative is zero
-        return x * (keep / (1.0 - self.p)).astype(x.dtype)
+        return dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class _Lambda(Module):
@@ -124,7 +108,7 @@ def _activation(activation: Any) -> Module | None:
 
 
 class Dense(Module):
-    """y = activation(x @ weight.T + bias), weight of shape (out_channels, in_channels) as MindSpore.
+    """y = activation(x @ weight.T + bias), weight of shape (out_channels, in_channels) (MindSpore).
 
     Default init as MindSpore 2.x (and PyTorch's Linear): weight HeUniform(sqrt(5)), i.e.
     U(-1/sqrt(in), 1/sqrt(in)), bias U(-1/sqrt(in), 1/sqrt(in)). MindSpore's weight_init/bias_init
@@ -188,7 +172,10 @@ class Dense(Module):
         return self.activation(y) if self.activation is not None else y
 
     def extra_repr(self) -> str:
-        return f"in_channels={self.in_channels}, out_channels={self.out_channels}, has_bias={self.has_bias}"
+        return (
+            f"in_channels={self.in_channels}, out_channels={self.out_channels}, "
+            f"has_bias={self.has_bias}"
+        )
 
 
 class Linear(Dense):
@@ -205,4 +192,7 @@ class Linear(Dense):
         self.in_features, self.out_features = self.in_channels, self.out_channels
 
     def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.has_bias}"
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.has_bias}"
+        )

@@ -1,7 +1,8 @@
-"""Module (alias Cell): registers Parameters and sub-modules on attribute assignment; Sequential, ModuleList.
+"""Module (alias Cell): registers Parameters, buffers and sub-modules on attribute assignment;
+Sequential, ModuleList.
 
-Layer L5: imports tensor.py, dtypes and nn/parameter.py. Parameter names are dotted paths (`fc.weight`);
-`__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
+Layer L5: imports tensor.py, dtypes, tg.autograd.no_grad and nn/parameter.py. Parameter names
+are dotted paths (`fc.weight`); `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from .. import dtypes as _dt
+from .._state import no_grad
 from ..tensor import Tensor
 from ..tensor.coerce import to_dtype
 from .parameter import Parameter
@@ -35,8 +37,10 @@ class Module:
     """
 
     def __init__(self) -> None:
-        # object.__setattr__: these three must exist before our __setattr__ can register anything.
+        # object.__setattr__: these must exist before our __setattr__ can register anything.
         object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
 
@@ -55,13 +59,25 @@ class Module:
             and not isinstance(value, Parameter)
         ):
             raise TypeError(
-                f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or None is "
-                f"expected); to change its values use self.{name}.set_data(...), or wrap it: nn.Parameter(...)"
+                f"cannot assign a {type(value).__name__} to parameter '{name}' (a Parameter or "
+                f"None is expected); to change its values use self.{name}.set_data(...), or wrap "
+                f"it: nn.Parameter(...)"
             )
-        if params is not None:
-            for registry in (params, modules):
+        if params is None:  # (during __init__, before the registries exist: a plain attribute)
+            object.__setattr__(self, name, value)
+            return
+        modules, buffers = self._modules, self._buffers
+        if name in buffers and not isinstance(value, (Parameter, Module)):
+            self._set_buffer(name, value)  # (as PyTorch: assigning to a buffer's name updates it)
+            return
+        # leave the registry that receives the value alone: a replaced parameter or module keeps
+        # its place in the order (as PyTorch)
+        keep = params if isinstance(value, Parameter) else modules
+        for registry in (params, modules, buffers):
+            if registry is not keep or not isinstance(value, (Parameter, Module)):
                 registry.pop(name, None)
-            self.__dict__.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+        self.__dict__.pop(name, None)
         if isinstance(value, Parameter):
             params[name] = value
             if value._auto_name and value._name is None:
@@ -74,19 +90,59 @@ class Module:
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
-        # Only called when normal lookup fails: registered parameters and modules live in the dicts.
-        for registry in ("_parameters", "_modules"):
+        # Only called when normal lookup fails: registered parameters, buffers and modules live in
+        # the dicts.
+        for registry in ("_parameters", "_buffers", "_modules"):
             found = self.__dict__.get(registry)
             if found is not None and name in found:
                 return found[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
-        for registry in (self._parameters, self._modules):
+        for registry in (self._parameters, self._buffers, self._modules):
             if name in registry:
                 del registry[name]
+                self._non_persistent_buffers_set.discard(name)
                 return
         object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a tensor that is state but not a parameter (e.g. BatchNorm's running_mean): it
+        is listed by buffers(), saved in state_dict() if `persistent`, and cast by to().
+
+        >>> m = tg.nn.Module(); m.register_buffer("steps", tg.zeros(1)); list(m.state_dict())
+        ['steps']
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError(
+                f"cannot register buffer {name!r} before Module.__init__() ran; call "
+                f"super().__init__() at the start of {type(self).__name__}.__init__"
+            )
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(
+                f"buffer name {name!r} is not allowed: it must be non-empty and contain no '.' "
+                f"(dots separate sub-module names in state_dict keys)"
+            )
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(
+                f"attribute {name!r} already exists on {type(self).__name__}; register the buffer "
+                f"under another name (or delete the attribute first)"
+            )
+        self._set_buffer(name, tensor)
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def _set_buffer(self, name: str, tensor: Any) -> None:
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign a {type(tensor).__name__} to buffer {name!r} (a tapegrad Tensor or "
+                f"None is required); wrap the values first: tg.tensor(...)"
+            )
+        self._buffers[name] = tensor
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register `param` under `name` (None keeps the slot, e.g. a layer without bias)."""
@@ -102,6 +158,17 @@ class Module:
             raise TypeError(
                 f"add_module expects a Module, got {type(module).__name__}; use a layer "
                 f"object (e.g. tg.nn.ReLU(), not tg.relu)"
+            )
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string, got {type(name).__name__}")
+        if "." in name or name == "":
+            raise KeyError(
+                f"module name {name!r} is not allowed: it must be non-empty and contain no '.'"
+            )
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(
+                f"attribute {name!r} already exists on {type(self).__name__}; register the "
+                f"module under another name"
             )
         setattr(self, name, module)
 
@@ -119,46 +186,91 @@ class Module:
         return construct(*args, **kwargs)
 
     # ---- traversal ----------------------------------------------------------------------------
-    def named_parameters(
-        self, prefix: str = "", recurse: bool = True
-    ) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter) pairs, each parameter once: a module's own parameters in the order
-        they were assigned, then each sub-module's (the order PyTorch and MindSpore use)."""
+    def _named_members(
+        self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        """(dotted name, tensor) from each module's `_parameters` or `_buffers`: a module's own in
+        the order they were assigned, then each sub-module's (the order PyTorch uses)."""
         seen: set[int] = set()
-        modules = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else iter([(prefix, self)])
+        )
         for mod_prefix, module in modules:
-            for name, p in module._parameters.items():
-                if id(p) in seen:
+            for name, t in getattr(module, registry).items():
+                if t is None or remove_duplicate and id(t) in seen:
                     continue
-                seen.add(id(p))
-                path = f"{mod_prefix}.{name}" if mod_prefix else name
-                # An automatic name only ever grows (`weight` -> `fc.weight`), so listing the
-                # parameters of a sub-module never shortens the name its parent gave.
-                if p._auto_name and (p._name is None or path.endswith("." + p._name)):
-                    p._name = path
-                yield path, p
+                seen.add(id(t))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs, each parameter once: a module's own parameters in the
+        order they were assigned, then each sub-module's (the order PyTorch and MindSpore use)."""
+        for path, p in self._named_members("_parameters", prefix, recurse, remove_duplicate):
+            # An automatic name only ever grows (`weight` -> `fc.weight`), so listing the
+            # parameters of a sub-module never shortens the name its parent gave.
+            if p._auto_name and (p._name is None or path.endswith("." + p._name)):
+                p._name = path
+            yield path, p
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """All parameters (trainable or not), in definition order."""
         return (p for _, p in self.named_parameters(recurse=recurse))
 
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs, in the order of named_parameters() (e.g. `bn.running_mean`).
+
+        >>> [n for n, _ in tg.nn.BatchNorm1d(3).named_buffers()]
+        ['running_mean', 'running_var', 'num_batches_tracked']
+        """
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """All buffers (persistent or not), in named_buffers() order."""
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def _state_items(self) -> Iterator[tuple[str, Tensor]]:
+        """What a checkpoint holds, in PyTorch's state_dict order: for each module (parents first),
+        its parameters, then its persistent buffers. Shared tensors appear under every name."""
+        for mod_prefix, module in self.named_modules(remove_duplicate=False):
+            dot = f"{mod_prefix}." if mod_prefix else ""
+            for name, p in module._parameters.items():
+                if p is not None:
+                    yield dot + name, p
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent_buffers_set:
+                    yield dot + name, b
+
     def trainable_params(self, recurse: bool = True) -> list[Parameter]:
-        """The parameters with requires_grad=True, as a list in named_parameters() order (MindSpore)."""
+        """The parameters with requires_grad=True, in named_parameters() order (MindSpore)."""
         return [p for p in self.parameters(recurse) if p.requires_grad]
 
     def get_parameters(self) -> Iterator[Parameter]:
         """MindSpore's name for parameters()."""
         return self.parameters()
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
-        """(dotted name, module) for this module ("" by default) and every descendant, each once."""
-        seen: set[int] = set()
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, "Module"]]:
+        """(dotted name, module) for this module ("" by default) and every descendant, parents
+        first; a module reachable by several paths comes once unless remove_duplicate=False.
+
+        >>> [n for n, _ in tg.nn.Sequential(tg.nn.Linear(2, 2), tg.nn.ReLU()).named_modules()]
+        ['', '0', '1']
+        """
+        seen = memo if memo is not None else set()
         stack = [(prefix, self)]
         while stack:  # explicit stack, pre-order: parents before children, children in order
             path, module = stack.pop()
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
+            if remove_duplicate:
+                if module in seen:
+                    continue
+                seen.add(module)
             yield path, module
             children = [(f"{path}.{n}" if path else n, m) for n, m in module._modules.items()]
             stack.extend(reversed(children))
@@ -168,12 +280,16 @@ class Module:
         return (m for _, m in self.named_modules())
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
-        """(name, module) of the direct sub-modules."""
-        return iter(self._modules.items())
+        """(name, module) of the direct sub-modules, each module once (under its first name)."""
+        seen: set[int] = set()
+        for name, module in self._modules.items():
+            if id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
 
     def children(self) -> Iterator["Module"]:
-        """The direct sub-modules."""
-        return iter(self._modules.values())
+        """The direct sub-modules, each once."""
+        return (m for _, m in self.named_children())
 
     def apply(self, fn: Callable[["Module"], Any]) -> "Module":
         """Call fn on every sub-module, then on self (e.g. custom initialisation)."""
@@ -212,8 +328,9 @@ class Module:
         return self
 
     def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
-        """Cast every parameter (and its grad) to a floating dtype, e.g. `net.to(tg.float16)`; a
-        device may be given too, as in PyTorch, but only the CPU exists here (`net.to("cpu")`)."""
+        """Cast every parameter (and its grad) and every floating buffer to a floating dtype, e.g.
+        `net.to(tg.float16)` (integer buffers such as num_batches_tracked keep theirs); a device
+        may be given too, as in PyTorch, but only the CPU exists here (`net.to("cpu")`)."""
         dtype = to_dtype(args, dtype, device)
         if dtype is None:
             return self
@@ -224,24 +341,27 @@ class Module:
             p.data = p.numpy().astype(dtype)
             if p.grad is not None:
                 p.grad = p.grad.detach().astype(dtype)
+        for b in self.buffers():
+            if b.dtype.kind == "f":
+                b.data = b.numpy().astype(dtype)
         return self
 
     def half(self) -> "Module":
-        """Cast the parameters to float16."""
+        """Cast the parameters and floating buffers to float16."""
         return self.to(_dt.float16)
 
     def float(self) -> "Module":
-        """Cast the parameters to float32."""
+        """Cast the parameters and floating buffers to float32."""
         return self.to(_dt.float32)
 
     def double(self) -> "Module":
-        """Cast the parameters to float64."""
+        """Cast the parameters and floating buffers to float64."""
         return self.to(_dt.float64)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def state_dict(self) -> "OrderedDict[str, Tensor]":
         """{dotted name: tensor} of copies, so a saved state does not change as training goes on."""
-        return OrderedDict((name, Tensor(p.numpy())) for name, p in self.named_parameters())
+        return OrderedDict((name, Tensor(p.numpy())) for name, p in self._state_items())
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
         """Copy values into the parameters; with strict=True keys must match exactly. Shapes must match."""
@@ -250,7 +370,7 @@ class Module:
                 f"load_state_dict expects a dict {{name: tensor}} (as returned by "
                 f"state_dict()), got {type(state_dict).__name__}"
             )
-        own = OrderedDict(self.named_parameters())
+        own = OrderedDict(self._state_items())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
@@ -273,7 +393,7 @@ class Module:
                 )
             values[name] = arr
         for name, arr in values.items():
-            own[name].set_data(arr)
+            _copy_values(own[name], arr)
         return LoadResult(missing, unexpected)
 
     # ---- printing -----------------------------------------------------------------------------
@@ -282,16 +402,25 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        lines = [
-            f"  ({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()
+        # PyTorch's layout: a one-line extra_repr inline; otherwise one line per setting and child
+        extra = self.extra_repr().split("\n") if self.extra_repr() else []
+        children = [
+            f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()
         ]
-        if not lines:
-            return f"{type(self).__name__}({self.extra_repr()})"
-        head = f"{type(self).__name__}({self.extra_repr()}"
-        return head + "\n" + "\n".join(lines) + "\n)"
+        if len(extra) == 1 and not children:
+            return f"{type(self).__name__}({extra[0]})"
+        if not extra and not children:
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(extra + children) + "\n)"
 
 
 Cell = Module
+
+
+def _copy_values(t: Tensor, values: np.ndarray) -> None:
+    """Write values into a parameter or buffer in place, cast to its dtype, without recording."""
+    with no_grad():
+        t.copy_(values.astype(t.dtype))  # copy_ bumps the version: stale graphs are detected
 
 
 class Sequential(Module):

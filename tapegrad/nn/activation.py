@@ -1,0 +1,140 @@
+"""Activation layers (PyTorch's names and options): ReLU, Tanh, Sigmoid, GELU, LeakyReLU, SiLU,
+Softmax, LogSoftmax. Each keeps its options and calls its functional form.
+
+Layer L5: imports tensor.py, nn/module.py and nn/functional.py (where the math lives).
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+
+def _inplace_repr(inplace: bool) -> str:
+    return "inplace=True" if inplace else ""
+
+
+class ReLU(Module):
+    """max(x, 0), elementwise; inplace=True writes the result into the input.
+
+    >>> tg.nn.ReLU()(tg.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Tanh(Module):
+    """tanh(x), elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanh(x)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)), elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.sigmoid(x)
+
+
+class GELU(Module):
+    """x * Phi(x) (Phi: the standard normal CDF, through erf); approximate='tanh' uses PyTorch's
+    tanh formula instead.
+
+    >>> tg.nn.GELU()(tg.tensor([1.0]))
+    tensor([0.8413447])
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class LeakyReLU(Module):
+    """x for x > 0, negative_slope * x otherwise.
+
+    >>> tg.nn.LeakyReLU(0.1)(tg.tensor([-1.0, 2.0]))
+    tensor([-0.1,  2. ])
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class SiLU(Module):
+    """x * sigmoid(x) (swish).
+
+    >>> tg.nn.SiLU()(tg.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Softmax(Module):
+    """exp(x) / sum(exp(x)) along dim (without dim: PyTorch's legacy choice, with its warning).
+
+    >>> tg.nn.Softmax(dim=1)(tg.zeros(1, 2))
+    tensor([[0.5, 0.5]])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """log(softmax(x)) along dim, computed stably (x - logsumexp(x)).
+
+    >>> tg.nn.LogSoftmax(dim=1)(tg.zeros(1, 2))
+    tensor([[-0.6931472, -0.6931472]])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

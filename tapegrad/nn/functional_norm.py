@@ -1,0 +1,161 @@
+"""Normalisation as functions: batch_norm (with its running statistics) and layer_norm, plus the
+input checks their layers share (so an error names the layer, e.g. BatchNorm2d, and the shapes).
+
+Layer L5: tapegrad ops only (Tensor methods and operators; tg.no_grad for the running statistics,
+which are updated in place off the tape, as PyTorch's).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..autograd import no_grad
+from ..tensor import Tensor
+
+
+def check_batch_norm_input(
+    input: Any, num_features: int | None, training: bool, who: str = "batch_norm"
+) -> None:
+    """Raise a clear error if `input` cannot be batch-normalised over num_features channels (axis
+    1), or, in training, has only one value per channel (its variance is undefined)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{who} takes a tapegrad Tensor, got {type(input).__name__}")
+    if input.ndim < 2:
+        raise ValueError(
+            f"{who}: expected input of shape (N, C, ...) with channels on axis 1, got shape "
+            f"{input.shape}; add a batch axis (x.unsqueeze(0)) for a single sample"
+        )
+    if num_features is not None and input.shape[1] != num_features:
+        raise ValueError(
+            f"{who}: expected {num_features} channels (num_features) on axis 1, got input of shape "
+            f"{input.shape} with {input.shape[1]}; build the layer with num_features="
+            f"{input.shape[1]} or fix the input"
+        )
+    if training and input.shape[0] * math.prod(input.shape[2:]) == 1:
+        raise ValueError(
+            f"{who}: Expected more than 1 value per channel when training, got input size "
+            f"{input.shape}; use a batch of 2 or more samples, or eval() mode (running statistics)"
+        )
+
+
+def _channels(t: Tensor | None, name: str, channels: int, who: str) -> None:
+    if t is not None and tuple(t.shape) != (channels,):
+        raise ValueError(
+            f"{who}: {name} has shape {t.shape} but the input has {channels} channels on axis 1; "
+            f"it needs shape ({channels},)"
+        )
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (axis 1). In training, mean and
+    (biased) var are the batch's, and the running statistics, if given, move towards the batch's
+    by `momentum` (running_var towards the unbiased variance, as PyTorch); otherwise the running
+    statistics are used.
+
+    >>> F.batch_norm(tg.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-0.999995],
+            [ 0.999995]])
+    """
+    check_batch_norm_input(input, None, training)
+    channels = input.shape[1]
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
+        _channels(t, name, channels, "batch_norm")
+    _channels(weight, "weight", channels, "batch_norm")
+    _channels(bias, "bias", channels, "batch_norm")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError(
+            "batch_norm: give both running_mean and running_var, or neither (batch statistics)"
+        )
+    if eps < 0 or training and eps == 0:
+        raise ValueError(
+            f"batch_norm: eps must be positive (it keeps 1/sqrt(var + eps) finite), got {eps}"
+        )
+    axes = (0,) + tuple(range(2, input.ndim))
+    per_channel = (1, channels) + (1,) * (input.ndim - 2)
+    if training or running_mean is None or running_var is None:
+        mean = input.mean(axes, keepdims=True)
+        centered = input - mean
+        var = (centered * centered).mean(axes, keepdims=True)
+        if training and running_mean is not None and running_var is not None:
+            n = input.size // channels
+            _update(running_mean, mean.detach(), momentum)
+            _update(running_var, var.detach() * (n / (n - 1)), momentum)  # unbiased, as PyTorch
+    else:
+        centered = input - running_mean.reshape(per_channel)
+        var = running_var.reshape(per_channel)
+    out = centered / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(per_channel)
+    if bias is not None:
+        out = out + bias.reshape(per_channel)
+    return out
+
+
+def _update(running: Tensor, batch: Tensor, momentum: float) -> None:
+    """running <- (1 - momentum) * running + momentum * batch, in place and off the tape."""
+    with no_grad():
+        new = running * (1.0 - momentum) + batch.reshape(running.shape) * momentum
+        running.copy_(new.astype(running.dtype))
+
+
+def _normalized_shape(normalized_shape: int | Sequence[int]) -> tuple:
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(int(n) for n in normalized_shape)
+
+
+def check_layer_norm_input(
+    input: Any, normalized_shape: int | Sequence[int], who: str = "layer_norm"
+) -> tuple:
+    """The normalized shape as a tuple, after checking that input's shape ends with it."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{who} takes a tapegrad Tensor, got {type(input).__name__}")
+    shape = _normalized_shape(normalized_shape)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
+        star = ", ".join(["*"] + [str(n) for n in shape])
+        raise ValueError(
+            f"{who}: Given normalized_shape={list(shape)}, expected input with shape [{star}], "
+            f"but got input of shape {input.shape}; the last {k} dimension(s) must match"
+        )
+    return shape
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias, with mean and (biased) var over the last
+    len(normalized_shape) dimensions of each sample.
+
+    >>> F.layer_norm(tg.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-0.999995,  0.999995]])
+    """
+    shape = check_layer_norm_input(input, normalized_shape)
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != shape:
+            raise ValueError(
+                f"layer_norm: {name} has shape {t.shape}, expected normalized_shape {shape}"
+            )
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    centered = input - input.mean(axes, keepdims=True)
+    var = (centered * centered).mean(axes, keepdims=True)
+    out = centered / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out

@@ -1,0 +1,155 @@
+"""GELU, LeakyReLU, SiLU, Softmax, LogSoftmax, ReLU(inplace), Dropout, Flatten, Identity and their
+F. spellings: closed forms, finite differences to second order, PyTorch parity."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import tapegrad as tg
+from tapegrad.autograd import gradcheck, gradgradcheck
+
+nn, F = tg.nn, tg.nn.functional
+POINTS = np.array([-4.0, -1.3, -0.2, 0.0, 0.3, 1.1, 2.5, 6.0])
+
+
+def _gelu_exact(x: np.ndarray) -> np.ndarray:
+    return np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x])
+
+
+def test_gelu_closed_forms_and_derivatives():
+    x = tg.tensor(POINTS, dtype=tg.float64, requires_grad=True)
+    assert np.allclose(F.gelu(x).numpy(), _gelu_exact(POINTS), rtol=1e-15, atol=1e-300)
+    tanh_form = 0.5 * POINTS * (1 + np.tanh(np.sqrt(2 / np.pi) * (POINTS + 0.044715 * POINTS**3)))
+    assert np.allclose(nn.GELU("tanh")(x).numpy(), tanh_form, rtol=1e-15)
+    (grad,) = tg.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+    pdf = np.exp(-(POINTS**2) / 2) / math.sqrt(2 * math.pi)
+    cdf = np.array([0.5 * (1 + math.erf(v / math.sqrt(2))) for v in POINTS])
+    assert np.allclose(grad.numpy(), cdf + POINTS * pdf, rtol=1e-14)  # d/dx x Phi(x)
+    (second,) = tg.autograd.grad(grad.sum(), x)
+    assert np.allclose(second.numpy(), (2 - POINTS**2) * pdf, rtol=1e-12)  # d2/dx2 x Phi(x)
+    assert F.gelu(tg.tensor([1.0])).dtype == np.float32
+    for approximate in ("none", "tanh"):
+        assert gradgradcheck(lambda v, a=approximate: F.gelu(v, approximate=a), (x,))
+    with pytest.raises(ValueError, match="approximate must be 'none' or 'tanh'"):
+        nn.GELU("fast")
+    assert repr(nn.GELU()) == "GELU(approximate='none')"
+
+
+def test_leaky_relu_silu_and_relu():
+    x = tg.tensor(POINTS, dtype=tg.float64, requires_grad=True)
+    assert np.allclose(nn.LeakyReLU(0.2)(x).numpy(), np.where(POINTS > 0, POINTS, 0.2 * POINTS))
+    assert np.allclose(F.leaky_relu(x).numpy(), np.where(POINTS > 0, POINTS, 0.01 * POINTS))
+    (slope,) = tg.autograd.grad(nn.LeakyReLU(0.2)(x).sum(), x)
+    assert np.array_equal(slope.numpy(), np.where(POINTS > 0, 1.0, 0.2))  # 0.2 at 0, as PyTorch
+    sig = 1 / (1 + np.exp(-POINTS))
+    assert np.allclose(nn.SiLU()(x).numpy(), POINTS * sig)
+    (dsilu,) = tg.autograd.grad(F.silu(x).sum(), x)
+    assert np.allclose(dsilu.numpy(), sig * (1 + POINTS * (1 - sig)))
+    smooth = tg.tensor([-1.5, -0.4, 0.7, 2.0], dtype=tg.float64, requires_grad=True)
+    assert gradgradcheck(F.silu, (smooth,)) and gradcheck(lambda v: F.leaky_relu(v, 0.3), (smooth,))
+    assert repr(nn.LeakyReLU()) == "LeakyReLU(negative_slope=0.01)"
+    assert repr(nn.LeakyReLU(0.2, True)) == "LeakyReLU(negative_slope=0.2, inplace=True)"
+    assert repr(nn.SiLU()) == "SiLU()" and repr(nn.ReLU(inplace=True)) == "ReLU(inplace=True)"
+
+
+def test_inplace_activations_write_into_the_input_and_stay_differentiable():
+    x = tg.tensor([-1.0, 2.0])
+    for layer, want in [
+        (nn.ReLU(inplace=True), [0.0, 2.0]),
+        (nn.LeakyReLU(0.5, inplace=True), [-0.5, 2.0]),
+    ]:
+        v = x.clone()
+        out = layer(v)
+        assert out is v and v.tolist() == want
+    leaf = tg.tensor([-1.0, 2.0], dtype=tg.float64, requires_grad=True)
+    hidden = leaf * 3.0
+    out = F.silu(hidden, inplace=True)
+    (out * out).sum().backward()
+    h = np.array([-3.0, 6.0])
+    sig = 1 / (1 + np.exp(-h))
+    assert np.allclose(leaf.grad.numpy(), 2 * h * sig * sig * (1 + h * (1 - sig)) * 3)
+    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        nn.ReLU(inplace=True)(tg.tensor([1.0], requires_grad=True))
+
+
+def test_softmax_and_log_softmax_dims():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4))
+    for dim in (0, 1, 2, -1):
+        e = np.exp(x - x.max(dim, keepdims=True))
+        want = e / e.sum(dim, keepdims=True)
+        assert np.allclose(nn.Softmax(dim)(tg.tensor(x)).numpy(), want)
+        assert np.allclose(F.log_softmax(tg.tensor(x), dim=dim).numpy(), np.log(want))
+    t = tg.tensor(x, requires_grad=True)
+    assert gradgradcheck(lambda v: F.softmax(v, dim=1), (t,))
+    assert gradgradcheck(lambda v: nn.LogSoftmax(dim=-1)(v), (t,))
+    assert F.softmax(tg.tensor([1.0, 2.0]), dim=0, dtype=tg.float64).dtype == np.float64
+    assert (
+        repr(nn.Softmax(dim=1)) == "Softmax(dim=1)"
+        and repr(nn.LogSoftmax()) == "LogSoftmax(dim=None)"
+    )
+    # no dim: PyTorch's legacy choice (0 for 0-, 1- and 3-D input, else 1), with its warning
+    for shape, implicit in [((3,), 0), ((2, 3), 1), ((2, 3, 4), 0), ((2, 3, 4, 5), 1)]:
+        v = tg.tensor(rng.standard_normal(shape))
+        with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+            got = nn.Softmax()(v)
+        assert np.allclose(got.numpy(), F.softmax(v, dim=implicit).numpy())
+        with pytest.warns(UserWarning, match="Implicit dimension choice for log_softmax"):
+            F.log_softmax(v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.softmax(tg.ones(2, 3), dim=1)  # no warning with a dim
+
+
+def test_dropout_flatten_identity():
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        nn.Dropout(1.5)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        F.dropout(tg.ones(2), -0.1)
+    tg.manual_seed(0)
+    x = tg.ones(1000, requires_grad=True)
+    y = F.dropout(x, 0.2)
+    kept = y.numpy() != 0
+    assert 0.75 < kept.mean() < 0.85 and np.allclose(y.numpy()[kept], 1.25)
+    assert F.dropout(x, 0.2, training=False) is x
+    assert np.array_equal(F.dropout(x, 1.0).numpy(), np.zeros(1000))
+    v = tg.ones(50)
+    out = nn.Dropout(0.5, inplace=True)(v)
+    assert out is v and set(np.unique(v.numpy())) <= {0.0, 2.0}
+    assert repr(nn.Dropout()) == "Dropout(p=0.5, inplace=False)"
+    assert nn.Flatten()(tg.ones(2, 3, 4)).shape == (2, 12)
+    assert nn.Flatten(0, 1)(tg.ones(2, 3, 4)).shape == (6, 4)
+    assert repr(nn.Flatten()) == "Flatten(start_dim=1, end_dim=-1)"
+    t = tg.ones(3)
+    assert nn.Identity(54, unused_argument1=0.1)(t) is t and repr(nn.Identity(3)) == "Identity()"
+
+
+def test_activations_match_pytorch_to_second_order():
+    torch = pytest.importorskip("torch", reason="PyTorch parity checks need torch")
+    tf = torch.nn.functional
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.standard_normal(12) * 3, [0.0, 1e-8, -5.0, 9.0]]).reshape(4, 4)
+    cases = [
+        (lambda v: F.gelu(v), lambda v: tf.gelu(v)),
+        (lambda v: F.gelu(v, approximate="tanh"), lambda v: tf.gelu(v, approximate="tanh")),
+        (lambda v: F.leaky_relu(v, 0.2), lambda v: tf.leaky_relu(v, 0.2)),
+        (F.silu, tf.silu),
+        (F.relu, tf.relu),
+        (lambda v: F.softmax(v, dim=1), lambda v: tf.softmax(v, dim=1)),
+        (lambda v: F.log_softmax(v, dim=0), lambda v: tf.log_softmax(v, dim=0)),
+    ]
+    g = rng.standard_normal((4, 4))
+    for ours_fn, theirs_fn in cases:
+        tx, gx = torch.tensor(x, requires_grad=True), tg.tensor(x, requires_grad=True)
+        ty, gy = theirs_fn(tx), ours_fn(gx)
+        assert np.allclose(gy.numpy(), ty.detach().numpy(), rtol=1e-13, atol=1e-15)
+        (td,) = torch.autograd.grad(ty, tx, torch.tensor(g), create_graph=True)
+        (gd,) = tg.autograd.grad(gy, gx, tg.tensor(g), create_graph=True)
+        assert np.allclose(gd.numpy(), td.detach().numpy(), rtol=1e-12, atol=1e-14)
+        (td2,) = torch.autograd.grad(td.sum(), tx, allow_unused=True, materialize_grads=True)
+        gd2 = tg.autograd.grad(gd.sum(), gx)[0].numpy() if gd.requires_grad else np.zeros(x.shape)
+        assert np.allclose(gd2, td2.numpy(force=True), rtol=1e-10, atol=1e-12)
