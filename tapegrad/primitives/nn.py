@@ -1,0 +1,323 @@
+"""Convolution and pooling primitives (NCHW arrays; 1-D ops reach them through a unit H axis).
+
+Conventions as in registry.py. Each family is closed under its VJPs, so every order of derivative is
+one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed convolution) and
+conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters g to each window's
+winner and gathers at the winners; avg-pool and its backward are each other's adjoint. Parameters
+arrive normalised by tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left,
+right) with ceil_mode's extra rows already in bottom/right. Layer L1: numpy, registry, reduction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .reduction import sum as _sum
+from .registry import primitive, value
+
+# ---- geometry ------------------------------------------------------------------------------------
+
+
+def out_size(n: int, k: int, s: int, before: int, after: int, d: int) -> int:
+    """Output length of a window of k taps (d apart) sliding by s over n padded elements."""
+    return (n + before + after - d * (k - 1) - 1) // s + 1
+
+
+def _out_hw(shape, kernel, stride, padding, dilation):
+    (kh, kw), (sh, sw), (pt, pb, pl, pr), (dh, dw) = kernel, stride, padding, dilation
+    return out_size(shape[2], kh, sh, pt, pb, dh), out_size(shape[3], kw, sw, pl, pr, dw)
+
+
+def _padded(x, padding, fill=0):
+    """x with its spatial axes padded by `fill` (x itself when there is no padding)."""
+    pt, pb, pl, pr = padding
+    if not (pt or pb or pl or pr):
+        return x
+    n, c, h, w = x.shape
+    xp = np.empty((n, c, h + pt + pb, w + pl + pr), x.dtype)
+    xp.fill(fill)  # (a fresh np.full costs the same; one code path for zeros and -inf)
+    xp[:, :, pt : pt + h, pl : pl + w] = x
+    return xp
+
+
+def _tap(a, i, j, out_hw, stride, dilation):
+    """The view of (padded) `a` that kernel tap (i, j) reads, one element per output position."""
+    (ho, wo), (sh, sw), (dh, dw) = out_hw, stride, dilation
+    return a[
+        :, :, i * dh : i * dh + sh * (ho - 1) + 1 : sh, j * dw : j * dw + sw * (wo - 1) + 1 : sw
+    ]
+
+
+def _cropped(ap, shape, padding):
+    pt, _, pl, _ = padding
+    return ap[:, :, pt : pt + shape[2], pl : pl + shape[3]]
+
+
+# ---- convolution -------------------------------------------------------------------------------
+
+
+def _im2col(x, kernel, stride, padding, dilation):
+    """The columns of x: shape (C*kh*kw, N*Ho*Wo), row (c, i, j) holding what tap (i, j) of channel
+    c sees at every output position. One strided view, one copy; the innermost axis runs along the
+    input's rows, so the copy reads contiguous runs."""
+    xp = _padded(x, padding)
+    n, c = x.shape[:2]
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
+    s_n, s_c, s_h, s_w = xp.strides
+    windows = as_strided(
+        xp,
+        (c, kh, kw, n, ho, wo),
+        (s_c, dh * s_h, dw * s_w, s_n, sh * s_h, sw * s_w),
+        writeable=False,
+    )
+    return windows.reshape(c * kh * kw, n * ho * wo)  # (the copy)
+
+
+def _col2im(cols, shape, kernel, stride, padding, dilation):
+    """The adjoint of _im2col: every column entry added back where it was read from."""
+    n, c, h, w = shape
+    (kh, kw), (pt, pb, pl, pr) = kernel, padding
+    ho, wo = _out_hw(shape, kernel, stride, padding, dilation)
+    cols = cols.reshape(c, kh, kw, n, ho, wo)
+    # channels first, as the columns are: each tap's add reads and writes matching layouts
+    dxp = np.zeros((c, n, h + pt + pb, w + pl + pr), cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            _tap(dxp, i, j, (ho, wo), stride, dilation)[...] += cols[:, i, j]
+    return np.ascontiguousarray(_cropped(dxp, (c, n, h, w), padding).transpose(1, 0, 2, 3))
+
+
+def _grad_matrix(g):
+    """g (N, O, Ho, Wo) as the (O, N*Ho*Wo) matrix the GEMMs take (one copy)."""
+    n, o, ho, wo = g.shape
+    return g.transpose(1, 0, 2, 3).reshape(o, n * ho * wo)
+
+
+def _grouped(m, groups):
+    """A (rows, cols) matrix as `groups` stacked blocks of rows: (groups, rows/groups, cols)."""
+    return m.reshape(groups, m.shape[0] // groups, m.shape[1])
+
+
+@primitive(
+    "conv2d",
+    "cross-correlation of x (N,C,H,W) with w (O,C/groups,kh,kw), plus b per output channel",
+    "conv2d_input_grad(g, w)   (a transposed convolution: col2im of w^T @ g)",
+    "conv2d_weight_grad(g, x)   (g @ im2col(x)^T)",
+    "g summed over N, H, W",
+)
+def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
+    n, o = x.shape[0], w.shape[0]
+    ho, wo = _out_hw(x.shape, w.shape[2:], stride, padding, dilation)
+    cols = _im2col(x, w.shape[2:], stride, padding, dilation)
+    if groups == 1:
+        y = np.matmul(w.reshape(o, -1), cols)  # the one GEMM: (O, K) @ (K, N*Ho*Wo)
+    else:  # one GEMM per group, in one call
+        y = np.matmul(w.reshape(groups, o // groups, -1), _grouped(cols, groups))
+    y = y.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
+    out = np.empty((n, o, ho, wo), y.dtype)
+    if b is None:
+        np.copyto(out, y)
+    else:  # the bias rides on the copy to NCHW
+        np.add(y, np.reshape(b, (o, 1, 1)), out=out)
+    return out
+
+
+conv2d.defvjp(
+    lambda g, out, x, w, b=None, **p: conv2d_input_grad(g, w, input_shape=x.shape, **p),
+    lambda g, out, x, w, b=None, **p: conv2d_weight_grad(g, x, weight_shape=w.shape, **p),
+    lambda g, out, x, w, b=None, **p: _sum(g, axis=(0, 2, 3)),
+)
+
+
+@primitive(
+    "conv2d_input_grad",
+    "d/dx of <g, conv2d(x, w)>: col2im(w^T @ g), of shape input_shape",
+    "conv2d(dL/dout, w)",
+    "conv2d_weight_grad(g, dL/dout)",
+)
+def conv2d_input_grad(g, w, *, input_shape, stride, padding, dilation, groups):
+    o = w.shape[0]
+    wm = w.reshape(o, -1)
+    if groups == 1:
+        cols = np.matmul(wm.T, _grad_matrix(g))
+    else:
+        cols = np.matmul(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
+    return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
+
+
+conv2d_input_grad.defvjp(
+    lambda gg, out, g, w, *, input_shape, **p: conv2d(gg, w, **p),
+    lambda gg, out, g, w, *, input_shape, **p: conv2d_weight_grad(g, gg, weight_shape=w.shape, **p),
+)
+
+
+@primitive(
+    "conv2d_weight_grad",
+    "d/dw of <g, conv2d(x, w)>: g @ im2col(x)^T, of shape weight_shape",
+    "conv2d(x, dL/dout)",
+    "conv2d_input_grad(g, dL/dout)",
+)
+def conv2d_weight_grad(g, x, *, weight_shape, stride, padding, dilation, groups):
+    cols = _im2col(x, weight_shape[2:], stride, padding, dilation)
+    if groups == 1:
+        dw = np.matmul(_grad_matrix(g), cols.T)  # the one GEMM: (O, N*Ho*Wo) @ (N*Ho*Wo, K)
+    else:
+        dw = np.matmul(_grouped(_grad_matrix(g), groups), _grouped(cols, groups).transpose(0, 2, 1))
+    return dw.reshape(weight_shape)
+
+
+conv2d_weight_grad.defvjp(
+    lambda gw, out, g, x, *, weight_shape, **p: conv2d(x, gw, **p),
+    lambda gw, out, g, x, *, weight_shape, **p: conv2d_input_grad(g, gw, input_shape=x.shape, **p),
+)
+
+
+# ---- max pooling -------------------------------------------------------------------------------
+
+
+def _winners(x, out, kernel_size, stride, padding, dilation):
+    """Yield (i, j, mask) for each kernel tap in row-major order, the mask saying where the tap is
+    its window's winner. One winner per window, as PyTorch picks it: the first maximum,
+    or the last NaN when the window has one."""
+    xp = _padded(x, padding, _lowest(x.dtype))
+    out_hw = out.shape[2:]
+    nan = out.dtype.kind == "f" and np.isnan(out).any()
+    taken = np.zeros(out.shape, bool)
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            v = _tap(xp, i, j, out_hw, stride, dilation)
+            hit = np.greater(v == out, taken)  # equal to the max, and no earlier tap won
+            if nan:  # a NaN window's winner is its last NaN
+                isnan = np.isnan(v)
+                hit = np.where(np.isnan(out), isnan, hit)
+            taken |= hit
+            yield i, j, hit
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool2d_indices(x, out, *, kernel_size, stride, padding, dilation):
+    """PyTorch's `return_indices`: each window's winner as a flat index into its H*W input plane."""
+    h, w = x.shape[2:]
+    ho, wo = out.shape[2:]
+    rows = np.arange(ho) * stride[0] - padding[0]
+    cols = np.arange(wo) * stride[1] - padding[2]
+    idx = np.zeros(out.shape, np.int64)
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        flat = (rows[:, None] + i * dilation[0]) * w + (cols[None, :] + j * dilation[1])
+        np.copyto(idx, flat, where=hit)
+    return idx
+
+
+@primitive(
+    "max_pool2d",
+    "max of x over each window",
+    "g routed to each window's winner (its first maximum), 0 elsewhere",
+    needs_out=True,
+)
+def max_pool2d(x, *, kernel_size, stride, padding, dilation):
+    xp = _padded(x, padding, _lowest(x.dtype))
+    out_hw = _out_hw(x.shape, kernel_size, stride, padding, dilation)
+    out = _tap(xp, 0, 0, out_hw, stride, dilation).copy()
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            if i or j:
+                np.maximum(out, _tap(xp, i, j, out_hw, stride, dilation), out=out)  # (NaN wins)
+    return out
+
+
+max_pool2d.defvjp(
+    lambda g, out, x, **p: max_pool2d_backward(g, value(x), value(out), **p),
+)
+
+
+@primitive(
+    "max_pool2d_backward",
+    "g placed at each window's winner in x (max-pool's gradient), 0 elsewhere",
+    "dL/dout gathered at the winners: max_pool2d_gather(dL/dout, x, out)",
+    "0   (the winners are piecewise constant in x)",
+    "0",
+)
+def max_pool2d_backward(g, x, out, *, kernel_size, stride, padding, dilation):
+    n, c, h, w = x.shape
+    pt, pb, pl, pr = padding
+    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), g.dtype)
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        _tap(dxp, i, j, out.shape[2:], stride, dilation)[...] += g * hit
+    return _cropped(dxp, x.shape, padding)
+
+
+max_pool2d_backward.defvjp(
+    lambda gg, o, g, x, out, **p: max_pool2d_gather(gg, x, out, **p), None, None
+)
+
+
+@primitive(
+    "max_pool2d_gather",
+    "g (shaped as x) read at each window's winner in x",
+    "dL/dout placed at the winners: max_pool2d_backward(dL/dout, x, out)",
+    "0   (the winners are piecewise constant in x)",
+    "0",
+)
+def max_pool2d_gather(g, x, out, *, kernel_size, stride, padding, dilation):
+    gp = _padded(g, padding)
+    picked = np.zeros(out.shape, g.dtype)
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        np.copyto(picked, _tap(gp, i, j, out.shape[2:], stride, dilation), where=hit)
+    return picked
+
+
+max_pool2d_gather.defvjp(
+    lambda gg, o, g, x, out, **p: max_pool2d_backward(gg, x, out, **p), None, None
+)
+
+
+# ---- average pooling ---------------------------------------------------------------------------
+
+
+@primitive(
+    "avg_pool2d",
+    "sum of x over each window / divisor",
+    "avg_pool2d_backward(g): g / divisor spread over each window",
+    saves=False,
+)
+def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
+    xp = _padded(x, padding)
+    out_hw = _out_hw(x.shape, kernel_size, stride, padding, (1, 1))
+    total = _tap(xp, 0, 0, out_hw, stride, (1, 1)).copy()
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            if i or j:
+                total += _tap(xp, i, j, out_hw, stride, (1, 1))
+    return np.true_divide(total, divisor, out=total)
+
+
+avg_pool2d.defvjp(
+    lambda g, out, x, **p: avg_pool2d_backward(g, input_shape=x.shape, **p),
+)
+
+
+@primitive(
+    "avg_pool2d_backward",
+    "g / divisor added to every element of its window, of shape input_shape",
+    "avg_pool2d(dL/dout)",
+    saves=False,
+)
+def avg_pool2d_backward(g, *, input_shape, kernel_size, stride, padding, divisor):
+    share = g / divisor
+    n, c, h, w = input_shape
+    pt, pb, pl, pr = padding
+    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), share.dtype)
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            _tap(dxp, i, j, g.shape[2:], stride, (1, 1))[...] += share
+    return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
+
+
+avg_pool2d_backward.defvjp(
+    lambda gg, out, g, *, input_shape, **p: avg_pool2d(gg, **p),
+)
