@@ -59,9 +59,9 @@ def _cropped(ap, shape, padding):
 
 # The columns are laid out batch-innermost: column (h, w, n) of row (c, i, j) is what kernel tap
 # (i, j) of channel c sees at output position (h, w) of sample n. With the batch axis last, every
-# copy below (im2col, col2im's adds, g as a matrix) moves contiguous runs of at least N elements; with
-# NCHW's order the runs are one output row long (8 floats in LeNet's second conv), and NumPy's cost
-# per run, not per element, dominated (measured: im2col 5x, col2im 4x slower).
+# copy below (im2col, col2im's adds, g as a matrix) moves contiguous runs of at least N elements;
+# with NCHW's order the runs are one output row long (8 floats in LeNet's second conv), and NumPy's
+# cost per run, not per element, dominated (measured: im2col 5x, col2im 4x slower).
 
 
 def _batch_last(x, padding):
