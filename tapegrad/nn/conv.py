@@ -123,7 +123,8 @@ class _ConvNd(Module):
                     f"{self!r}: padding {before, after} is too large for {self.padding_mode} "
                     f"padding of an axis of size {n} (input shape {input.shape})"
                 )
-            taps = np.pad(np.arange(n), (before, after), mode=_NUMPY_MODE[self.padding_mode])
+            mode: Any = _NUMPY_MODE[self.padding_mode]
+            taps = np.pad(np.arange(n), (before, after), mode=mode)
             shape = [1] * self.dims
             shape[axis] = taps.size
             index.append(taps.reshape(shape))

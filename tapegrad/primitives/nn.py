@@ -148,13 +148,6 @@ def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
     return out
 
 
-conv2d.defvjp(
-    lambda g, out, x, w, b=None, **p: conv2d_input_grad(g, w, input_shape=x.shape, **p),
-    lambda g, out, x, w, b=None, **p: conv2d_weight_grad(g, x, weight_shape=w.shape, **p),
-    lambda g, out, x, w, b=None, **p: _sum(g, axis=(0, 2, 3)),
-)
-
-
 @primitive(
     "conv2d_input_grad",
     "d/dx of <g, conv2d(x, w)>: col2im(w^T @ g), of shape input_shape",
@@ -169,12 +162,6 @@ def conv2d_input_grad(g, w, *, input_shape, stride, padding, dilation, groups):
     else:
         cols = np.matmul(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
     return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
-
-
-conv2d_input_grad.defvjp(
-    lambda gg, out, g, w, *, input_shape, **p: conv2d(gg, w, **p),
-    lambda gg, out, g, w, *, input_shape, **p: conv2d_weight_grad(g, gg, weight_shape=w.shape, **p),
-)
 
 
 @primitive(
@@ -192,6 +179,18 @@ def conv2d_weight_grad(g, x, *, weight_shape, stride, padding, dilation, groups)
     return dw.reshape(weight_shape)
 
 
+# The rules, after the ops they are written with (each VJP is one of this family's ops).
+conv2d.defvjp(
+    lambda g, out, x, w, b=None, **p: conv2d_input_grad(g, w, input_shape=x.shape, **p),
+    lambda g, out, x, w, b=None, **p: conv2d_weight_grad(g, x, weight_shape=w.shape, **p),
+    lambda g, out, x, w, b=None, **p: _sum(g, axis=(0, 2, 3)),
+)
+
+conv2d_input_grad.defvjp(
+    lambda gg, out, g, w, *, input_shape, **p: conv2d(gg, w, **p),
+    lambda gg, out, g, w, *, input_shape, **p: conv2d_weight_grad(g, gg, weight_shape=w.shape, **p),
+)
+
 conv2d_weight_grad.defvjp(
     lambda gw, out, g, x, *, weight_shape, **p: conv2d(x, gw, **p),
     lambda gw, out, g, x, *, weight_shape, **p: conv2d_input_grad(g, gw, input_shape=x.shape, **p),
@@ -203,21 +202,25 @@ conv2d_weight_grad.defvjp(
 
 def _winners(x, out, kernel_size, stride, padding, dilation):
     """Yield (i, j, mask) for each kernel tap in row-major order, the mask saying where the tap is
-    its window's winner. One winner per window, as PyTorch picks it: the first maximum,
-    or the last NaN when the window has one."""
+    its window's winner. One winner per window, as PyTorch picks it: the first maximum, or the
+    last NaN in a window that has one (max-pool's output is then NaN)."""
     xp = _padded(x, padding, _lowest(x.dtype))
     out_hw = out.shape[2:]
-    nan = out.dtype.kind == "f" and np.isnan(out).any()
+    taps = [(i, j) for i in range(kernel_size[0]) for j in range(kernel_size[1])]
+    nan_windows = np.isnan(out) if out.dtype.kind == "f" else None
+    if nan_windows is not None and nan_windows.any():
+        last_nan = np.full(out.shape, -1)
+        for k, (i, j) in enumerate(taps):
+            np.copyto(last_nan, k, where=np.isnan(_tap(xp, i, j, out_hw, stride, dilation)))
+    else:
+        nan_windows = None
     taken = np.zeros(out.shape, bool)
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            v = _tap(xp, i, j, out_hw, stride, dilation)
-            hit = np.greater(v == out, taken)  # equal to the max, and no earlier tap won
-            if nan:  # a NaN window's winner is its last NaN
-                isnan = np.isnan(v)
-                hit = np.where(np.isnan(out), isnan, hit)
-            taken |= hit
-            yield i, j, hit
+    for k, (i, j) in enumerate(taps):
+        hit = np.greater(_tap(xp, i, j, out_hw, stride, dilation) == out, taken)  # first max
+        if nan_windows is not None:
+            hit = np.where(nan_windows, last_nan == k, hit)
+        taken |= hit
+        yield i, j, hit
 
 
 def _lowest(dtype):
@@ -254,11 +257,6 @@ def max_pool2d(x, *, kernel_size, stride, padding, dilation):
     return out
 
 
-max_pool2d.defvjp(
-    lambda g, out, x, **p: max_pool2d_backward(g, value(x), value(out), **p),
-)
-
-
 @primitive(
     "max_pool2d_backward",
     "g placed at each window's winner in x (max-pool's gradient), 0 elsewhere",
@@ -280,11 +278,6 @@ def max_pool2d_backward(g, x, out, *, kernel_size, stride, padding, dilation):
     return _cropped(dxp, x.shape, padding)
 
 
-max_pool2d_backward.defvjp(
-    lambda gg, o, g, x, out, **p: max_pool2d_gather(gg, x, out, **p), None, None
-)
-
-
 @primitive(
     "max_pool2d_gather",
     "g (shaped as x) read at each window's winner in x",
@@ -299,6 +292,15 @@ def max_pool2d_gather(g, x, out, *, kernel_size, stride, padding, dilation):
         picked += _tap(gp, i, j, out.shape[2:], stride, dilation) * hit
     return picked
 
+
+# The rules, after the ops they are written with (each VJP is one of this family's ops).
+max_pool2d.defvjp(
+    lambda g, out, x, **p: max_pool2d_backward(g, value(x), value(out), **p),
+)
+
+max_pool2d_backward.defvjp(
+    lambda gg, o, g, x, out, **p: max_pool2d_gather(gg, x, out, **p), None, None
+)
 
 max_pool2d_gather.defvjp(
     lambda gg, o, g, x, out, **p: max_pool2d_backward(gg, x, out, **p), None, None
@@ -325,11 +327,6 @@ def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
     return np.true_divide(total, divisor, out=total)
 
 
-avg_pool2d.defvjp(
-    lambda g, out, x, **p: avg_pool2d_backward(g, input_shape=x.shape, **p),
-)
-
-
 @primitive(
     "avg_pool2d_backward",
     "g / divisor added to every element of its window, of shape input_shape",
@@ -347,6 +344,11 @@ def avg_pool2d_backward(g, *, input_shape, kernel_size, stride, padding, divisor
             view += share
     return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
 
+
+# The rules, after the ops they are written with (each VJP is one of this family's ops).
+avg_pool2d.defvjp(
+    lambda g, out, x, **p: avg_pool2d_backward(g, input_shape=x.shape, **p),
+)
 
 avg_pool2d_backward.defvjp(
     lambda gg, out, g, *, input_shape, **p: avg_pool2d(gg, **p),
