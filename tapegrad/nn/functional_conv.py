@@ -432,8 +432,8 @@ def avg_pool2d(
     """Mean over each kH x kW window (PyTorch's divisor rules for padding and ceil_mode).
 
     >>> F.avg_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2)
-    tensor([[[[ 2.5000,  4.5000],
-              [10.5000, 12.5000]]]])
+    tensor([[[[ 2.5,  4.5],
+              [10.5, 12.5]]]])
     """
     return avg_pool_nd(
         input,

@@ -146,7 +146,9 @@ class AvgPool1d(Module):
         _checked(self, 1, kernel_size, stride, padding)
         # (PyTorch keeps AvgPool1d's settings as 1-tuples, and shows them so)
         self.kernel_size = parse_ints(kernel_size, "kernel_size", 1, 1, "AvgPool1d")
-        self.stride = self.kernel_size if stride is None else parse_ints(stride, "", 1, 1, "")
+        self.stride = (
+            self.kernel_size if stride is None else parse_ints(stride, "stride", 1, 1, "AvgPool1d")
+        )
         self.padding = parse_ints(padding, "padding", 1, 0, "AvgPool1d")
         self.ceil_mode, self.count_include_pad = bool(ceil_mode), bool(count_include_pad)
 
