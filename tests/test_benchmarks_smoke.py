@@ -24,6 +24,7 @@ TINY = {
     "mlp_large": {"sizes": (6, 4, 3), "batch": 2},
     "chain": {"n_ops": 60},
     "hvp": {"sizes": (3, 5, 4, 2), "batch": 3},
+    "cnn": {"batch": 2, "size": 16},
 }
 
 
@@ -40,7 +41,17 @@ def test_tapegrad_arm_matches_numpy_arm(name):
 def test_every_workload_has_every_arm_and_tiny_sizes_cover_them():
     assert set(TINY) == set(W.workloads()) == set(W.BUILDERS)
     for name, arms in W.BUILDERS.items():
-        assert set(arms) == set(W.ARMS), name
+        # (HIPS autograd has no convolution: the CNN runs in the other three arms)
+        assert set(arms) == set(W.ARMS) - ({"autograd"} if name == "cnn" else set()), name
+
+
+def test_cnn_arms_agree_with_torch_when_installed():
+    pytest.importorskip("torch", reason="the PyTorch arm is optional")
+    data = W.DATA["cnn"](**TINY["cnn"])
+    ref, theirs = W.BUILDERS["cnn"]["numpy"](data), W.BUILDERS["cnn"]["torch"](data)
+    ref.step()
+    theirs.step()
+    assert run.compare_grads("cnn", ref.grads(), theirs.grads(), "torch") is None
 
 
 def test_a_wrong_gradient_fails_loudly():
@@ -119,6 +130,27 @@ def test_numpy_reference_hvp_matches_differences_of_gradients():
     numeric = [(u - d) / (2 * eps) for u, d in zip(grads_at(+1), grads_at(-1))]
     for got, want in zip(case.grads(), numeric):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_numpy_reference_cnn_matches_finite_differences():
+    data = _f64(W.cnn_data(batch=2, size=16))
+    data["Y"] = W.cnn_data(batch=2, size=16)["Y"]  # (class indices stay integers)
+    case = W.cnn_numpy(data)
+    case.step()
+    rng = np.random.default_rng(0)
+    for k, got in enumerate(
+        case.grads()
+    ):  # a few entries of each gradient (the full check is slow)
+        p = data["params"][k]
+        for flat in rng.choice(p.size, size=min(3, p.size), replace=False):
+            i = np.unravel_index(flat, p.shape)
+            old = p[i]
+            p[i] = old + 1e-6
+            up = _loss("cnn", data)
+            p[i] = old - 1e-6
+            down = _loss("cnn", data)
+            p[i] = old
+            assert abs((up - down) / 2e-6 - got[i]) <= 1e-5 + 1e-4 * abs(got[i]), (k, i)
 
 
 def test_chain_forward_keeps_the_tapegrad_graph_alive():

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+import tapegrad.primitives.nn
 from tapegrad.primitives import REGISTRY
 from tapegrad.tape.plan import execution_order
 
@@ -98,6 +99,15 @@ def _setitem(x, v, index):
     y = x * 1.0
     y[index] = v
     return y
+
+
+F_CONV = tg.nn.functional_conv
+P_NN = tapegrad.primitives.nn
+CONV_P = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+POOL_P = dict(kernel_size=(2, 2), stride=(1, 2), padding=(0, 0, 0, 1), dilation=(1, 1))
+_POOL_X = distinct(1, 2, 4, 5)
+POOL_XO = (_POOL_X, P_NN.max_pool2d(_POOL_X, **POOL_P))  # constants: x and its max-pool
+AVG_P = dict(kernel_size=(2, 2), stride=(2, 1), padding=(0, 0, 0, 1), divisor=4.0)
 
 
 CASES = {
@@ -349,6 +359,68 @@ CASES = {
         Case(lambda x: x.logsumexp(axis=1), normal(3, 4), id="axis1"),
         Case(lambda x: x.logsumexp(-1, keepdims=True), normal(3, 4), id="keepdims"),
         Case(lambda x: x.logsumexp(1), normal(2, 3) * 300, id="large"),
+    ],
+    # convolution and pooling (more in test_conv.py and test_pooling.py)
+    "conv2d": [
+        Case(
+            lambda x, w, b: F_CONV.conv2d(x, w, b),
+            normal(2, 2, 4, 3),
+            normal(3, 2, 2, 2),
+            normal(3),
+            id="plain",
+        ),
+        Case(
+            lambda x, w: F_CONV.conv2d(x, w, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+            normal(1, 4, 5, 5),
+            normal(2, 2, 2, 2),
+            id="strided-grouped",
+        ),
+    ],
+    "conv2d_input_grad": [
+        Case(
+            lambda g, w: P_NN.conv2d_input_grad(g, w, input_shape=(2, 2, 4, 3), **CONV_P),
+            normal(2, 3, 3, 2),
+            normal(3, 2, 2, 2),
+            id="plain",
+        )
+    ],
+    "conv2d_weight_grad": [
+        Case(
+            lambda g, x: P_NN.conv2d_weight_grad(g, x, weight_shape=(3, 2, 2, 2), **CONV_P),
+            normal(2, 3, 3, 2),
+            normal(2, 2, 4, 3),
+            id="plain",
+        )
+    ],
+    "max_pool2d": [
+        Case(lambda x: F_CONV.max_pool2d(x, 2), distinct(2, 2, 4, 4), id="2x2", smooth=False),
+        Case(
+            lambda x: F_CONV.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+            distinct(1, 2, 5, 6),
+            id="padded-ceil",
+            smooth=False,
+        ),
+    ],
+    "max_pool2d_backward": [
+        Case(lambda g: P_NN.max_pool2d_backward(g, *POOL_XO, **POOL_P), normal(1, 2, 3, 3), id="g")
+    ],
+    "max_pool2d_gather": [
+        Case(lambda g: P_NN.max_pool2d_gather(g, *POOL_XO, **POOL_P), normal(1, 2, 4, 5), id="g")
+    ],
+    "avg_pool2d": [
+        Case(lambda x: F_CONV.avg_pool2d(x, 2), normal(2, 2, 4, 4), id="2x2"),
+        Case(
+            lambda x: F_CONV.avg_pool2d(x, 3, 2, 1, True, False),
+            normal(1, 2, 5, 6),
+            id="padded-ceil-exclude-pad",
+        ),
+    ],
+    "avg_pool2d_backward": [
+        Case(
+            lambda g: P_NN.avg_pool2d_backward(g, input_shape=(1, 2, 4, 5), **AVG_P),
+            normal(1, 2, 2, 5),
+            id="g",
+        )
     ],
 }
 

@@ -7,8 +7,9 @@ normalization, sparse, losses, the functional modules, init, utils and amp).
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
-from . import functional, init, utils
+from . import functional, functional_conv, init, utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .conv import Conv1d, Conv2d
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .layers import Dense, Dropout, Flatten, Identity, Linear
 from .losses import (
@@ -24,10 +25,18 @@ from .losses import (
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter
+from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 __all__ = [
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "Conv1d",
+    "Conv2d",
+    "MaxPool1d",
+    "MaxPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -69,6 +78,7 @@ __all__ = [
     "clip_by_global_norm",
     "clip_grad_norm_",
     "functional",
+    "functional_conv",
     "init",
     "utils",
 ]

@@ -74,6 +74,7 @@ class Primitive:
         "input_names",
         "params",
         "variadic",
+        "input_defaults",
         "node_name",
         "view",
         "elementwise",
@@ -102,7 +103,7 @@ class Primitive:
         self.view = view  # the output may share the input's memory (basic indexing, reshape, ...)
         # one input, output of its shape and dtype: nothing for the tape to un-broadcast or cast
         self.elementwise = elementwise
-        self.input_names, self.params, self.variadic = _signature(forward)
+        self.input_names, self.params, self.variadic, self.input_defaults = _signature(forward)
         unknown = set(texts) - set(self.input_names)
         if unknown:
             raise ValueError(
@@ -128,7 +129,12 @@ class Primitive:
         return self.rules
 
     def _compile(self, text: str | None) -> Callable:
-        inputs = ("*" + self.input_names[0],) if self.variadic else self.input_names
+        if self.variadic:
+            inputs: tuple = ("*" + self.input_names[0],)
+        else:  # (an input the forward has a default for may be left out: `b=None`)
+            defaults = self.input_defaults
+            inputs = tuple(f"{n}={defaults[n]!r}" if n in defaults else n
+                           for n in self.input_names)
         head = ", ".join(("g", "out") + inputs)
         if self.params:
             head += ("" if self.variadic else ", *") + "".join(
@@ -190,19 +196,22 @@ class Primitive:
 _REQUIRED = inspect.Parameter.empty
 
 
-def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool]:
-    """Input names, parameters (keyword-only, with defaults) and whether the inputs are *xs."""
+def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool, dict]:
+    """Input names, parameters (keyword-only, with defaults), whether the inputs are *xs, and the
+    inputs' defaults."""
     nin = getattr(forward, "nin", None)  # a NumPy ufunc: its inputs are x (and y)
     if nin is not None:
-        return ("x", "y", "z")[:nin], {}, False
-    inputs, params, variadic = [], {}, False
+        return ("x", "y", "z")[:nin], {}, False, {}
+    inputs, params, variadic, defaults = [], {}, False, {}
     for p in inspect.signature(forward).parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL):
             inputs.append(p.name)
             variadic = variadic or p.kind == p.VAR_POSITIONAL
+            if p.default is not p.empty:
+                defaults[p.name] = p.default
         elif p.kind == p.KEYWORD_ONLY:
             params[p.name] = p.default
-    return tuple(inputs), params, variadic
+    return tuple(inputs), params, variadic, defaults
 
 
 def _reads(text: str | None, inputs: tuple[str, ...]) -> tuple[set[int], set[int], bool]:

@@ -90,8 +90,13 @@ KIND_PRIMS = {
     "log1p": "log1p",
     "expm1": "expm1",
     "fill": "fill",
+    "max_pool": "max_pool2d",
+    # convolution and average pooling: smooth (linear), placed after the piecewise kinds so that
+    # hypothesis still shrinks towards the simple ops
+    "conv": "conv2d",
+    "avg_pool": "avg_pool2d",
 }
-PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min")
+PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min", "max_pool")
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
 # round trip is itself rounded to float32, too coarse to finite-difference (test_second_order_through_cast).
@@ -102,6 +107,11 @@ BACKWARD_ONLY = {
     "sigmoid_backward": "sigmoid",
     "matmul_nt": "matmul",
     "matmul_tn": "matmul",
+    "conv2d_input_grad": "conv",  # (recorded under create_graph by the second-order tests)
+    "conv2d_weight_grad": "conv",
+    "max_pool2d_backward": "max_pool",
+    "max_pool2d_gather": "max_pool",
+    "avg_pool2d_backward": "avg_pool",
 }  # backward records it
 
 
@@ -134,6 +144,34 @@ def _cast32_exact(a):
     return a.astype(np.float32).astype(np.float64)
 
 
+def _np_conv2d(x, w, stride, pad):
+    """Cross-correlation by its definition, one output position at a time."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kh, kw = w.shape[2:]
+    ho, wo = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
+    out = np.zeros((x.shape[0], w.shape[0], ho, wo))
+    for i in range(ho):
+        for j in range(wo):
+            patch = x[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+def _np_windows(x, k, stride):
+    """(N, C, Ho, Wo, k*k): the k x k windows of x, stride apart."""
+    ho, wo = (x.shape[2] - k) // stride + 1, (x.shape[3] - k) // stride + 1
+    return np.stack(
+        [
+            x[:, :, i * stride : i * stride + k, j * stride : j * stride + k].reshape(
+                x.shape[:2] + (-1,)
+            )
+            for i in range(ho)
+            for j in range(wo)
+        ],
+        axis=2,
+    ).reshape(x.shape[:2] + (ho, wo, k * k))
+
+
 def _np_namespace(exact_casts: bool) -> dict:
     """exact_casts=False: the float32 round trip becomes the identity (what its rule differentiates)."""
     return {
@@ -143,6 +181,9 @@ def _np_namespace(exact_casts: bool) -> dict:
         "log_softmax": _np_log_softmax,
         "setitem": _np_setitem,
         "relu": lambda a: np.maximum(a, 0.0),
+        "conv2d": _np_conv2d,
+        "max_pool": lambda x, k, s: np.max(_np_windows(x, k, s), axis=-1),
+        "avg_pool": lambda x, k, s: np.mean(_np_windows(x, k, s), axis=-1),
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
     }
 
@@ -1120,6 +1161,48 @@ class _Gen:
         axis = self.integer(-len(shape) - 1, len(shape))
         lst = ", ".join(parts)
         return self.emit(kind, f"tg.stack([{lst}], {axis})", f"np.stack([{lst}], axis={axis})")
+
+    # ---- convolution and pooling (any value, viewed as a one-channel image) -------------------
+    def _image(self):
+        a = self.pick(lambda s: len(s) >= 1 and s[-1] >= 2, new_shape=(3, 4))
+        shape = self.shape_of(a)
+        h, w = int(np.prod(shape)) // shape[-1], shape[-1]
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        return f"{a_tg}.reshape(1, 1, {h}, {w})", f"{a_np}.reshape(1, 1, {h}, {w})", h, w
+
+    def op_conv(self, kind):
+        x_tg, x_np, h, w = self._image()
+        pad, stride, c_out = self.integer(0, 1), self.integer(1, 2), self.integer(1, 2)
+        kh, kw = self.integer(1, min(3, h + 2 * pad)), self.integer(1, min(3, w + 2 * pad))
+        ho, wo = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kw) // stride + 1
+        if c_out * ho * wo > MAX_ELEMS:
+            reject()
+        k = self.new_leaf((c_out, 1, kh, kw))
+        return self.emit(
+            kind,
+            f"tg.nn.functional_conv.conv2d({x_tg}, {k}, stride={stride}, padding={pad})",
+            f"conv2d({x_np}, {k}, {stride}, {pad})",
+        )
+
+    def _pool(self, kind):
+        x_tg, x_np, h, w = self._image()
+        k, stride = self.integer(1, min(2, h, w)), self.integer(1, 2)
+        if kind == "max_pool":
+            top2 = np.sort(_np_windows(self.value(x_np), k, stride), axis=-1)[..., -2:]
+            if k > 1 and np.min(top2[..., 1] - top2[..., 0]) < KINK:
+                kind = "avg_pool"  # (near-)ties: max-pool is not differentiable there
+        fn = "max_pool2d" if kind == "max_pool" else "avg_pool2d"
+        return self.emit(
+            kind,
+            f"tg.nn.functional_conv.{fn}({x_tg}, {k}, {stride})",
+            f"{kind}({x_np}, {k}, {stride})",
+        )
+
+    def op_max_pool(self, kind):
+        return self._pool(kind)
+
+    def op_avg_pool(self, kind):
+        return self._pool(kind)
 
 
 @st.composite

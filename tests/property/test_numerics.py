@@ -243,6 +243,19 @@ def _index_put(a, b, m):
     return t
 
 
+def _img(t):
+    """A (3, 4) leaf as a one-channel image (1, 1, 3, 4)."""
+    return t.reshape(1, 1, 3, 4)
+
+
+_CONV = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+_POOL = dict(kernel_size=(2, 2), stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1))
+
+
+def _pool(b):
+    return P.nn.max_pool2d(_img(b).numpy(), **_POOL)
+
+
 # primitive -> a program using it through the public API (a, b: leaves of one dtype; m: a mask)
 DTYPE_CASES = {
     "add": lambda a, b, m: a + b,
@@ -291,6 +304,31 @@ DTYPE_CASES = {
     "scatter_add": lambda a, b, m: a[[0, 0, 2], 1:],  # its backward is scatter_add
     "index_put": _index_put,
     "concatenate": lambda a, b, m: tg.cat([a, b], axis=1),
+    "conv2d": lambda a, b, m: tg.nn.functional_conv.conv2d(
+        _img(a), _img(b)[:, :, :2, :2], b[0, :1]
+    ),
+    "conv2d_input_grad": lambda a, b, m: P.nn.conv2d_input_grad(
+        _img(a), _img(b)[:, :, :2, :2], input_shape=(1, 1, 4, 5), **_CONV
+    ),
+    "conv2d_weight_grad": lambda a, b, m: P.nn.conv2d_weight_grad(
+        _img(a)[:, :, :2, :3], _img(b), weight_shape=(1, 1, 2, 2), **_CONV
+    ),
+    "max_pool2d": lambda a, b, m: tg.nn.functional_conv.max_pool2d(_img(a), 2, 1),
+    "max_pool2d_backward": lambda a, b, m: P.nn.max_pool2d_backward(
+        _img(a)[:, :, :2, :3], _img(b).numpy(), _pool(b), **_POOL
+    ),
+    "max_pool2d_gather": lambda a, b, m: P.nn.max_pool2d_gather(
+        _img(a), _img(b).numpy(), _pool(b), **_POOL
+    ),
+    "avg_pool2d": lambda a, b, m: tg.nn.functional_conv.avg_pool2d(_img(a), 2, 1, 1),
+    "avg_pool2d_backward": lambda a, b, m: P.nn.avg_pool2d_backward(
+        _img(a),
+        input_shape=(1, 1, 6, 8),
+        kernel_size=(2, 2),
+        stride=(2, 2),
+        padding=(0, 0, 0, 0),
+        divisor=4,
+    ),
 }
 COMPOSITE_CASES = {
     "mean": lambda a, b, m: a.mean(axis=0),

@@ -1,0 +1,187 @@
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d (PyTorch's signatures and repr).
+
+The settings are checked when the layer is made (PyTorch checks them at the first call); the math is
+tapegrad.nn.functional_conv's. Layer L5: imports tensor.py and the nn package's module and
+functional_conv.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+from .functional_conv import (
+    adaptive_avg_pool2d,
+    adaptive_output_size,
+    avg_pool_nd,
+    max_pool_nd,
+    parse_ints,
+)
+from .module import Module
+
+
+def _checked(module: Module, dims: int, kernel_size: Any, stride: Any, padding: Any) -> None:
+    name = type(module).__name__
+    parse_ints(kernel_size, "kernel_size", dims, 1, name)
+    if stride is not None:
+        parse_ints(stride, "stride", dims, 1, name)
+    parse_ints(padding, "padding", dims, 0, name)
+
+
+class _MaxPoolNd(Module):
+    dims = 2
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        _checked(self, self.dims, kernel_size, stride, padding)
+        parse_ints(dilation, "dilation", self.dims, 1, type(self).__name__)
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = bool(return_indices), bool(ceil_mode)
+
+    def forward(self, input: Tensor) -> Any:
+        return max_pool_nd(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
+            dims=self.dims,
+            layer=repr(self),
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over each window of (N, C, H, W) or (C, H, W); the gradient goes to one element per
+    window (its first maximum, as PyTorch).
+
+    >>> tg.nn.MaxPool2d(2)(tg.ones(1, 6, 24, 24)).shape
+    (1, 6, 12, 12)
+    """
+
+    dims = 2
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Max over each window along the last axis of (N, C, L) or (C, L).
+
+    >>> tg.nn.MaxPool1d(2)(tg.ones(1, 3, 8)).shape
+    (1, 3, 4)
+    """
+
+    dims = 1
+
+
+class AvgPool2d(Module):
+    """Mean over each window of (N, C, H, W) or (C, H, W), with PyTorch's divisor rules.
+
+    >>> tg.nn.AvgPool2d(2)(tg.ones(1, 6, 24, 24)).shape
+    (1, 6, 12, 12)
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> None:
+        super().__init__()
+        _checked(self, 2, kernel_size, stride, padding)
+        self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
+        self.padding, self.ceil_mode = padding, bool(ceil_mode)
+        self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool_nd(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+            dims=2,
+            layer=repr(self),
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(Module):
+    """Mean over each window along the last axis of (N, C, L) or (C, L).
+
+    >>> tg.nn.AvgPool1d(3)(tg.ones(1, 3, 9)).shape
+    (1, 3, 3)
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__()
+        _checked(self, 1, kernel_size, stride, padding)
+        # (PyTorch keeps AvgPool1d's settings as 1-tuples, and shows them so)
+        self.kernel_size = parse_ints(kernel_size, "kernel_size", 1, 1, "AvgPool1d")
+        self.stride = (
+            self.kernel_size if stride is None else parse_ints(stride, "stride", 1, 1, "AvgPool1d")
+        )
+        self.padding = parse_ints(padding, "padding", 1, 0, "AvgPool1d")
+        self.ceil_mode, self.count_include_pad = bool(ceil_mode), bool(count_include_pad)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool_nd(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            dims=1,
+            layer=repr(self),
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average into a fixed output_size (H_out, W_out) whatever the input's size (None keeps one).
+
+    >>> tg.nn.AdaptiveAvgPool2d((1, 1))(tg.ones(2, 16, 5, 5)).shape
+    (2, 16, 1, 1)
+    """
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        adaptive_output_size(output_size, (1, 1), "AdaptiveAvgPool2d")  # (checks it now)
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

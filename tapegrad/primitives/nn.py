@@ -1,0 +1,339 @@
+"""Convolution and pooling primitives (NCHW arrays; 1-D ops reach them through a unit H axis).
+
+Conventions as in elementwise.py. Each family is closed under its VJPs, so every order of
+derivative is one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed convolution) and
+conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters g to each window's
+winner and gathers at the winners; avg-pool and its backward are each other's adjoint. Parameters
+arrive normalised by tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left,
+right) with ceil_mode's extra rows already in bottom/right. Layer L1: numpy, registry, reduction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .reduction import sum  # noqa: F401  (conv2d's rule for b)
+from .registry import primitive, value  # noqa: F401  (max-pool's rule)
+
+# ---- geometry ------------------------------------------------------------------------------------
+
+
+def out_size(n: int, k: int, s: int, before: int, after: int, d: int) -> int:
+    """Output length of a window of k taps (d apart) sliding by s over n padded elements."""
+    return (n + before + after - d * (k - 1) - 1) // s + 1
+
+
+def _out_hw(shape, kernel, stride, padding, dilation):
+    (kh, kw), (sh, sw), (pt, pb, pl, pr), (dh, dw) = kernel, stride, padding, dilation
+    return out_size(shape[2], kh, sh, pt, pb, dh), out_size(shape[3], kw, sw, pl, pr, dw)
+
+
+def _padded(x, padding, fill=0):
+    """x with its spatial axes padded by `fill` (x itself when there is no padding)."""
+    pt, pb, pl, pr = padding
+    if not (pt or pb or pl or pr):
+        return x
+    n, c, h, w = x.shape
+    xp = np.empty((n, c, h + pt + pb, w + pl + pr), x.dtype)
+    xp.fill(fill)  # (a fresh np.full costs the same; one code path for zeros and -inf)
+    xp[:, :, pt : pt + h, pl : pl + w] = x
+    return xp
+
+
+def _tap(a, i, j, out_hw, stride, dilation):
+    """The view of (padded) `a` that kernel tap (i, j) reads, one element per output position."""
+    (ho, wo), (sh, sw), (dh, dw) = out_hw, stride, dilation
+    return a[
+        :, :, i * dh : i * dh + sh * (ho - 1) + 1 : sh, j * dw : j * dw + sw * (wo - 1) + 1 : sw
+    ]
+
+
+def _cropped(ap, shape, padding):
+    pt, _, pl, _ = padding
+    return ap[:, :, pt : pt + shape[2], pl : pl + shape[3]]
+
+
+# ---- convolution -------------------------------------------------------------------------------
+
+
+# The columns are laid out batch-innermost: column (h, w, n) of row (c, i, j) is what kernel tap
+# (i, j) of channel c sees at output position (h, w) of sample n. With the batch axis last, every
+# copy below (im2col, col2im's adds, g as a matrix) moves contiguous runs of at least N elements;
+# with NCHW's order the runs are one output row long (8 floats in LeNet's second conv), and NumPy's
+# cost per run, not per element, dominated (measured: im2col 5x, col2im 4x slower).
+
+
+def _batch_last(x, padding):
+    """x (N, C, H, W) as a zero-padded (C, Hp, Wp, N) array (one transposing copy)."""
+    pt, pb, pl, pr = padding
+    n, c, h, w = x.shape
+    if not (pt or pb or pl or pr):
+        return np.ascontiguousarray(x.transpose(1, 2, 3, 0))
+    xp = np.zeros((c, h + pt + pb, w + pl + pr, n), x.dtype)
+    xp[:, pt : pt + h, pl : pl + w] = x.transpose(1, 2, 3, 0)
+    return xp
+
+
+def _im2col(x, kernel, stride, padding, dilation):
+    """The columns of x, (C*kh*kw, Ho*Wo*N): one strided view of x made batch-last, one copy."""
+    xp = _batch_last(x, padding)
+    n, c = x.shape[:2]
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
+    s_c, s_h, s_w, s_n = xp.strides
+    windows = as_strided(
+        xp,
+        (c, kh, kw, ho, wo, n),
+        (s_c, dh * s_h, dw * s_w, sh * s_h, sw * s_w, s_n),
+        writeable=False,
+    )
+    return windows.reshape(c * kh * kw, ho * wo * n)  # (the copy)
+
+
+def _col2im(cols, shape, kernel, stride, padding, dilation):
+    """The adjoint of _im2col: every column entry added back where it was read from (one add per
+    kernel tap, over all channels, positions and samples at once)."""
+    n, c, h, w = shape
+    (kh, kw), (sh, sw), (dh, dw), (pt, pb, pl, pr) = kernel, stride, dilation, padding
+    ho, wo = _out_hw(shape, kernel, stride, padding, dilation)
+    cols = cols.reshape(c, kh, kw, ho, wo, n)
+    dxp = np.zeros((c, h + pt + pb, w + pl + pr, n), cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            view = dxp[
+                :,
+                i * dh : i * dh + sh * (ho - 1) + 1 : sh,
+                j * dw : j * dw + sw * (wo - 1) + 1 : sw,
+            ]
+            view += cols[:, i, j]  # (in place on the view: no copy back)
+    return np.ascontiguousarray(dxp[:, pt : pt + h, pl : pl + w].transpose(3, 0, 1, 2))
+
+
+def _grad_matrix(g):
+    """g (N, O, Ho, Wo) as the (O, Ho*Wo*N) matrix the GEMMs take. Two copies beat one here: the
+    direct transposition reads with a stride of O*Ho*Wo elements, often a power of two that makes
+    the reads collide in the cache (measured 5x slower on LeNet's second conv)."""
+    n, o, ho, wo = g.shape
+    by_channel = np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, n, ho * wo)
+    return by_channel.transpose(0, 2, 1).reshape(o, ho * wo * n)
+
+
+def _grouped(m, groups):
+    """A (rows, cols) matrix as `groups` stacked blocks of rows: (groups, rows/groups, cols)."""
+    return m.reshape(groups, m.shape[0] // groups, m.shape[1])
+
+
+@primitive(
+    "conv2d",
+    "cross-correlation of x (N,C,H,W) with w (O,C/groups,kh,kw), plus b per output channel",
+    x=(
+        "conv2d_input_grad(g, w, input_shape=x.shape"
+        ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
+    ),
+    w=(
+        "conv2d_weight_grad(g, x, weight_shape=w.shape"
+        ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
+    ),
+    b="sum(g, axis=(0, 2, 3), keepdims=False)",
+)
+def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
+    n, o = x.shape[0], w.shape[0]
+    ho, wo = _out_hw(x.shape, w.shape[2:], stride, padding, dilation)
+    cols = _im2col(x, w.shape[2:], stride, padding, dilation)
+    if groups == 1:
+        y = np.matmul(w.reshape(o, -1), cols)  # the one GEMM: (O, K) @ (K, Ho*Wo*N)
+    else:  # one GEMM per group, in one call
+        y = np.matmul(w.reshape(groups, o // groups, -1), _grouped(cols, groups))
+    y = y.reshape(o, ho, wo, n).transpose(3, 0, 1, 2)
+    out = np.empty((n, o, ho, wo), y.dtype)
+    if b is None:
+        np.copyto(out, y)
+    else:  # the bias rides on the copy to NCHW
+        np.add(y, np.reshape(b, (o, 1, 1)), out=out)
+    return out
+
+
+@primitive(
+    "conv2d_input_grad",
+    "col2im(w^T @ dy): d/dx of <dy, conv2d(x, w)>, of shape input_shape",
+    dy=("conv2d(g, w, None, stride=stride, padding=padding, dilation=dilation, groups=groups)"),
+    w=(
+        "conv2d_weight_grad(dy, g, weight_shape=w.shape"
+        ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
+    ),
+)
+def conv2d_input_grad(dy, w, *, input_shape, stride, padding, dilation, groups):
+    g = dy
+    o = w.shape[0]
+    wm = w.reshape(o, -1)
+    if groups == 1:
+        cols = np.matmul(wm.T, _grad_matrix(g))
+    else:
+        cols = np.matmul(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
+    return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
+
+
+@primitive(
+    "conv2d_weight_grad",
+    "dy @ im2col(x)^T: d/dw of <dy, conv2d(x, w)>, of shape weight_shape",
+    dy=("conv2d(x, g, None, stride=stride, padding=padding, dilation=dilation, groups=groups)"),
+    x=(
+        "conv2d_input_grad(dy, g, input_shape=x.shape"
+        ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
+    ),
+)
+def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups):
+    g = dy
+    cols = _im2col(x, weight_shape[2:], stride, padding, dilation)
+    if groups == 1:
+        dw = np.matmul(_grad_matrix(g), cols.T)  # the one GEMM: (O, Ho*Wo*N) @ (Ho*Wo*N, K)
+    else:
+        dw = np.matmul(_grouped(_grad_matrix(g), groups), _grouped(cols, groups).transpose(0, 2, 1))
+    return dw.reshape(weight_shape)
+
+
+# ---- max pooling -------------------------------------------------------------------------------
+
+
+def _winners(x, out, kernel_size, stride, padding, dilation):
+    """Yield (i, j, mask) for each kernel tap in row-major order, the mask saying where the tap is
+    its window's winner. One winner per window, as PyTorch picks it: the first maximum, or the
+    last NaN in a window that has one (max-pool's output is then NaN)."""
+    xp = _padded(x, padding, _lowest(x.dtype))
+    out_hw = out.shape[2:]
+    taps = [(i, j) for i in range(kernel_size[0]) for j in range(kernel_size[1])]
+    nan_windows = np.isnan(out) if out.dtype.kind == "f" else None
+    if nan_windows is not None and nan_windows.any():
+        last_nan = np.full(out.shape, -1)
+        for k, (i, j) in enumerate(taps):
+            np.copyto(last_nan, k, where=np.isnan(_tap(xp, i, j, out_hw, stride, dilation)))
+    else:
+        nan_windows = None
+    taken = np.zeros(out.shape, bool)
+    for k, (i, j) in enumerate(taps):
+        hit = np.greater(_tap(xp, i, j, out_hw, stride, dilation) == out, taken)  # first max
+        if nan_windows is not None:
+            hit = np.where(nan_windows, last_nan == k, hit)
+        taken |= hit
+        yield i, j, hit
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool2d_indices(x, out, *, kernel_size, stride, padding, dilation):
+    """PyTorch's `return_indices`: each window's winner as a flat index into its H*W input plane."""
+    h, w = x.shape[2:]
+    ho, wo = out.shape[2:]
+    rows = np.arange(ho) * stride[0] - padding[0]
+    cols = np.arange(wo) * stride[1] - padding[2]
+    idx = np.zeros(out.shape, np.int64)
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        flat = (rows[:, None] + i * dilation[0]) * w + (cols[None, :] + j * dilation[1])
+        np.copyto(idx, flat, where=hit)
+    return idx
+
+
+@primitive(
+    "max_pool2d",
+    "max of x over each window",
+    x=(
+        "max_pool2d_backward(g, value(x), value(out), kernel_size=kernel_size"
+        ", stride=stride, padding=padding, dilation=dilation)"
+    ),  # (the winners: constants)
+)
+def max_pool2d(x, *, kernel_size, stride, padding, dilation):
+    xp = _padded(x, padding, _lowest(x.dtype))
+    out_hw = _out_hw(x.shape, kernel_size, stride, padding, dilation)
+    out = _tap(xp, 0, 0, out_hw, stride, dilation).copy()
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            if i or j:
+                np.maximum(out, _tap(xp, i, j, out_hw, stride, dilation), out=out)  # (NaN wins)
+    return out
+
+
+@primitive(
+    "max_pool2d_backward",
+    "dy placed at each window's winner in x (max-pool's gradient), 0 elsewhere",
+    dy=(
+        "max_pool2d_gather(g, x, pooled, kernel_size=kernel_size"
+        ", stride=stride, padding=padding, dilation=dilation)"
+    ),
+    x=None,  # (the winners are piecewise constant in x)
+    pooled=None,
+)
+def max_pool2d_backward(dy, x, pooled, *, kernel_size, stride, padding, dilation):
+    g, out = dy, pooled
+    n, c, h, w = x.shape
+    pt, pb, pl, pr = padding
+    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), g.dtype)
+    apart = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        view = _tap(dxp, i, j, out.shape[2:], stride, dilation)
+        if apart:  # no two taps read the same element: write g * hit straight into place
+            np.multiply(g, hit, out=view)
+        else:  # (ufuncs' where= would skip the temporary, but measured 4x slower)
+            view += g * hit
+    return _cropped(dxp, x.shape, padding)
+
+
+@primitive(
+    "max_pool2d_gather",
+    "dy (shaped as x) read at each window's winner in x",
+    dy=(
+        "max_pool2d_backward(g, x, pooled, kernel_size=kernel_size"
+        ", stride=stride, padding=padding, dilation=dilation)"
+    ),
+    x=None,
+    pooled=None,
+)
+def max_pool2d_gather(dy, x, pooled, *, kernel_size, stride, padding, dilation):
+    g, out = dy, pooled
+    gp = _padded(g, padding)
+    picked = np.zeros(out.shape, g.dtype)
+    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
+        picked += _tap(gp, i, j, out.shape[2:], stride, dilation) * hit
+    return picked
+
+
+# ---- average pooling ---------------------------------------------------------------------------
+
+
+@primitive(
+    "avg_pool2d",
+    "sum of x over each window / divisor",
+    x=(
+        "avg_pool2d_backward(g, input_shape=x.shape, kernel_size=kernel_size"
+        ", stride=stride, padding=padding, divisor=divisor)"
+    ),
+)
+def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
+    xp = _padded(x, padding)
+    out_hw = _out_hw(x.shape, kernel_size, stride, padding, (1, 1))
+    total = _tap(xp, 0, 0, out_hw, stride, (1, 1)).copy()
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            if i or j:
+                total += _tap(xp, i, j, out_hw, stride, (1, 1))
+    return np.true_divide(total, divisor, out=total)
+
+
+@primitive(
+    "avg_pool2d_backward",
+    "dy / divisor added to every element of its window, of shape input_shape",
+    dy=("avg_pool2d(g, kernel_size=kernel_size, stride=stride, padding=padding, divisor=divisor)"),
+)
+def avg_pool2d_backward(dy, *, input_shape, kernel_size, stride, padding, divisor):
+    g = dy
+    share = g / divisor
+    n, c, h, w = input_shape
+    pt, pb, pl, pr = padding
+    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), share.dtype)
+    for i in range(kernel_size[0]):
+        for j in range(kernel_size[1]):
+            view = _tap(dxp, i, j, g.shape[2:], stride, (1, 1))
+            view += share
+    return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
