@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, _to_dtype
+from .bprop import call_with_bprop
 from .parameter import Parameter
 
 
@@ -106,6 +107,8 @@ class Module:
 
     # ---- running ------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward replaces the tape's
+            return call_with_bprop(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
