@@ -65,7 +65,7 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                 )
             if keep and v.requires_grad:
                 return v.clone()  # a recorded alias: the outer differentiation sees through it
-            data = v.numpy()  # a fresh leaf sharing memory: the caller's tape is never touched
+            leaf = v.detach()  # a fresh leaf sharing memory: the caller's tape is never touched
         else:
             try:  # the tg.tensor rules: Python floats become float32, arrays keep their dtype
                 data = Tensor(v).numpy()
@@ -76,9 +76,7 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                     f"{where} is a {type(v).__name__}; a differentiated argument must be "
                     f"a tensor, a number, a NumPy array, or a tuple/list of them"
                 )
-            if data.dtype.kind != "f":
-                data = data.astype(np.float32)
-        leaf = Tensor._make(data)
+            leaf = Tensor(data if data.dtype.kind == "f" else data.astype(np.float32))
         leaf.requires_grad = True
         return leaf
 
@@ -110,10 +108,10 @@ def _vjp(
     """sum_k cot_k . d(outs_k)/d(inputs) (ones by default); zeros of an input's shape and dtype
     where the outputs do not depend on it (MindSpore/JAX)."""
     if cotangents is None:
-        cotangents = [Tensor._make(np.ones(o.shape, o.dtype)) for o in outs]
+        cotangents = [Tensor(np.ones(o.shape, o.dtype)) for o in outs]
     live = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
     if not live or not inputs:
-        return [Tensor._make(np.zeros(t.shape, t.dtype)) for t in inputs]
+        return [Tensor(np.zeros(t.shape, t.dtype)) for t in inputs]
     outs, cotangents = zip(*live)
     # retain_graph: a functional call must not free a graph the caller built outside fn; what fn
     # built is dropped anyway once we return.

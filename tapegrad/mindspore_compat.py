@@ -128,7 +128,7 @@ class GradOperation:
                     "the gradient function was called without inputs, so there is no input 0 "
                     "to differentiate; call it with fn's inputs"
                 )
-            position = tuple(range(len(args))) if self.get_all and args else None
+            position: Any = tuple(range(len(args))) if self.get_all and args else None
             if not self.get_all and not self.get_by_list:
                 position = 0
             return F.grad(fn, position, weights)(*args)
