@@ -1,5 +1,5 @@
-"""Factories (tensor, zeros, ones, full, arange, eye, randn, rand, normal, randperm, from_numpy, ...)
-and the random seed.
+"""Factories (tensor, zeros, ones, full, arange, eye, randn, rand, normal, randperm, from_numpy,
+...) and the random seed.
 
 Layer L4: imports tensor.py, dtypes and tg.autograd.Function (normal's zero gradient).
 """
