@@ -10,25 +10,29 @@ Layer L6: re-exports only. See DESIGN.md for the layers.
 
 from __future__ import annotations
 
-from . import autograd, dtypes
+from . import autograd, dtype, dtypes
 from .creation import (
     arange,
     eye,
+    from_numpy,
     full,
     full_like,
     generator,
     linspace,
     manual_seed,
+    normal,
     ones,
     ones_like,
     rand,
     randint,
     randn,
+    randperm,
     tensor,
     zeros,
     zeros_like,
 )
 from .dtypes import bool_, double, float16, float32, float64, half, int8, int16, int32, int64, uint8
+from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
 from .math import (
     abs,
     add,
@@ -96,7 +100,9 @@ from .functional import (
     GradientTape,
     grad,
     hessian,
+    jacfwd,
     jacobian,
+    jacrev,
     jvp,
     stop_gradient,  # noqa: E402
     value_and_grad,
@@ -105,5 +111,12 @@ from .functional import (
 from .explain import explain  # noqa: E402
 from .nn import Parameter  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from .mindspore_compat import (  # noqa: E402
+    GRAPH_MODE,
+    PYNATIVE_MODE,
+    ParameterTuple,
+    get_context,
+    set_context,
+)
 
 __version__ = "0.1.0"

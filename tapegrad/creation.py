@@ -1,6 +1,7 @@
-"""Factories (tensor, zeros, ones, full, arange, eye, randn, rand, ...) and the random seed.
+"""Factories (tensor, zeros, ones, full, arange, eye, randn, rand, normal, randperm, from_numpy,
+...) and the random seed.
 
-Layer L4: imports tensor.py and dtypes.
+Layer L4: imports tensor.py, dtypes and tg.autograd.Function (normal's zero gradient).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._utils import shape_args
+from .autograd.function import Function
 from .tensor import Tensor
 
 _rng = np.random.default_rng()
@@ -141,3 +143,97 @@ def rand(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 def randint(low: int, high: int, size: Any, dtype: Any = None) -> Tensor:
     return _finish(_rng.integers(low, high, size=_sizes((size,))), dtype, False, _dt.int64)
+
+
+def randperm(n: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0..n-1 (int64 by default), from tapegrad's generator.
+
+    >>> sorted(tg.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"randperm needs a number of elements n >= 0 (an int), got {n!r}")
+    return _finish(_rng.permutation(int(n)), dtype, requires_grad, _dt.int64)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing `ndarray`'s memory and dtype (PyTorch's from_numpy): a write through either
+    is seen by both. `tg.tensor(array)` copies instead.
+
+    >>> a = np.zeros(2); t = tg.from_numpy(a); a[0] = 5; t
+    tensor([5., 0.], dtype=float64)
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(
+            f"expected np.ndarray (got {type(ndarray).__name__}); use tg.tensor(data) to make a "
+            f"tensor from other data"
+        )
+    try:
+        _dt.as_dtype(ndarray.dtype)
+    except TypeError:
+        raise TypeError(
+            f"can't convert np.ndarray of dtype {ndarray.dtype}: tapegrad supports float16/32/64, "
+            f"int8/16/32/64, uint8 and bool; convert with ndarray.astype(...) first"
+        ) from None
+    t = Tensor(np.zeros((), ndarray.dtype))
+    t.data = ndarray  # assigning .data takes the array itself as storage (no copy), as in PyTorch
+    return t
+
+
+class Normal(Function):
+    """The sampled values, with zero gradients for tensor `mean`/`std` (as torch.normal's
+    NormalBackward): a sample is not reparametrised; write mean + std * tg.randn(...) for that."""
+
+    @staticmethod
+    def forward(ctx: Any, mean: Any, std: Any, sample: np.ndarray) -> Tensor:
+        ctx.shapes = [np.shape(v) if isinstance(v, Tensor) else None for v in (mean, std)]
+        return Tensor(sample)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        zeros = [None if s is None else Tensor(np.zeros(s, g.dtype)) for s in ctx.shapes]
+        return zeros[0], zeros[1], None
+
+
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Samples of N(mean, std^2) from tapegrad's generator, with torch.normal's overloads:
+    `normal(mean_tensor, std_tensor)` (broadcast shapes), `normal(mean_tensor, std=1.0)`,
+    `normal(mean, std_tensor)`, `normal(mean, std, size)` (floats and a shape).
+
+    >>> tg.normal(0.0, 1.0, (2, 3)).shape
+    (2, 3)
+    """
+    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+    for name, v in (("mean", mean), ("std", std)):
+        if not isinstance(v, (Tensor, int, float, np.integer, np.floating)) or isinstance(v, bool):
+            raise TypeError(f"normal: {name} must be a tensor or a number, got {v!r}")
+        if isinstance(v, Tensor) and v.dtype.kind != "f":
+            raise TypeError(f"normal: {name} must be a floating-point tensor, got {v.dtype}")
+    if tensors and size is not None:
+        raise TypeError(
+            "normal: size= goes with float mean and std only; with a tensor mean or std the "
+            "output takes their (broadcast) shape"
+        )
+    if not tensors and size is None:
+        raise TypeError(
+            "normal(mean, std) with two numbers needs a size: tg.normal(0.0, 1.0, (2, 3)), "
+            "or pass a tensor mean/std"
+        )
+    m = mean.numpy() if isinstance(mean, Tensor) else mean
+    s = std.numpy() if isinstance(std, Tensor) else std
+    if np.any(np.asarray(s) < 0):
+        raise ValueError("normal expects all elements of std >= 0.0")
+    shape = _sizes((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
+    if dtype is None:
+        dtype = np.result_type(*(t.dtype for t in tensors)) if tensors else _dt.float32
+    sample = (_rng.standard_normal(shape) * s + m).astype(_dt.as_dtype(dtype))
+    if any(t.requires_grad for t in tensors):
+        return Normal.apply(mean, std, sample)
+    return Tensor(sample, requires_grad=requires_grad)

@@ -1,8 +1,10 @@
-"""Functional differentiation, MindSpore/JAX style: grad, value_and_grad, vjp, jvp, jacobian, hessian.
+"""Functional differentiation, MindSpore/JAX/torch.func style: grad, value_and_grad, vjp, jvp,
+jacobian (jacrev), jacfwd, hessian.
 
 Layer L5: every function here runs `fn` on the tape and asks tg.autograd.grad (the one engine) for
 VJPs. Nesting: a call made while another differentiation runs (tg.grad, vjp, jacobian or an open
-GradientTape; counted by `state.diff_depth`) keeps its results on the tape; an outermost one detaches.
+GradientTape; counted by `state.diff_depth`) keeps its results on the tape; an outermost one
+detaches.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ __all__ = [
     "GradientTape",
     "grad",
     "hessian",
+    "jacfwd",
     "jacobian",
+    "jacrev",
     "jvp",
     "stop_gradient",
     "value_and_grad",
@@ -35,7 +39,7 @@ __all__ = [
 # ---- the machinery every entry point shares ----------------------------------------------------
 @contextlib.contextmanager
 def _differentiating() -> Iterator[bool]:
-    """Grad mode on and depth + 1 while fn and its backward run; yields `keep` (stay on the tape)."""
+    """Grad mode on and depth + 1 while fn and its backward run; yields `keep` (stay on tape)."""
     # A `no_grad` inside an outer fn is respected: the inner result is then not kept.
     keep = state.diff_depth > 0 and state.enabled
     saved = state.enabled
@@ -61,7 +65,7 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                 )
             if keep and v.requires_grad:
                 return v.clone()  # a recorded alias: the outer differentiation sees through it
-            data = v.numpy()  # a fresh leaf sharing memory: the caller's tape is never touched
+            leaf = v.detach()  # a fresh leaf sharing memory: the caller's tape is never touched
         else:
             try:  # the tg.tensor rules: Python floats become float32, arrays keep their dtype
                 data = Tensor(v).numpy()
@@ -72,9 +76,7 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                     f"{where} is a {type(v).__name__}; a differentiated argument must be "
                     f"a tensor, a number, a NumPy array, or a tuple/list of them"
                 )
-            if data.dtype.kind != "f":
-                data = data.astype(np.float32)
-        leaf = Tensor._make(data)
+            leaf = Tensor(data if data.dtype.kind == "f" else data.astype(np.float32))
         leaf.requires_grad = True
         return leaf
 
@@ -106,10 +108,10 @@ def _vjp(
     """sum_k cot_k . d(outs_k)/d(inputs) (ones by default); zeros of an input's shape and dtype
     where the outputs do not depend on it (MindSpore/JAX)."""
     if cotangents is None:
-        cotangents = [Tensor._make(np.ones(o.shape, o.dtype)) for o in outs]
+        cotangents = [Tensor(np.ones(o.shape, o.dtype)) for o in outs]
     live = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
     if not live or not inputs:
-        return [Tensor._make(np.zeros(t.shape, t.dtype)) for t in inputs]
+        return [Tensor(np.zeros(t.shape, t.dtype)) for t in inputs]
     outs, cotangents = zip(*live)
     # retain_graph: a functional call must not free a graph the caller built outside fn; what fn
     # built is dropped anyway once we return.
@@ -181,6 +183,34 @@ def _weights(weights: Any) -> tuple | None:
     return ws
 
 
+def _check_flag(value: Any, name: str) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
+def _split_aux(out: Any) -> tuple:
+    """has_aux: fn's (output, aux, ...) as (output, aux): aux is item 1 of a pair (torch.func,
+    MindSpore), the tuple of items 1.. of a longer result (MindSpore)."""
+    if not isinstance(out, (tuple, list)) or len(out) < 2:
+        raise ValueError(
+            f"has_aux=True needs fn to return a tuple (output, aux, ...) of at least two items, "
+            f"but it returned a {type(out).__name__}; return (loss, aux) or use has_aux=False"
+        )
+    return out[0], (out[1] if len(out) == 2 else tuple(out[1:]))
+
+
+def _positions(argnums: Any, grad_position: Any) -> Any:
+    """argnums (torch.func, JAX) or its MindSpore name grad_position, checked."""
+    if grad_position is not None:
+        if argnums not in (0, None):
+            raise TypeError("give argnums or grad_position (the same thing), not both")
+        argnums = grad_position
+    if argnums is None:
+        raise TypeError("argnums must be an int or a tuple of ints, got None")
+    _check_positions(argnums, "argnums")
+    return argnums
+
+
 def _pick(grads: Iterator, lifted: list, pos: Any) -> Any:
     """Regroup flat gradients like the lifted arguments: bare for an int position, else a tuple."""
     per_position = [tree_map(lambda _: next(grads), arg) for arg in lifted]
@@ -199,8 +229,7 @@ def _make_grad(
             "to differentiate with respect to (grad_position=0, or weights=net."
             "trainable_params())"
         )
-    if not isinstance(has_aux, bool):
-        raise TypeError(f"has_aux must be True or False, got {has_aux!r}")
+    _check_flag(has_aux, "has_aux")
     _check_positions(grad_position, "grad_position")
     _weights(weights)  # fail early; checked again per call, as requires_grad may change
 
@@ -212,12 +241,8 @@ def _make_grad(
             for p in dict.fromkeys(positions):
                 call_args[p] = _lift(args[p], keep, f"argument {p} (grad_position)")
             out = fn(*call_args, **kwargs)
-            if has_aux and (not isinstance(out, (tuple, list)) or len(out) < 2):
-                raise ValueError(
-                    f"has_aux=True needs fn to return a tuple (output, aux, ...) of at "
-                    f"least two items, but it returned a {type(out).__name__}; return "
-                    f"(loss, aux) or use has_aux=False"
-                )
+            if has_aux:
+                _split_aux(out)
             lifted = [call_args[p] for p in positions]
             inputs = [t for arg in lifted for t in tree_leaves(arg)] + list(ws or ())
             outs = _output_tensors(out[0] if has_aux else out, "fn's result")
@@ -274,17 +299,21 @@ def stop_gradient(x: Any) -> Any:
 
 
 # ---- vjp, jvp, jacobian, hessian --------------------------------------------------------------
-def vjp(fn: Callable, *inputs: Any, weights: Any = None) -> tuple:
-    """`(fn(*inputs), vjp_fn)`; `vjp_fn(cotangent)` gives one gradient per input (cotangent^T J).
+def vjp(fn: Callable, *inputs: Any, weights: Any = None, has_aux: bool = False) -> tuple:
+    """`(fn(*inputs), vjp_fn)`; `vjp_fn(cotangent)` gives a tuple, one gradient per input
+    (cotangent^T J). has_aux: fn returns (output, aux); the call returns (output, vjp_fn, aux).
 
     With `weights=`, vjp_fn returns `(input grads, weight grads)`: MindSpore's sens_param.
     >>> out, f = tg.vjp(lambda x: x * x, tg.tensor(3.0)); f(tg.tensor(0.5))
     (tensor(3.),)
     """
+    _check_flag(has_aux, "has_aux")
     ws = _weights(weights)
     with _differentiating() as keep:
         lifted = [_lift(x, keep, f"inputs[{i}]") for i, x in enumerate(inputs)]
         out = fn(*lifted)
+        if has_aux:
+            out, aux = _split_aux(out)
         outs = _output_tensors(out, "fn's result")
     leaves = [t for arg in lifted for t in tree_leaves(arg)] + list(ws or ())
 
@@ -312,16 +341,19 @@ def vjp(fn: Callable, *inputs: Any, weights: Any = None) -> tuple:
         input_part = tuple(tree_map(lambda _: next(grads), arg) for arg in lifted)
         return input_part if ws is None else (input_part, tuple(next(grads) for _ in ws))
 
-    return (out if keep else stop_gradient(out)), vjp_fn
+    result = (out if keep else stop_gradient(out)), vjp_fn
+    return (*result, aux if keep else stop_gradient(aux)) if has_aux else result
 
 
-def jvp(fn: Callable, inputs: Any, tangents: Any) -> tuple:
+def jvp(fn: Callable, inputs: Any, tangents: Any, has_aux: bool = False) -> tuple:
     """`(fn(*inputs), J @ tangents)` by the double-VJP trick: u -> J^T u is linear in u, so the VJP
-    of that map with cotangent t is J t (reverse mode twice, no forward mode needed).
+    of that map with cotangent t is J t (reverse mode twice, no forward mode needed). has_aux: fn
+    returns (output, aux) and the call returns (output, J @ tangents, aux).
 
     >>> tg.jvp(lambda x: x * x, (tg.tensor(3.0),), (tg.tensor(1.0),))
     (tensor(9.), tensor(6.))
     """
+    _check_flag(has_aux, "has_aux")
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(tangents) != len(inputs):
@@ -335,24 +367,49 @@ def jvp(fn: Callable, inputs: Any, tangents: Any) -> tuple:
                 f"tangents[{i}] has shape {list(np.shape(t))} but inputs[{i}] has shape "
                 f"{list(np.shape(x))}; a tangent must have its input's shape"
             )
-    out, vjp_fn = vjp(fn, *inputs)
-    u = tree_map(lambda o: Tensor._make(np.zeros(o.shape, o.dtype)), out)  # any u: J^T u is linear
-    _, vjp_of_vjp = vjp(vjp_fn, u)
+    out, vjp_fn, *aux = vjp(fn, *inputs, has_aux=has_aux)
+    _, vjp_of_vjp = vjp(vjp_fn, _zeros_like_tree(out))  # any u: J^T u is linear in u
     (jv,) = vjp_of_vjp(tangents)
-    return out, jv
+    return (out, jv, *aux)
 
 
-def jacobian(fn: Callable, argnums: Any = 0) -> Callable:
-    """A function returning d fn / d args[argnums], of shape out.shape + in.shape (one VJP per
-    output element). A tuple argnums or a tuple result gives tuples, as JAX's jacrev.
+def _zeros_like_tree(tree: Any) -> Any:
+    return tree_map(lambda t: Tensor(np.zeros(t.shape, t.dtype)), tree)
+
+
+def _as_lifted(v: Any) -> Tensor:
+    """A differentiated argument's leaf as _lift makes it (numbers and integers become float32)."""
+    t = v if isinstance(v, Tensor) else Tensor(v)
+    return t if t.dtype.kind == "f" else t.astype(np.float32)
+
+
+def _basis(x: Tensor, k: int) -> Tensor:
+    """The k-th basis vector of x's space, shaped like x."""
+    e = np.zeros(x.size, x.dtype)
+    e[k] = 1
+    return Tensor(e.reshape(x.shape))
+
+
+def _block(vectors: list, o: Tensor, x: Tensor, axis: int) -> Tensor:
+    """d o / d x (shape o.shape + x.shape) from its rows (axis 0) or columns (axis -1)."""
+    if not vectors:
+        return Tensor(np.zeros(o.shape + x.shape, x.dtype))
+    return stack(vectors, axis).reshape(o.shape + x.shape)
+
+
+def jacobian(
+    fn: Callable, argnums: Any = 0, has_aux: bool = False, *, grad_position: Any = None
+) -> Callable:
+    """A function returning d fn / d args[argnums], of shape out.shape + in.shape, by reverse mode
+    (one VJP per output element). A tuple argnums or a tuple result gives tuples (torch.func's and
+    MindSpore's jacrev); has_aux: fn returns (output, aux) and the call gives (jacobian, aux).
 
     >>> tg.jacobian(lambda x: x * x)(tg.tensor([1.0, 2.0]))
     tensor([[2., 0.],
             [0., 4.]])
     """
-    if argnums is None:
-        raise TypeError("argnums must be an int or a tuple of ints, got None")
-    _check_positions(argnums, "argnums")
+    argnums = _positions(argnums, grad_position)
+    _check_flag(has_aux, "has_aux")
 
     def jac_fn(*args: Any, **kwargs: Any) -> Any:
         positions = _resolve(argnums, len(args), "argnums")
@@ -361,25 +418,97 @@ def jacobian(fn: Callable, argnums: Any = 0) -> Callable:
             for p in dict.fromkeys(positions):
                 call_args[p] = _lift(args[p], keep, f"argument {p} (argnums)")
             out = fn(*call_args, **kwargs)
+            if has_aux:
+                out, aux = _split_aux(out)
             _output_tensors(out, "fn's result")
             lifted = [call_args[p] for p in positions]
             inputs = [t for arg in lifted for t in tree_leaves(arg)]
 
             def jac_of(o: Tensor) -> Any:
-                rows = []  # row k = e_k^T J, the VJP with the k-th basis vector
-                for k in range(o.size):
-                    e = np.zeros(o.size, o.dtype)
-                    e[k] = 1
-                    rows.append(_vjp([o], inputs, [Tensor._make(e.reshape(o.shape))], keep))
-                blocks = [
-                    stack([r[j] for r in rows]).reshape(o.shape + x.shape)
-                    if rows
-                    else Tensor._make(np.zeros(o.shape + x.shape, x.dtype))
-                    for j, x in enumerate(inputs)
-                ]
+                # row k = e_k^T J, the VJP with the k-th basis vector
+                rows = [_vjp([o], inputs, [_basis(o, k)], keep) for k in range(o.size)]
+                blocks = [_block([r[j] for r in rows], o, x, 0) for j, x in enumerate(inputs)]
                 return _pick(iter(blocks), lifted, argnums)
 
-            return tree_map(jac_of, out)
+            jac = tree_map(jac_of, out)
+        return (jac, aux if keep else stop_gradient(aux)) if has_aux else jac
+
+    return functools.update_wrapper(jac_fn, fn, updated=())
+
+
+def jacrev(
+    fn: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    *,
+    grad_position: Any = None,
+    chunk_size: int | None = None,
+) -> Callable:
+    """torch.func's and MindSpore's name for tg.jacobian (reverse mode, one VJP per output element).
+
+    >>> tg.jacrev(lambda x, y: x * y, grad_position=1)(tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    return jacobian(fn, argnums, has_aux, grad_position=grad_position)
+
+
+def jacfwd(
+    fn: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    *,
+    grad_position: Any = None,
+    randomness: str = "error",
+) -> Callable:
+    """The same Jacobian as jacrev, built column by column: column k is the JVP with the k-th basis
+    tangent of the inputs (one fn call, one JVP per input element; better for few inputs).
+
+    >>> tg.jacfwd(lambda x: x ** 3)(tg.tensor([1.0, 2.0]))
+    tensor([[ 3.,  0.],
+            [ 0., 12.]])
+    """
+    argnums = _positions(argnums, grad_position)
+    _check_flag(has_aux, "has_aux")
+
+    def jac_fn(*args: Any, **kwargs: Any) -> Any:
+        positions = _resolve(argnums, len(args), "argnums")
+        unique = list(dict.fromkeys(positions))
+
+        def of_unique(*diff: Any) -> Any:
+            call = list(args)
+            for p, v in zip(unique, diff):
+                call[p] = v
+            return fn(*call, **kwargs)
+
+        out, vjp_fn, *aux = vjp(of_unique, *(args[p] for p in unique), has_aux=has_aux)
+        _, j_times = vjp(vjp_fn, _zeros_like_tree(out))  # t -> J t, as in jvp
+        flat = [_as_lifted(v) for p in unique for v in tree_leaves(args[p])]
+        slots, n = {}, 0  # position -> indices of its leaves in `flat`
+        for p in unique:
+            slots[p] = range(n, n + len(tree_leaves(args[p])))
+            n += len(slots[p])
+        zeros = [Tensor(np.zeros(x.shape, x.dtype)) for x in flat]
+        columns = [  # columns[j][k][i]: output leaf i of J e_k, e_k a basis vector of leaf j
+            [
+                tree_leaves(j_times(zeros[:j] + [_basis(x, k)] + zeros[j + 1 :]))
+                for k in range(x.size)
+            ]
+            for j, x in enumerate(flat)
+        ]
+        output_index = iter(range(len(tree_leaves(out))))
+
+        def jac_of(o: Tensor) -> Any:
+            i = next(output_index)
+            blocks = [
+                _block([c[i] for c in columns[j]], o, flat[j], -1)
+                for p in positions
+                for j in slots[p]
+            ]
+            return _pick(iter(blocks), [args[p] for p in positions], argnums)
+
+        jac = tree_map(jac_of, out)
+        return (jac, *aux) if has_aux else jac
 
     return functools.update_wrapper(jac_fn, fn, updated=())
 

@@ -1,4 +1,5 @@
-"""tg.ops: where MindSpore users look for functions (`ops.clip_by_global_norm`, `ops.stop_gradient`, ...).
+"""tg.ops: where MindSpore users look for functions (`ops.clip_by_global_norm`, `ops.stop_gradient`,
+...) and class-style ops (`ops.Sin()`, `ops.MatMul()`, `ops.GradOperation()`).
 
 Layer L6: re-exports only. The functional names (grad, value_and_grad, stop_gradient, ...) are
 looked up lazily in tapegrad.functional, so this module never depends on its import order.
@@ -10,6 +11,35 @@ from typing import Any
 
 from .amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from .creation import ones, ones_like, zeros, zeros_like
+from .mindspore_compat import GradOperation, ParameterTuple
+from .op_classes import (
+    Abs,
+    Add,
+    Concat,
+    Cos,
+    Div,
+    Exp,
+    ExpandDims,
+    Log,
+    MatMul,
+    Maximum,
+    Minimum,
+    Mul,
+    Neg,
+    Pow,
+    ReduceMean,
+    ReduceSum,
+    Reshape,
+    Sigmoid,
+    Sin,
+    Sqrt,
+    Square,
+    Squeeze,
+    Stack,
+    Sub,
+    Tanh,
+    Transpose,
+)
 from .math import (
     abs,
     cat,
@@ -42,7 +72,17 @@ from .math import (
     where,
 )
 
-_FUNCTIONAL = ("grad", "value_and_grad", "stop_gradient", "vjp", "jvp", "jacobian", "hessian")
+_FUNCTIONAL = (
+    "grad",
+    "value_and_grad",
+    "stop_gradient",
+    "vjp",
+    "jvp",
+    "jacobian",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -54,6 +94,34 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Abs",
+    "Add",
+    "Concat",
+    "Cos",
+    "Div",
+    "Exp",
+    "ExpandDims",
+    "GradOperation",
+    "Log",
+    "MatMul",
+    "Maximum",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "ParameterTuple",
+    "Pow",
+    "ReduceMean",
+    "ReduceSum",
+    "Reshape",
+    "Sigmoid",
+    "Sin",
+    "Sqrt",
+    "Square",
+    "Squeeze",
+    "Stack",
+    "Sub",
+    "Tanh",
+    "Transpose",
     "DynamicLossScaler",
     "StaticLossScaler",
     "abs",

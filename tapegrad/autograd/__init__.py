@@ -12,6 +12,7 @@ from ..tape.node import Node
 from .function import Function, FunctionCtx
 from .functions import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 
 def formula(op_name: str) -> str:

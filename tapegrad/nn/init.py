@@ -1,4 +1,5 @@
-"""Weight initialisation (PyTorch's nn.init names): fill a tensor in place from tapegrad's generator.
+"""Weight initialisation (PyTorch's nn.init names, MindSpore's initializer names): fill a tensor
+in place from tapegrad's generator.
 
 Layer L5: imports tensor.py, creation.generator (so tg.manual_seed makes layers reproducible) and
 the tape's grad mode. Every helper writes through `_fill`, off the tape.
@@ -18,7 +19,7 @@ from ..tensor import Tensor
 
 
 def _tensor_first(fn: Any) -> Any:
-    """Every initialiser takes the tensor to fill first: say so clearly when it is something else."""
+    """Every initialiser takes the tensor to fill first: say so clearly when it is not one."""
 
     @functools.wraps(fn)
     def checked(tensor: Any, *args: Any, **kwargs: Any) -> Any:
@@ -44,15 +45,15 @@ def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """(fan_in, fan_out) of a weight shaped (out, in, *kernel), as PyTorch computes them."""
     if tensor.ndim < 2:
         raise ValueError(
-            f"fan in and fan out need a tensor with at least 2 dimensions, got shape {tensor.shape}; "
-            f"use uniform_/normal_/zeros_ for biases"
+            f"fan in and fan out need a tensor with at least 2 dimensions, got shape "
+            f"{tensor.shape}; use uniform_/normal_/zeros_ for biases"
         )
     receptive = int(np.prod(tensor.shape[2:])) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
-    """The recommended gain for a nonlinearity ('linear', 'sigmoid', 'tanh', 'relu', 'leaky_relu')."""
+    """The recommended gain for a nonlinearity (linear, sigmoid, tanh, relu, leaky_relu)."""
     if nonlinearity in ("linear", "sigmoid", "identity"):
         return 1.0
     if nonlinearity == "tanh":
@@ -109,7 +110,8 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
 def kaiming_uniform_(
     tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
 ) -> Tensor:
-    """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default (b = 1/sqrt(fan_in))."""
+    """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default
+    (b = 1/sqrt(fan_in))."""
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
@@ -117,22 +119,93 @@ def kaiming_uniform_(
     return uniform_(tensor, -bound, bound)
 
 
-# MindSpore's initializer names (weight_init="normal" etc.) -> how to fill.
+@_tensor_first
+def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """Glorot: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+@_tensor_first
+def kaiming_normal_(
+    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
+    """He: N(0, std^2) with std = gain / sqrt(fan)."""
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+
+
+@_tensor_first
+def trunc_normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0
+) -> Tensor:
+    """N(mean, std^2) restricted to [a, b] (values outside are drawn again)."""
+    if not a < b:
+        raise ValueError(f"trunc_normal_ needs a < b, got a={a}, b={b}")
+    values = generator().normal(mean, std, tensor.shape)
+    for _ in range(1000):  # each round redraws the few values outside [a, b]
+        outside = (values < a) | (values > b)
+        if not outside.any():
+            break
+        values[outside] = generator().normal(mean, std, int(outside.sum()))
+    return _fill(tensor, np.clip(values, a, b))
+
+
+@_tensor_first
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (2-D tensors only)."""
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_ fills 2-D tensors only, got shape {tensor.shape}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+@_tensor_first
+def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """A (semi-)orthogonal matrix (trailing axes flattened), times gain."""
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {tensor.shape}")
+    rows = tensor.shape[0]
+    cols = tensor.size // rows
+    flat = generator().normal(0.0, 1.0, (rows, cols))
+    q, r = np.linalg.qr(flat.T if rows < cols else flat)
+    q = q * np.sign(np.diag(r))  # a unique (Haar-distributed) choice of signs
+    return _fill(tensor, gain * (q.T if rows < cols else q).reshape(tensor.shape))
+
+
+# MindSpore's initializer names (weight_init="normal" etc., looked up lower-cased as MindSpore
+# does, so "HeUniform" and "truncatedNormal" work) -> how to fill, with MindSpore's defaults.
 _BY_NAME = {
     "zeros": zeros_,
+    "zero": zeros_,
     "ones": ones_,
+    "one": ones_,
     "normal": lambda t: normal_(t, 0.0, 0.01),  # MindSpore Normal(sigma=0.01)
     "uniform": lambda t: uniform_(t, -0.07, 0.07),  # MindSpore Uniform(scale=0.07)
+    "truncatednormal": lambda t: trunc_normal_(t, 0.0, 0.01, -0.02, 0.02),  # sigma=0.01, 2 sigma
     "xavier_uniform": xavier_uniform_,
-    "he_uniform": lambda t: kaiming_uniform_(t, 0.0, nonlinearity="relu"),
+    "xavieruniform": xavier_uniform_,
+    "xavier_normal": xavier_normal_,
+    "xaviernormal": xavier_normal_,
+    "he_uniform": lambda t: kaiming_uniform_(t, 0.0, nonlinearity="relu"),  # negative_slope=0
+    "heuniform": lambda t: kaiming_uniform_(t, 0.0, nonlinearity="relu"),
+    "he_normal": lambda t: kaiming_normal_(t, 0.0, nonlinearity="relu"),
+    "henormal": lambda t: kaiming_normal_(t, 0.0, nonlinearity="relu"),
+    "identity": eye_,
+    "orthogonal": orthogonal_,
 }
 
 
 def initialize(tensor: Tensor, init: Any) -> Tensor:
-    """Fill `tensor` from an init spec: a name ('normal', 'zeros', 'he_uniform', ...), a number or values."""
+    """Fill `tensor` from an init spec: a MindSpore initializer name ('normal', 'zeros',
+    'he_uniform', 'XavierNormal', 'truncatedNormal', ...), a callable, a number or values.
+
+    >>> tg.nn.init.initialize(tg.zeros(2), "ones")
+    tensor([1., 1.])
+    """
     if isinstance(init, str):
         key = init.lower()
-        key = {"heuniform": "he_uniform", "xavieruniform": "xavier_uniform"}.get(key, key)
         if key not in _BY_NAME:
             raise ValueError(
                 f"unknown initializer {init!r}; use one of {sorted(_BY_NAME)}, a number or values"

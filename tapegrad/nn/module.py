@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from .._state import no_grad
 from ..tensor import Tensor
 from ..tensor.coerce import to_dtype
+from .bprop import call_with_bprop
 from .parameter import Parameter
 
 
@@ -174,6 +175,8 @@ class Module:
 
     # ---- running ------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward replaces the tape's
+            return call_with_bprop(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

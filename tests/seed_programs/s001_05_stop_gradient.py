@@ -1,0 +1,28 @@
+import numpy as np
+from tapegrad import ops, Tensor
+import tapegrad.nn as nn
+import tapegrad as ms
+# Define the inputs x and y.
+x = Tensor([3.0], dtype=ms.float32)
+y = Tensor([5.0], dtype=ms.float32)
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.z = ms.Parameter(ms.Tensor(np.array([1.0], np.float32)), name='z')
+    def construct(self, x, y):
+        out = x * x * y * self.z
+        return out
+
+class Net(nn.Cell):
+    def __init__(self):
+        super(Net, self).__init__()
+    def construct(self, x, y):
+        out1 = x * y
+        out2 = x * y
+        out2 = ops.stop_gradient(out2) # Stop computing the gradient of the out2 operator.
+        out = out1 + out2
+        return out
+net = Net()
+grad_fn = ms.grad(net)
+output = grad_fn(x, y)
+print(output)
