@@ -100,6 +100,7 @@ from .functional import (
     vjp,
 )
 from .explain import explain  # noqa: E402
+from .interop import from_dlpack  # noqa: E402
 from .nn import Parameter  # noqa: E402
 
 __version__ = "0.1.0"

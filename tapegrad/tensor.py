@@ -94,8 +94,33 @@ class Tensor:
         "_name",
         "__weakref__",
     )
-    __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operators
     __hash__ = object.__hash__
+
+    # ---- NumPy protocols and DLPack: an upper layer (interop.py, L5) provides them, so they
+    # import it when first called (tensor.py cannot import it at load time: it imports tensor.py)
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from . import interop
+
+        return interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        from . import interop
+
+        return interop.array_function(func, types, args, kwargs)
+
+    def __dlpack__(
+        self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None
+    ) -> Any:
+        from . import interop
+
+        return interop.to_dlpack(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+    def __dlpack_device__(self) -> tuple:
+        from . import interop
+
+        return interop.dlpack_device(self)
 
     def __init__(
         self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
