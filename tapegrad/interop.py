@@ -20,7 +20,14 @@ from ._utils import normalize_axis, tree_map
 from .tape.grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["array_function", "array_ufunc", "dlpack_device", "from_dlpack", "to_dlpack"]
+__all__ = [
+    "array_function",
+    "array_ufunc",
+    "dlpack_device",
+    "from_dlpack",
+    "numpy_support",
+    "to_dlpack",
+]
 
 
 def _public_functions(module: Any) -> dict[str, Callable]:
@@ -161,6 +168,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
             f"(`arr += t` is such a case: write `arr = arr + t` or `arr += t.numpy()`)"
         )
     what = f"np.{name}" if method == "__call__" else f"np.{name}.{method}"
+    if out is not None:
+        inputs = _before_writing(out[0], inputs, what)
     if name in _VALUE_UFUNCS and method != "at":
         result = _wrap(getattr(ufunc, method)(*_values(inputs), **_values(kwargs)))
     else:
@@ -203,14 +212,22 @@ def _reduce(name: str, what: str, x: Any, kwargs: dict) -> Any:
     return _OPS[_REDUCTIONS[name]](x, axis=axis, keepdims=keepdims)
 
 
-def _write_into(target: Tensor, result: Any, what: str) -> Tensor:
-    """out=t: the result written into t as an in-place op (as `t += ...`: version bumped)."""
-    if target.is_leaf and target.requires_grad and is_grad_enabled():
+def _before_writing(target: Tensor, inputs: tuple, what: str) -> tuple:
+    """out=t is refused where `t += ...` is; on the tape, t as an input is read from a recorded
+    copy (as `+=` does), so what the op saves is not the memory about to be overwritten."""
+    if not (target.requires_grad and is_grad_enabled()):
+        return inputs
+    if target.is_leaf:
         raise RuntimeError(
             f"{what}(..., out=t): t is a leaf tensor that requires grad, and writing into it in "
             f"place would lose what its gradient refers to (as `t += ...` would); do it inside "
             f"`with tg.no_grad():` (as optimizers do) or drop out= to get a new tensor"
         )
+    return tuple(x.clone() if x is target else x for x in inputs)
+
+
+def _write_into(target: Tensor, result: Any, what: str) -> Tensor:
+    """out=t: the result written into t as an in-place op (as `t += ...`: version bumped)."""
     shape = np.shape(_values(result))
     try:
         fits = np.broadcast_shapes(shape, target.shape) == target.shape
@@ -295,7 +312,8 @@ def _squeeze(a: Any, axis: Any = None) -> Tensor:
 
 def _function_table() -> dict:
     """NumPy function -> tapegrad op: every public op (math, and the *_like factories) that NumPy
-    spells the same way, then NumPy's other spellings and where NumPy's meaning differs."""
+    spells the same way, then those where NumPy's meaning differs (np.concat, np.permute_dims
+    are np.concatenate, np.transpose)."""
     likes = {n: f for n, f in _public_functions(creation).items() if n.endswith("_like")}
     ops = {**likes, **_OPS}
     table = {
@@ -305,9 +323,7 @@ def _function_table() -> dict:
     }
     table.update(
         {
-            np.concat: _concatenate,
             np.concatenate: _concatenate,
-            np.permute_dims: tgmath.transpose,
             np.dot: _dot,
             np.where: _where,
             np.split: _split,
@@ -336,10 +352,29 @@ _CONVERSIONS = {np.atleast_1d, np.atleast_2d, np.atleast_3d, np.copy}
 _RENAMED = {"a_min": "min", "a_max": "max"}  # np.clip's names for tapegrad's
 
 
+def numpy_support() -> dict[str, str]:
+    """What each NumPy name does on Tensors: "op" (runs a tapegrad op, recorded), "value" (computed
+    on the values; no gradient) or "conversion" (an ndarray); any other NumPy name raises TypeError.
+
+    >>> tg.interop.numpy_support()["np.sin"]
+    'op'
+    """
+    kinds = {f"np.{u.__name__}": "op" for u in _UFUNCS}
+    kinds.update({f"np.{u}.reduce": "op" for u in _REDUCTIONS})
+    kinds.update({f"np.{u}": "value" for u in _VALUE_UFUNCS})
+    for funcs, kind in ((_CONVERSIONS, "conversion"), (_VALUE_FUNCTIONS | _ATTRIBUTES, "value")):
+        kinds.update({_numpy_name(f): kind for f in funcs})
+    kinds.update({_numpy_name(f): "op" for f in _FUNCTIONS})
+    return dict(sorted(kinds.items()))
+
+
 @functools.lru_cache(maxsize=None)
 def _signature(func: Any, op: Any) -> tuple:
     """func's signature, its positional names, the required ones, whether op takes dtype."""
-    sig = inspect.signature(func)
+    try:
+        sig = inspect.signature(func)
+    except ValueError:  # (a C function of an older NumPy: the adapters use NumPy's names)
+        sig = inspect.signature(op)
     positional = [
         p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
