@@ -65,6 +65,7 @@ _UFUNCS.update(
         np.multiply: _OPS["mul"],
         np.divide: _OPS["div"],  # (np.true_divide is np.divide)
         np.negative: _OPS["neg"],
+        np.power: _OPS["pow"],  # (np.pow is new in NumPy 2)
         np.fabs: _OPS["abs"],
         np.positive: operator.pos,
     }
@@ -215,15 +216,17 @@ def _reduce(name: str, what: str, x: Any, kwargs: dict) -> Any:
 def _before_writing(target: Tensor, inputs: tuple, what: str) -> tuple:
     """out=t is refused where `t += ...` is; on the tape, t as an input is read from a recorded
     copy (as `+=` does), so what the op saves is not the memory about to be overwritten."""
-    if not (target.requires_grad and is_grad_enabled()):
+    if not is_grad_enabled():
         return inputs
-    if target.is_leaf:
+    if target.is_leaf and target.requires_grad:
         raise RuntimeError(
             f"{what}(..., out=t): t is a leaf tensor that requires grad, and writing into it in "
             f"place would lose what its gradient refers to (as `t += ...` would); do it inside "
             f"`with tg.no_grad():` (as optimizers do) or drop out= to get a new tensor"
         )
-    return tuple(x.clone() if x is target else x for x in inputs)
+    if target.requires_grad or any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        return tuple(x.clone() if x is target else x for x in inputs)
+    return inputs
 
 
 def _write_into(target: Tensor, result: Any, what: str) -> Tensor:

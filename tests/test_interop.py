@@ -93,6 +93,7 @@ def test_binary_ufunc_runs_the_operator_with_its_gradient(ufunc: np.ufunc) -> No
         lambda b: ufunc(np.float64(0.7), b),
     ):
         assert isinstance(f(y), tg.Tensor) and f(y).requires_grad
+        np.testing.assert_allclose(f(y).numpy(), f(y.numpy()))
         assert gradcheck(f, (y,))
 
 
@@ -499,3 +500,10 @@ def test_what_scipy_receives() -> None:
     expected[:-1] = -400 * x[:-1] * (x[1:] - x[:-1] ** 2) - 2 * (1 - x[:-1])
     expected[1:] += 200 * (x[1:] - x[:-1] ** 2)
     np.testing.assert_allclose(g, expected)
+
+
+def test_out_into_an_input_that_another_operand_differentiates_through() -> None:
+    w, t = leaf(3), tg.tensor([1.0, 2.0, 3.0], dtype=tg.float64)
+    np.multiply(t, w, out=t)  # as `t *= w`: the product's saved t is the value before the write
+    t.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [1.0, 2.0, 3.0])
