@@ -494,7 +494,7 @@ class _Capsule:
 def from_dlpack(obj: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """A Tensor sharing the memory of any DLPack array on the CPU (NumPy, PyTorch, JAX, ...).
 
-    >>> a = np.arange(3.0); t = tg.from_dlpack(a); t.numpy()[0] = 7.0; a[0]
+    >>> a = np.arange(3.0); t = tg.from_dlpack(a); t.numpy()[0] = 7.0; float(a[0])
     7.0
     """
     kind = f"{type(obj).__module__}.{type(obj).__qualname__}"

@@ -109,7 +109,12 @@ class Tensor:
         return interop.array_function(func, types, args, kwargs)
 
     def __dlpack__(
-        self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None
+        self,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: Any = None,
     ) -> Any:
         from . import interop
 

@@ -333,6 +333,8 @@ def test_numpy_function_keywords_and_refusals() -> None:
     ]:
         with pytest.raises(TypeError, match=word):
             call()
+    scaled = np.dot(np.float64(2.0), t)  # a 0-d operand: a product, with the operators' rules
+    assert scaled.dtype == np.float32 and scaled.numpy().tolist() == [[2.0, 4.0], [6.0, 8.0]]
     with pytest.raises(TypeError, match="more than 2 axes"):
         np.dot(tg.ones(2, 2, 2), tg.ones(2, 2, 2))
     with pytest.raises(ValueError, match="not 1"):
@@ -507,3 +509,11 @@ def test_out_into_an_input_that_another_operand_differentiates_through() -> None
     np.multiply(t, w, out=t)  # as `t *= w`: the product's saved t is the value before the write
     t.sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(interop, extraglobs={"tg": tg, "np": np}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
