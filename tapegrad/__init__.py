@@ -109,6 +109,7 @@ from .functional import (
     vjp,
 )
 from .explain import explain  # noqa: E402
+from .interop import from_dlpack  # noqa: E402
 from .nn import Parameter  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .mindspore_compat import (  # noqa: E402

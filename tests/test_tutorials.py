@@ -154,6 +154,20 @@ TESTED = {
 }
 
 
+def check_10(out: str) -> None:
+    assert "finite differences agree: True" in out and "TypeError: np.linalg.svd has no" in out
+    losses = [numbers(line)[-1] for line in out.splitlines() if line.startswith("step")]
+    assert len(losses) == 4 and losses[-1] < losses[0] / 5
+    assert numbers(out.split("training accuracy")[1])[0] > 0.95
+    assert "L-BFGS-B converged: True" in out
+    assert numbers(out.split("x =")[1].splitlines()[0]) == pytest.approx([1.0] * 10, abs=1e-3)
+    assert "NumPy writes, tapegrad sees: [10.0, 2.0, 3.0]" in out
+    assert "round trip shares memory: True" in out
+
+
+TESTED["10_numpy_interop.py"] = check_10
+
+
 @pytest.mark.parametrize("script", sorted(TESTED))
 def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))

@@ -102,7 +102,29 @@ class TensorBase:
         "_name",
         "__weakref__",
     )
-    __array_ufunc__ = None  # ndarray <op> Tensor defers to Tensor's reflected operators
+    # ---- NumPy protocols and DLPack: an upper layer (interop.py, L5) provides them, so they
+    # import it when first called (this layer cannot import it at load time: it imports this one)
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from .. import interop
+
+        return interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        from .. import interop
+
+        return interop.array_function(func, types, args, kwargs)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: Any = None) -> Any:
+        from .. import interop
+
+        return interop.to_dlpack(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from .. import interop
+
+        return interop.dlpack_device(self)
 
     def __init__(
         self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
@@ -254,7 +276,8 @@ class TensorBase:
     asnumpy = numpy
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        arr = self._data if dtype is None else self._data.astype(dtype)
+        return arr.copy() if copy and arr is self._data else arr  # (NumPy 2 trusts copy=)
 
     def item(self) -> Any:
         """The one element as a Python number."""
