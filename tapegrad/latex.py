@@ -69,8 +69,13 @@ def to_latex(expr: str) -> str:
 
 def adjoint(name: str) -> str:
     r"""The gradient of the loss with respect to `name`: adjoint("x") == "\\bar{x}"."""
-    tree = _parse(name)
-    inner = _tex(tree)[0] if tree is not None else _prose(name)
+    if name.isidentifier() or re.fullmatch(r"\w+\[\d+\]", name):  # x, x_i, xs[0]
+        tree = _parse(name)
+        inner = _tex(tree)[0] if tree is not None else _prose(name)
+    elif re.fullmatch(r"[\w.]+", name):  # a module path: fc1.weight
+        inner = r"\mathrm{" + name.replace("_", r"\_") + "}"
+    else:
+        inner = _prose(name)
     single = len(name) == 1 and name.isalpha()
     return rf"\bar{{{inner}}}" if single else rf"\overline{{{inner}}}"
 
