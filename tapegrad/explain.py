@@ -266,9 +266,13 @@ def _format_leaves(leaves: list, max_values: int) -> list:
     return lines
 
 
-def _in_ipython() -> bool:
+def running_in_ipython() -> bool:
     """Inside IPython or Jupyter, whose display shows the returned Explanation (as HTML in a
-    notebook): printing as well would show it twice."""
+    notebook): printing as well would show it twice.
+
+    >>> running_in_ipython()  # in a script  # doctest: +SKIP
+    False
+    """
     ipython = sys.modules.get("IPython")
     try:
         return ipython is not None and ipython.get_ipython() is not None
@@ -340,6 +344,6 @@ def explain(
     body = [format_step(s, max_values) + "\n" for s in steps]
     text = "\n".join(_fit_lines(head) + body + _format_leaves(leaves, max_values)) + "\n"
     result = Explanation(steps, leaves, seen.seed, text)
-    if show or (show is None and (file is not None or not _in_ipython())):
+    if show or (show is None and (file is not None or not running_in_ipython())):
         print(text, end="", file=file if file is not None else sys.stdout)
     return result
