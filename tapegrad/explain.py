@@ -195,7 +195,7 @@ def _row(label: str, value: str, note: str, width: int) -> list:
             lines[0] += f"   {note}"
         else:
             lines.append(" " * min(column, 40) + note)
-    return _fit_lines([line.rstrip() for line in lines])
+    return _fit_lines([line.rstrip() for line in lines if line.strip()])
 
 
 def _reads_rows(step: Step, width: int, max_values: int) -> list:
@@ -235,10 +235,11 @@ def format_step(step: Step, max_values: int = 8) -> str:
     lines += _row("dL/dout", format_values(step.grad_out, max_values), note, width)
     for name, rule in rules.items():
         dest, gi = step.sends_to[name], step.grads_in[name]
-        if dest == "constant":
-            lines += _row(rule, "-", f"not computed: {name} is a constant", width)
-        elif gi is None:
-            lines += _row(rule, "-", f"no gradient (zero) for {dest}", width)
+        if dest == "constant" or gi is None:
+            note = f"not computed: {name} is a constant" if dest == "constant" else ""
+            note = note or f"no gradient (zero) for {dest}"
+            dash = "-" if len(rule) <= width else ""  # (a long rule: the note alone follows it)
+            lines += _row(rule, dash, note, width)
         else:
             note = f"-> {dest}"
             if name in step.broadcast_from:
@@ -331,7 +332,7 @@ def explain(
     ]
     n = len(order)
     head = [
-        f"Backward pass of a {shape_text(t.shape)} {t.dtype} tensor"
+        f"Backward pass of a {'scalar' if t.ndim == 0 else shape_text(t.shape)} {t.dtype} tensor"
         + (
             f" made by {order[0].name}: {n} step{'s' * (n != 1)}, in the engine's order."
             if n

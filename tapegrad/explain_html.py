@@ -27,11 +27,24 @@ _CELL = (
 _HEAD = 'style="text-align: left; padding: 4px 8px; border-bottom: 2px solid #888"'
 _CODE = 'style="white-space: pre; font-family: Menlo, Consolas, monospace; font-size: 12px"'
 _NOTE = 'style="color: #666; font-size: 11px"'
+_RULE = (
+    'style="display: block; margin-bottom: 6px; color: #555; '
+    'font-family: Menlo, Consolas, monospace; font-size: 11px"'
+)
 _OUT = r"\overline{\mathrm{out}}"
+PLAIN_LEGEND = (
+    "dL/dv is the gradient of the loss L with respect to v; dL/dout (g in a rule's code) is the "
+    "gradient arriving at the node's output. Under each rule is its code: * multiplies element "
+    "by element, @ is the matrix product, .T transposes, (x > 0) is 1 where it holds, else 0."
+)
 
 
-def _math(latex: str) -> str:
-    return html.escape(rf"\({latex}\)", quote=False)
+def _math(latex: str, plain: str = "") -> str:
+    """LaTeX for MathJax, and its plain form (hidden unless a page finds no MathJax: the docs
+    pages add `tg-no-mathjax` to their body then, see docs/build_tutorials.py)."""
+    tex = html.escape(rf"\({latex}\)", quote=False)
+    text = f'<span class="tg-plain" style="display: none">{html.escape(plain)}</span>'
+    return f'<span class="tg-math">{tex}</span>' + (text if plain else "")
 
 
 def _code(text: str) -> str:
@@ -49,7 +62,8 @@ def _values(a: Any, max_values: int) -> str:
 
 
 def _node_cell(step: Any) -> str:
-    parts = [f"<b>{html.escape(step.node)}</b>", _math(to_latex(step.forward.split("=", 1)[1]))]
+    forward = step.forward.split("=", 1)[1].strip()
+    parts = [f"<b>{html.escape(step.node)}</b>", _math(to_latex(forward), forward)]
     about = ([f"makes {step.output}"] if step.output else []) + (
         [f"in {step.module}"] if step.module else []
     )
@@ -61,15 +75,17 @@ def _node_cell(step: Any) -> str:
 def _rules_cell(step: Any) -> str:
     lines = []
     for name, text in step.rules.items():
-        lines.append(_math(rule_latex(name, text)) + "<br>" + _note(step.formulas[name]))
-    return "<br>".join(lines)
+        # the math, then the rule's code (all there is where no MathJax runs)
+        math = _math(rule_latex(name, text)).replace("</span>", "<br></span>", 1)
+        lines.append(f"{math}<code {_RULE}>{html.escape(step.formulas[name])}</code>")
+    return "".join(lines)  # (each code line is a block: it ends its row)
 
 
 def _reads_cell(step: Any, max_values: int) -> str:
     if step.grad_out is None or not step.reads:
         return ""
     return "<br>".join(
-        f"{_math(to_latex(k))} = {_values(v, max_values)}" for k, v in step.reads.items()
+        f"{_math(to_latex(k), k)} = {_values(v, max_values)}" for k, v in step.reads.items()
     )
 
 
@@ -86,7 +102,7 @@ def _grads_out_cell(step: Any, max_values: int) -> str:
     lines = []
     for name, dest in step.sends_to.items():
         gi = step.grads_in.get(name)
-        head = _math(adjoint(name))
+        head = _math(adjoint(name), f"dL/d{name}")
         if dest == "constant":
             lines.append(f"{head} {_note(f'not computed: {name} is a constant')}")
         elif gi is None:
@@ -110,7 +126,7 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
     head = explanation.text.split("\n", 1)[0]
     caption = (
         f'<caption style="caption-side: top; text-align: left; padding: 4px 8px">'
-        f"<b>{html.escape(head)}</b> Seed: {_math(_OUT)} = "
+        f"<b>{html.escape(head)}</b> Seed: {_math(_OUT, 'dL/dout')} = "
         f"{_values(explanation.seed, max_values)}<br>{_note_math(LEGEND)}</caption>"
     )
     titles = ["step", "node", "rule", "forward values it reads", "gradient in", "gradients out"]
@@ -135,7 +151,7 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
             f"<tr><td {_CELL}>leaf</td><td {_CELL}><b>{name}</b><br>"
             f"{_note(f'{shape_text(lf.tensor.shape)} {lf.tensor.dtype}')}</td>"
             f'<td {_CELL} colspan="3">{what}</td>'
-            f"<td {_CELL}>{_math(adjoint(lf.name))} = {grad}{extra}</td></tr>"
+            f"<td {_CELL}>{_math(adjoint(lf.name), f'dL/d{lf.name}')} = {grad}{extra}</td></tr>"
         )
     return (
         f'<table class="tapegrad-explain" {_TABLE}>{caption}<thead>{header}</thead>'
@@ -144,5 +160,10 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
 
 
 def _note_math(text: str) -> str:
-    """The legend: text with \\( ... \\) math in it (escaped for HTML, math left for MathJax)."""
-    return f"<span {_NOTE}>{html.escape(text, quote=False)}</span>"
+    """The legend: text with \\( ... \\) math in it (escaped for HTML, math left for MathJax),
+    and a plain-text legend shown where no MathJax runs."""
+    return (
+        f'<span class="tg-math" {_NOTE}>{html.escape(text, quote=False)}</span>'
+        f'<span class="tg-plain" style="display: none; color: #666; font-size: 11px">'
+        f"{html.escape(PLAIN_LEGEND)}</span>"
+    )

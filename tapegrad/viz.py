@@ -150,20 +150,23 @@ class _Graph:
                 if child not in siblings:
                     siblings.append(child)
 
-        def emit(key: Any, depth: int) -> None:
+        # clusters nest: an explicit stack (a recursive inner function would be a reference cycle)
+        stack: list = [(None, 1, False)]
+        while stack:
+            key, depth, closing = stack.pop()
             pad = "  " * depth
-            for statement in members.get(key, []):
-                lines.append(pad + statement)
-            for j, child in enumerate(children.get(key, [])):
-                path, cls = labels[child]
+            if closing:
+                lines.append(pad[2:] + "}")
+                continue
+            if key is not None:
+                path, cls = labels[key]
                 text = f"{path} ({cls})" if path != cls else path
-                number = len([line for line in lines if "subgraph cluster_" in line])
-                lines.append(f"{pad}subgraph cluster_{number} {{")
-                lines.append(f"{pad}  label={_q(text)}; {_CLUSTER}")
-                emit(child, depth + 1)
-                lines.append(pad + "}")
-
-        emit(None, 1)
+                number = sum(1 for line in lines if "subgraph cluster_" in line)
+                lines.append(f"{pad[2:]}subgraph cluster_{number} {{")
+                lines.append(f"{pad}label={_q(text)}; {_CLUSTER}")
+                stack.append((key, depth, True))
+            lines += [pad + statement for statement in members.get(key, [])]
+            stack += [(child, depth + 1, False) for child in reversed(children.get(key, []))]
         for a, b, attrs in self.edges:
             lines.append(f"  {a} -> {b}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
         lines.append("}")
@@ -201,8 +204,8 @@ def to_dot(
     if show_grads and t.requires_grad:
         try:
             seen = tapeinfo.observe(t, ones=True)
-        except RuntimeError as e:  # e.g. the tape was freed by a backward() without retain_graph
-            grads_note = f"gradients of intermediate nodes not shown: {str(e).split(';')[0]}"
+        except RuntimeError as error:  # e.g. the tape was freed by a backward() (no retain_graph)
+            grads_note = f"gradients of intermediate nodes not shown: {str(error).split(';')[0]}"
     keys: dict = {}  # node -> its cluster: the paths of the modules it ran in, outermost first
     labels: dict = {}  # cluster -> (module path, class name)
     for node, chain in (tapeinfo.scope_paths(shown) if group_by_module else {}).items():
@@ -325,8 +328,8 @@ def _format_of(path: Path, format: str | None) -> str:
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in ("svg", "png", "pdf"):
         raise ValueError(
-            f"cannot tell the image format from {str(path)!r}; use a .svg, .png or .pdf path "
-            f"(or pass format='svg'/'png'/'pdf')"
+            f"cannot tell the image format from {str(path)!r}; use a .svg or .png path (or .pdf), "
+            f"or pass format='svg'/'png'/'pdf'"
         )
     return fmt
 
