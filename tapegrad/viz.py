@@ -183,7 +183,8 @@ def to_dot(
     group_by_module: bool = True,
     collapse: Iterable[str] = (),
 ) -> str:
-    """The tape behind `t` as Graphviz DOT text; edges point the way gradients flow.
+    """The tape behind `t` as Graphviz DOT text; edges point the way gradients flow (gradients
+    shown are those of `t`, seeded with ones when it is not a scalar).
 
     >>> x = tg.tensor(2.0, requires_grad=True); print(tg.viz.to_dot(x * x))  # doctest: +SKIP
     """

@@ -321,3 +321,25 @@ def test_in_a_notebook_explain_prints_nothing_and_displays_instead(capsys, monke
     assert capsys.readouterr().out == ""  # Jupyter shows the returned table instead
     tg.explain(z, show=True)
     assert capsys.readouterr().out == steps.text
+
+
+def test_steps_say_which_module_they_ran_in(monkeypatch):
+    # The tape will record each node's running modules (node.scope); until it does, the test tells
+    # explain the scopes by hand, from the nodes each module call added.
+    from tapegrad import tapeinfo
+
+    class Net(tg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tg.nn.Linear(2, 2)
+
+    net = Net()
+    h = net.fc1(tg.ones(3, 2))
+    fc1_nodes = set(execution_order([h.grad_fn]))
+    loss = (h * h).sum()
+    scopes = dict.fromkeys(fc1_nodes, (net, net.fc1))
+    monkeypatch.setattr(tapeinfo, "node_scope", scopes.get)
+    steps = tg.explain(loss, show=False)
+    assert [s.module for s in steps] == [None, None, "fc1"]
+    assert "LinearBackward    out = x @ W^T + b    (in fc1)" in steps.text
+    assert "in fc1" in steps._repr_html_()

@@ -465,3 +465,9 @@ def test_draw_without_graphviz_package_says_how_to_install(tmp_path, monkeypatch
     assert isinstance(info.value.__cause__, ImportError)
     with pytest.raises(tg.viz.GraphvizNotAvailable, match="pip install tapegrad"):
         tg.viz.draw(x * x).svg()
+
+
+def test_a_non_scalar_output_is_seeded_with_ones():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    dot = tg.viz.to_dot(x * 3.0, show_grads=True)
+    assert "grad [1. 1.]" in _label_of(dot, "output") and "grad [3. 3.]" in _label_of(dot, "leaf0")
