@@ -1,10 +1,13 @@
 # The two commands a newcomer needs: `make demo` and `make test`. Both build .venv from scratch.
+# `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html; the pages load
+# MathJax from a CDN, or from MATHJAX_URL (make docs MATHJAX_URL=file:///.../MathJax.js?config=...).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +20,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) docs/build_tutorials.py $(if $(MATHJAX_URL),--mathjax-url "$(MATHJAX_URL)")
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

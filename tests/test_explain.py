@@ -75,8 +75,22 @@ def test_printed_output_is_aligned_and_readable(capsys):
     assert "[1] SumBackward" in out and "seed dL/dout  1." in out
     assert re.search(r"dL/dx = dL/dout \* y +\[ 0\.5 -1\.   2\. \] +-> leaf0", out)
     block = out.split("MulBackward    out = x * y\n")[1].split("\n\n")[0].splitlines()
-    assert len(block) == 3
-    starts = {line.index("[") for line in block}  # the value column lines up
+    assert len(block) == 4 and block[0].split() == [
+        "reads",
+        "x",
+        "=",
+        "[1.",
+        "2.",
+        "3.]",
+        "y",
+        "=",
+        "[",
+        "0.5",
+        "-1.",
+        "2.",
+        "]",
+    ]
+    starts = {line.index("[") for line in block[1:]}  # the value column lines up
     assert len(starts) == 1
     assert "gradients arriving at the leaves" in out
     leaf_lines = [ln for ln in out.splitlines() if ln.startswith("    leaf")]
@@ -209,3 +223,126 @@ def test_leaf_names_match_the_drawn_graph():
     dot = tg.viz.to_dot(z)
     for lf in steps.leaves:
         assert f'label="{lf.name}\\n(3,) float32"' in dot
+
+
+# ---- what each step reads, names, width, the notebook table -----------------------------------
+def test_each_step_shows_the_forward_values_its_rule_reads():
+    x = tg.tensor(2.0, requires_grad=True, name="x")
+    out = x**3.0
+    steps = tg.explain(out, show=False)
+    (pow_step,) = steps
+    assert float(pow_step.reads["x"]) == 2.0 and float(pow_step.reads["y"]) == 3.0
+    assert "out" not in pow_step.reads  # (only y's rule reads out, and y needs no gradient)
+    assert re.search(r"reads +x = 2\. +y = 3\.", steps.text)
+    e = tg.tensor(3.0, requires_grad=True, name="e")
+    both = tg.explain(x**e, show=False)[0]
+    assert float(both.reads["out"]) == 8.0  # y's rule reads out once y needs a gradient
+    np.testing.assert_allclose(pow_step.grads_in["x"], 3 * 2.0**2)
+    add = tg.explain((x + 1.0) * 1.0, show=False)[1]
+    assert add.node == "AddBackward" and add.reads == {}  # add's rules read nothing
+    assert "reads" not in tg.explain(x + x, show=False).text
+
+
+def test_names_where_set():
+    a = tg.tensor([1.0, 2.0], requires_grad=True, name="a")
+    b = tg.tensor([3.0, 4.0], requires_grad=True)
+    c = a * b
+    c.name = "c"
+    steps = tg.explain((c + b).sum(), show=False)
+    add = next(s for s in steps if s.node == "AddBackward")
+    mul = next(s for s in steps if s.node == "MulBackward")
+    assert add.sends_to == {"x": f"[{mul.index}] MulBackward (c)", "y": "leaf0"}
+    assert mul.output == "c" and mul.sends_to == {"x": "a", "y": "leaf0"}
+    assert "(makes c)" in steps.text and [lf.name for lf in steps.leaves] == ["leaf0", "a"]
+
+
+def test_text_fits_100_columns_on_an_mlp():
+    tg.manual_seed(0)
+    net = tg.nn.Sequential(tg.nn.Linear(6, 16), tg.nn.Tanh(), tg.nn.Linear(16, 3))
+    x = tg.tensor(np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6))
+    loss = tg.nn.CrossEntropyLoss()(net(x), tg.tensor([0, 1, 2, 1]))
+    steps = tg.explain(loss, show=False, max_values=16)
+    assert max(len(line) for line in steps.text.splitlines()) <= 100
+    assert "2.weight" in steps.text and "0.bias" in steps.text  # parameters by their path
+    net.zero_grad()
+    loss.backward()
+    for lf in steps.leaves:
+        np.testing.assert_allclose(lf.grad, lf.tensor.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_explanation_is_a_sequence_of_steps_with_a_short_repr():
+    x, y, z = _example()
+    steps = tg.explain(z, show=False)
+    assert len(steps) == 4 and [s.index for s in steps] == [1, 2, 3, 4]
+    assert steps[0].node == "SumBackward" and steps[-1] is list(steps)[-1]
+    assert len(repr(steps)) < 120 and "4 steps" in repr(steps)
+    printed = []
+
+    class Printer:
+        def text(self, t):
+            printed.append(t)
+
+    steps._repr_pretty_(Printer(), False)  # IPython's text form is the whole text
+    assert printed == [steps.text.rstrip("\n")]
+
+
+def test_html_is_one_table_with_math_values_and_gradients():
+    x, y, z = _example()
+    steps = tg.explain(z, show=False)
+    page = steps._repr_html_()
+    assert page.startswith("<table") and page.endswith("</table>")
+    assert page.count("<table") == 1 and page.count("<tr>") == 1 + len(steps) + len(steps.leaves)
+    out = r"\overline{\mathrm{out}}"
+    assert r"\(\bar{x} = " + out + r" \cdot y\)" in page  # the rules, as math for MathJax
+    assert "dL/dx = g * y" in page  # and as the code, readable without MathJax
+    # what MulBackward reads: x as math, and as plain text for pages without MathJax
+    assert re.search(
+        r'\\\(x\\\)</span><span class="tg-plain"[^>]*>x</span> = <code[^>]*>\[1\. 2\. 3\.\]', page
+    )
+    assert re.search(r'class="tg-plain"[^>]*>dL/dx</span> &rarr; leaf0', page)
+    assert "dL/dout (g in a rule&#x27;s code)" in page  # the plain legend
+    assert "&rarr; leaf0" in page and "&rarr; [2] AddBackward" in page
+    cos = np.array2string(np.cos(x.numpy()), precision=4, suppress_small=True)
+    assert cos in page  # SinBackward's gradient out
+    assert "&lt;" not in tg.explain((x * y).sum(), show=False)._repr_html_().split("<caption")[0]
+
+
+def test_html_escapes_names_and_comparisons():
+    x = tg.tensor([1.0, -1.0], requires_grad=True, name="<x&>")
+    page = tg.explain(tg.relu(x).sum(), show=False)._repr_html_()
+    assert "<x&>" not in page and "&lt;x&amp;&gt;" in page
+    assert r"x &gt; 0" in page  # relu's rule where(x > 0, g, 0), its comparison escaped
+
+
+def test_in_a_notebook_explain_prints_nothing_and_displays_instead(capsys, monkeypatch):
+    import sys
+
+    explain_module = sys.modules["tapegrad.explain"]  # (tg.explain is the function)
+    x, y, z = _example()
+    monkeypatch.setattr(explain_module, "running_in_ipython", lambda: True)
+    steps = tg.explain(z)
+    assert capsys.readouterr().out == ""  # Jupyter shows the returned table instead
+    tg.explain(z, show=True)
+    assert capsys.readouterr().out == steps.text
+
+
+def test_steps_say_which_module_they_ran_in(monkeypatch):
+    # The tape will record each node's running modules (node.scope); until it does, the test tells
+    # explain the scopes by hand, from the nodes each module call added.
+    from tapegrad import tapeinfo
+
+    class Net(tg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = tg.nn.Linear(2, 2)
+
+    net = Net()
+    h = net.fc1(tg.ones(3, 2))
+    fc1_nodes = set(execution_order([h.grad_fn]))
+    loss = (h * h).sum()
+    scopes = dict.fromkeys(fc1_nodes, (net, net.fc1))
+    monkeypatch.setattr(tapeinfo, "node_scope", scopes.get)
+    steps = tg.explain(loss, show=False)
+    assert [s.module for s in steps] == [None, None, "fc1"]
+    assert "LinearBackward    out = x @ w.T + b    (in fc1)" in steps.text
+    assert "in fc1" in steps._repr_html_()

@@ -1,9 +1,12 @@
-"""Every tutorial runs as a plain script and prints the numbers the seed documents print."""
+"""Every tutorial runs as a plain script and as a notebook (jupytext + nbclient) and shows the
+numbers the seed documents print; in a notebook, drawings show inline (SVG), explain as HTML."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +52,8 @@ def check_01(out: str) -> None:
     assert "out (tensor(2.),)" in out and "out1 (tensor(1.),)" in out
     block = out.split("=== backward with a gradient ===")[1].split("===")[0]
     assert numbers(block.replace("x0.grad", "")) == [4.0, 4.0, 4.0, 4.0]
-    assert [numbers(l)[0] for l in out.splitlines() if l.startswith("w.grad")] == [6, 12, 18]
+    w_grads = [numbers(line)[0] for line in out.splitlines() if line.startswith("w.grad")]
+    assert w_grads == [6, 12, 18]
     assert "z.requires_grad True\nz.requires_grad False" in out
     assert "z.requires_grad False\nz.requires_grad True" in out
     assert "retain_graph=True" in out or "second time" in out
@@ -95,10 +99,10 @@ def check_05(out: str) -> None:
     assert numbers(line_after(out, "=== unscale ===")) == [1.0]
     assert numbers(line_after(out, "=== unscale ===", 2)) == [2, 4, 6]
     assert line_after(out, "=== unscale ===", 3) == "True"
-    under = [l for l in out.splitlines() if l.startswith("float16 grad")][0]
+    under = [line for line in out.splitlines() if line.startswith("float16 grad")][0]
     plain, scaled = numbers(under)[-2:]
     assert plain == 0.0 and scaled == pytest.approx(2e-8, rel=0.05)
-    scales = [numbers(l)[-1] for l in out.splitlines() if "-> scale" in l]
+    scales = [numbers(line)[-1] for line in out.splitlines() if "-> scale" in line]
     assert scales == [1024, 1024, 2048, 1024, 1024]
     assert "accumulated with backward == full batch: True" in out
     assert "summed functional grads == full batch: True" in out
@@ -120,7 +124,7 @@ def check_07(out: str) -> None:
     y1, y2 = numbers(lines[0]), numbers(lines[1])
     assert y1 == pytest.approx([0.6663667, 0.6143003, 0.57440084], abs=1e-6)
     assert y2 == pytest.approx(y1, abs=1e-6)
-    grads = [numbers(l) for l in lines if l.startswith(("y1 = ", "y2 = ", "by hand:"))][2:]
+    grads = [numbers(line) for line in lines if line.startswith(("y1 = ", "y2 = ", "by hand:"))][2:]
     for g in grads:
         assert g == pytest.approx([-0.40286243, 0.32836995, 0.23219854], abs=1e-6)
     assert "CosBackward" in out and "SinBackward" in out
@@ -130,27 +134,22 @@ def check_07(out: str) -> None:
 
 
 def check_08(out: str) -> None:
-    losses = [numbers(l)[1] for l in out.splitlines() if l.startswith("epoch")]
-    accs = [numbers(l)[2] for l in out.splitlines() if l.startswith("epoch")]
+    losses = [numbers(line)[1] for line in out.splitlines() if line.startswith("epoch")]
+    accs = [numbers(line)[2] for line in out.splitlines() if line.startswith("epoch")]
     assert losses[-1] < losses[0] / 5
     assert accs[-1] > 0.95
 
 
+# Each tutorial and the check of what it prints (as a script, and as a notebook's outputs).
 TESTED = {
-    f"0{i}_{name}.py": fn
-    for i, (name, fn) in enumerate(
-        [
-            ("tape_and_backward", check_01),
-            ("functional_grad", check_02),
-            ("higher_order", check_03),
-            ("stop_gradient_and_aux", check_04),
-            ("loss_scaling_and_clipping", check_05),
-            ("custom_functions", check_06),
-            ("backprop_by_hand", check_07),
-            ("training_an_mlp", check_08),
-        ],
-        start=1,
-    )
+    "01_tape_and_backward.py": check_01,
+    "02_functional_grad.py": check_02,
+    "03_higher_order.py": check_03,
+    "04_stop_gradient_and_aux.py": check_04,
+    "05_loss_scaling_and_clipping.py": check_05,
+    "06_custom_functions.py": check_06,
+    "07_backprop_by_hand.py": check_07,
+    "08_training_an_mlp.py": check_08,
 }
 
 
@@ -175,5 +174,98 @@ def test_tutorial_prints_the_seed_numbers(script: str) -> None:
 
 def test_demo_runs() -> None:
     out = run("demo.py")
-    losses = [numbers(l)[-1] for l in out.splitlines() if l.strip().startswith("step")]
+    losses = [numbers(line)[-1] for line in out.splitlines() if line.strip().startswith("step")]
     assert len(losses) >= 3 and losses[-1] < losses[0] / 5
+
+
+# ---- as notebooks -------------------------------------------------------------------------------
+def _graphviz_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("graphviz") is not None and shutil.which("dot") is not None
+
+
+@pytest.fixture(scope="module")
+def notebook_kernel(tmp_path_factory):
+    """A `python3` kernel that runs this very interpreter, with tapegrad importable from here."""
+    for module in ("jupytext", "nbclient", "nbformat", "ipykernel"):
+        pytest.importorskip(module, reason="the notebook tests need the `test` extra")
+    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": "Python 3 (tests)", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(kernel))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(spec.parent.parent))  # found before any other `python3`
+        path = os.environ.get("PYTHONPATH", "")
+        mp.setenv("PYTHONPATH", str(TUTORIALS.parent) + (os.pathsep + path if path else ""))
+        mp.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # (a debugger warning on stderr)
+        yield "python3"
+
+
+@pytest.fixture(scope="module")
+def notebooks(notebook_kernel: str) -> dict:
+    """Every tutorial converted by jupytext and run cell by cell in tutorials/, as a reader would:
+    all at once (each kernel start costs a second or two)."""
+    import asyncio
+
+    import jupytext
+    import nbclient
+
+    async def run_all() -> dict:
+        books = {name: jupytext.read(TUTORIALS / name) for name in TESTED}
+        clients = [
+            nbclient.NotebookClient(
+                nb,
+                kernel_name=notebook_kernel,
+                timeout=300,
+                resources={"metadata": {"path": str(TUTORIALS)}},
+            )
+            for nb in books.values()
+        ]
+        results = await asyncio.gather(
+            *(c.async_execute() for c in clients), return_exceptions=True
+        )
+        return {name: r for name, r in zip(books, results)}
+
+    return asyncio.run(run_all())
+
+
+def notebook_text(nb) -> str:
+    """What a reader sees as text, in order: printed output and the text of displayed results."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "stream" and out["name"] == "stdout":
+                parts.append(out["text"])
+            elif out["output_type"] in ("execute_result", "display_data"):
+                parts.append(out["data"].get("text/plain", "") + "\n")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("script", sorted(TESTED))
+def test_tutorial_runs_as_a_notebook(script: str, notebooks: dict) -> None:
+    nb = notebooks[script]
+    if isinstance(nb, BaseException):
+        raise nb
+    TESTED[script](notebook_text(nb))  # the same numbers as the script prints
+    for cell in nb.cells:
+        source = cell["source"]
+        if cell["cell_type"] != "code" or not ("tg.viz.draw(" in source or "tg.explain(" in source):
+            continue
+        shown = [o["data"] for o in cell["outputs"] if o["output_type"] == "execute_result"]
+        assert len(shown) == 1, (
+            f"{script}: a drawing or explain cell ends with its result\n{source}"
+        )
+        if "tg.explain(" in source:
+            html = shown[0]["text/html"]
+            assert html.startswith("<table") and "\\(" in html  # the table, its rules as math
+        elif _graphviz_installed():
+            assert shown[0]["image/svg+xml"].lstrip().startswith(("<?xml", "<svg"))
+        else:
+            assert "apt-get install graphviz" in shown[0]["text/plain"]
+
+
+def test_no_tutorial_needs_its_own_file_name() -> None:
+    for path in TUTORIALS.glob("*.py"):
+        assert "__file__" not in path.read_text(), path.name  # a notebook has no __file__

@@ -1,5 +1,5 @@
-"""tg.viz: DOT structure (nodes, edges in the gradient's direction, sharing, cut-off, labels) and real
-rendering through Graphviz, plus the install message when Graphviz is missing."""
+"""tg.viz: DOT structure (nodes, edges in the gradient's direction, sharing, cut-off, labels,
+values, gradients, names, module clusters) and rendering through Graphviz, or the install hint."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _nodes(dot: str) -> dict:
     """{id: label} of every DOT node statement."""
     return {
         m.group(1): m.group(2)
-        for m in re.finditer(r'^  (\w+) \[.*label="((?:[^"\\]|\\.)*)"\];$', dot, re.M)
+        for m in re.finditer(r'^ +(\w+) \[.*label="((?:[^"\\]|\\.)*)"\];$', dot, re.M)
     }
 
 
@@ -118,13 +118,47 @@ def test_show_values_and_show_grads():
     assert "grad " + expected in x_label
 
 
+def _label_of(dot: str, first_line: str) -> str:
+    return next(v for v in _nodes(dot).values() if v.split("\\n")[0] == first_line)
+
+
+def test_values_and_gradients_on_every_intermediate_node():
+    x, w, z = _example()  # z = sum(x * w + sin(x))
+    dot = tg.viz.to_dot(z, show_values=True, show_grads=True)
+    xs, ws = x.numpy(), w.numpy()
+
+    def fmt(a):
+        return np.array2string(np.asarray(a, np.float32), precision=4, suppress_small=True)
+
+    mul, sin, add = (_label_of(dot, n) for n in ("MulBackward", "SinBackward", "AddBackward"))
+    assert f"data {fmt(xs * ws)}" in mul and f"grad {fmt(np.ones(3))}" in mul
+    assert f"data {fmt(np.sin(xs))}" in sin and f"grad {fmt(np.ones(3))}" in sin
+    assert f"data {fmt(xs * ws + np.sin(xs))}" in add
+    out = _label_of(dot, "output")
+    assert f"data {fmt(z.numpy())}" in out and "grad 1." in out
+    assert x.grad is None and w.grad is None  # gradients are watched, not accumulated
+    z.backward()  # and the tape was kept usable
+    np.testing.assert_allclose(w.grad.numpy(), xs)
+
+
+def test_gradients_after_the_tape_was_freed_say_why():
+    x, w, z = _example()
+    z.backward()
+    dot = tg.viz.to_dot(z, show_grads=True)
+    assert "grad [1. 2. 3.]" in _label_of(dot, "w")  # leaves still show their .grad
+    note = next(v for k, v in _nodes(dot).items() if k == "gradnote")
+    assert "not shown" in note and "second time" in note
+
+
 def test_big_values_are_summarised():
     x = tg.ones(100, 10, requires_grad=True)
     dot = tg.viz.to_dot((x * 2).sum(), show_values=True)
     assert "shape (100, 10), norm 31.62" in dot and "1. 1. 1. 1." not in dot
+    mul = _label_of(dot, "MulBackward")
+    assert "data shape (100, 10), norm 63.25" in mul  # an intermediate too
 
 
-def test_constants_and_retained_tensors():
+def test_constants_by_value_and_retained_tensors():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3.0
     y.retain_grad()
@@ -134,40 +168,220 @@ def test_constants_and_retained_tensors():
     nodes = _nodes(dot)
     ret = next(k for k, v in nodes.items() if v.startswith("retained"))
     assert "grad [ 6. 12.]" in nodes[ret]
-    muls = [k for k, v in nodes.items() if v == "MulBackward"]
+    muls = [k for k, v in nodes.items() if v.startswith("MulBackward")]
     # gradients for y gather in its box, which then feeds the node that made it
     assert (ret, muls[1]) in _edges(dot) and (muls[0], ret) in _edges(dot)
-    assert any(v == "const 3." for v in nodes.values())
+    assert any(v == "3." for v in nodes.values())  # the constant, by its value
+    big = tg.viz.to_dot((x * tg.ones(2) * np.arange(8.0).reshape(4, 2)).sum())
+    assert "constant (4, 2) float64" in _nodes(big).values()
+    named = tg.viz.to_dot((x * tg.tensor([2.0, 3.0], name="scale")).sum())
+    assert "scale" in _nodes(named).values()
 
 
-def test_leaf_and_constant_tensor_still_give_valid_graphs():
-    x = tg.tensor([1.0, 2.0], requires_grad=True)
-    dot = tg.viz.to_dot(x)
-    assert dot.startswith("digraph tape {") and dot.rstrip().endswith("}")
-    assert list(_nodes(dot).values()) == ["leaf0 (leaf, no backward nodes)\\n(2,) float32"]
-    c = tg.tensor(1.0)
-    assert "does not require grad" in tg.viz.to_dot(c)
+def test_named_tensors_get_boxes_with_their_names():
+    a = tg.tensor(2.0, requires_grad=True, name="a")
+    b = tg.tensor(3.0, requires_grad=True)
+    c = a * b
+    c.name = "c"
+    out = (c + a.sin()) ** 2
+    out.name = "L"
+    dot = tg.viz.to_dot(out, show_values=True, show_grads=True)
+    nodes = _nodes(dot)
+    heads = [v.split("\\n")[0] for v in nodes.values()]
+    assert {"a", "leaf0", "c", "L"} <= set(heads)  # b has no name: leaf0
+    c_box = next(k for k, v in nodes.items() if v.startswith("c\\n"))
+    mul = next(k for k, v in nodes.items() if v.startswith("MulBackward"))
+    add = next(k for k, v in nodes.items() if v.startswith("AddBackward"))
+    assert (add, c_box) in _edges(dot) and (c_box, mul) in _edges(dot)
+    s = 6.0 + np.sin(2.0)
+    assert "data 6." in nodes[c_box] and f"grad {2 * s:.4f}" in nodes[c_box]
+    assert nodes[mul] == "MulBackward"  # its result is shown in c's box, not twice
 
 
-def test_labels_are_escaped():
-    p = _param([1.0], 'we"ird\\name\nx')
-    dot = tg.viz.to_dot((p * 2).sum())
-    assert r'label="we\"ird\\name\nx\n(1,) float32"' in dot
+def test_parameters_are_named_by_their_module_path():
+    net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
+    out = net(tg.ones(4, 2)).sum()
+    heads = {v.split("\\n")[0] for v in _nodes(tg.viz.to_dot(out)).values()}
+    assert {"0.weight", "0.bias", "2.weight", "2.bias"} <= heads
+    assert not any(h.startswith("leaf") for h in heads)
 
 
-def test_output_is_deterministic():
-    def build():
-        x = tg.tensor([1.0, 2.0], requires_grad=True)
-        return (tg.exp(x) * x).sum()
+def test_rankdir_left_to_right():
+    x, w, z = _example()
+    assert "rankdir=TB" in tg.viz.to_dot(z)
+    assert "rankdir=LR" in tg.viz.to_dot(z, rankdir="LR")
+    assert "rankdir=LR" in tg.viz.draw(z, rankdir="LR").source
+    with pytest.raises(ValueError, match="rankdir"):
+        tg.viz.to_dot(z, rankdir="sideways")
+    with pytest.raises(ValueError, match="max_nodes"):
+        tg.viz.to_dot(z, max_nodes=0)
 
-    assert tg.viz.to_dot(build()) == tg.viz.to_dot(build())
+
+# ---- module clusters ----------------------------------------------------------------------------
+# The tape will record, on each node, the modules whose __call__ was running (node.scope); until it
+# does, these tests tell viz the scopes by hand, from the nodes each module call added.
+class _MLP(tg.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = tg.nn.Linear(2, 3)
+        self.act = tg.nn.Tanh()
+        self.fc2 = tg.nn.Linear(3, 2)
+        self.loss = tg.nn.CrossEntropyLoss()
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
 
 
-def test_freed_graph_can_still_be_drawn():
-    x = tg.tensor([1.0, 2.0], requires_grad=True)
-    z = (x * 2.0).sum()
-    z.backward()
-    assert "MulBackward" in tg.viz.to_dot(z)
+def _scoped_loss(monkeypatch, loss_held_by_model=True):
+    from tapegrad import tapeinfo
+
+    model = _MLP()
+    loss_fn = model.loss if loss_held_by_model else tg.nn.CrossEntropyLoss()
+    scopes, known = {}, set()
+
+    def call(scope, module, *args):
+        out = module(*args)
+        new = set(execution_order([out.grad_fn])) - known
+        known.update(new)
+        scopes.update(dict.fromkeys(new, scope))
+        return out
+
+    x = tg.tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2))
+    h = call((model, model.fc1), model.fc1, x)
+    h = call((model, model.act), model.act, h)
+    h = call((model, model.fc2), model.fc2, h)
+    loss = call((loss_fn,), loss_fn, h, tg.tensor([0, 1, 1, 0]))
+    monkeypatch.setattr(tapeinfo, "node_scope", scopes.get)
+    return loss, scopes
+
+
+def _clusters(dot: str) -> dict:
+    """{cluster label: the ids declared inside it (nested clusters included)}."""
+    found = {}
+    for m in re.finditer(r"subgraph cluster_\d+ \{\n\s*label=\"([^\"]*)\"", dot):
+        depth, body = 1, dot[m.end() :]
+        for k, ch in enumerate(body):
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if depth == 0:
+                body = body[:k]
+                break
+        found[m.group(1)] = set(re.findall(r"^\s*(\w+) \[", body, re.M))
+    return found
+
+
+def test_nodes_made_inside_a_module_are_one_cluster(monkeypatch):
+    loss, scopes = _scoped_loss(monkeypatch)
+    dot = tg.viz.to_dot(loss)
+    clusters = _clusters(dot)
+    assert set(clusters) == {
+        "_MLP",
+        "fc1 (Linear)",
+        "act (Tanh)",
+        "fc2 (Linear)",
+        "loss (CrossEntropyLoss)",
+    }
+    nodes = _nodes(dot)
+    assert {nodes[k] for k in clusters["act (Tanh)"]} == {"TanhBackward"}
+    assert (
+        clusters["fc1 (Linear)"] <= clusters["_MLP"] and clusters["act (Tanh)"] <= clusters["_MLP"]
+    )
+    assert not clusters["loss (CrossEntropyLoss)"] & clusters["_MLP"]
+    n_loss_ops = sum(1 for s in scopes.values() if s[0] is not None and len(s) == 1)
+    assert len([k for k in clusters["loss (CrossEntropyLoss)"] if k.startswith("n")]) == n_loss_ops
+    # a Parameter sits in its module's cluster; the output box in none
+    fc1_names = {nodes[k].split("\\n")[0] for k in clusters["fc1 (Linear)"]}
+    assert {"fc1.weight", "fc1.bias", "LinearBackward"} <= fc1_names
+    out = next(k for k, v in nodes.items() if v.startswith("output"))
+    assert not any(out in members for members in clusters.values())
+    assert "subgraph" not in tg.viz.to_dot(loss, group_by_module=False)
+
+
+def test_a_loss_called_on_its_own_is_named_by_its_class(monkeypatch):
+    loss, _ = _scoped_loss(monkeypatch, loss_held_by_model=False)
+    assert "CrossEntropyLoss" in _clusters(tg.viz.to_dot(loss))
+
+
+def test_collapse_draws_a_module_as_one_box(monkeypatch):
+    loss, scopes = _scoped_loss(monkeypatch)
+    full = tg.viz.to_dot(loss)
+    dot = tg.viz.to_dot(loss, collapse=["loss"])
+    nodes = _nodes(dot)
+    box = next(k for k, v in nodes.items() if v.startswith("loss (CrossEntropyLoss)"))
+    n_loss_ops = sum(1 for s in scopes.values() if len(s) == 1)
+    assert f"{n_loss_ops} ops, collapsed" in nodes[box]
+    assert "loss (CrossEntropyLoss)" not in _clusters(dot)
+    out = next(k for k, v in nodes.items() if v.startswith("output"))
+    fc2 = next(k for k in _clusters(dot)["fc2 (Linear)"] if nodes[k] == "LinearBackward")
+    assert (out, box) in _edges(dot) and (box, fc2) in _edges(dot)  # gradients flow through it
+    assert (
+        len([k for k in nodes if k.startswith("n")])
+        == len([k for k in _nodes(full) if k.startswith("n")]) - n_loss_ops
+    )
+    assert tg.viz.to_dot(loss, collapse="CrossEntropyLoss") == dot  # by class name too
+
+
+# ---- the micrograd README example -------------------------------------------------------------
+def _micrograd_readme():
+    """micrograd's README example, as written there, with micrograd's names (float64, so the four
+    printed decimals are exact). Returns every named tensor and the drawing of g."""
+
+    def t(v, name):
+        return tg.tensor(v, dtype=tg.float64, requires_grad=True, name=name)
+
+    a, b = t(-4.0, "a"), t(2.0, "b")
+    c = a + b
+    c.name = "c"
+    d = a * b + b**3
+    d.name = "d"
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    e.name = "e"
+    f = e**2
+    f.name = "f"
+    g = f / 2.0
+    g.name = "g"
+    g += 10.0 / f
+    drawing = tg.viz.draw(g, show_values=True, show_grads=True)
+    return dict(a=a, b=b, c=c, d=d, e=e, f=f, g=g), _nodes(drawing.source)
+
+
+def test_micrograd_example_draws_its_names_with_data_and_grad():
+    tensors, nodes = _micrograd_readme()
+    boxes = {v.split("\\n")[0]: v for v in nodes.values()}
+    # micrograd's README (g = 24.7041, a.grad = 138.8338, b.grad = 645.5773) and by hand:
+    # c = -1, d = 6, e = -7, f = 49; dg/df = 1/2 - 10/f**2, dg/de = 2e dg/df = dg/dc = -dg/dd
+    dgdf = 0.5 - 10 / 49**2
+    expected = {
+        "a": (-4.0, 138.8338),
+        "b": (2.0, 645.5773),
+        "c": (-1.0, 2 * -7 * dgdf),
+        "d": (6.0, -2 * -7 * dgdf),
+        "e": (-7.0, 2 * -7 * dgdf),
+        "f": (49.0, dgdf),
+        "g": (24.7041, 1.0),
+    }
+    for name, (data, grad) in expected.items():
+        label = boxes[name]
+        assert f"data {data:.4f}".rstrip("0") in label, (name, label)
+        assert f"grad {grad:.4f}".rstrip("0") in label, (name, label)
+    for label in nodes.values():  # every backward node shows the gradient arriving at it
+        if "Backward" in label and "\\n" in label:
+            assert "grad " in label and "grad None" not in label, label
+    g = tensors["g"]
+    g.backward()
+    assert f"{g.item():.4f}" == "24.7041"
+    assert f"{tensors['a'].grad.item():.4f}" == "138.8338"
+    assert f"{tensors['b'].grad.item():.4f}" == "645.5773"
+
+
+def test_micrograd_example_shows_data_on_every_node():
+    _, nodes = _micrograd_readme()
+    for label in nodes.values():  # a node with a one-line label has its result in a named box
+        if "Backward" in label and "\\n" in label:
+            assert "data " in label and "(not kept)" not in label, label
 
 
 # ---- rendering ----------------------------------------------------------------------------------
@@ -178,28 +392,39 @@ def _graphviz_installed() -> bool:
     return importlib.util.find_spec("graphviz") is not None and shutil.which("dot") is not None
 
 
-def test_draw_svg_and_png(tmp_path):
+def test_draw_returns_a_drawing_jupyter_shows_inline(tmp_path):
     if not _graphviz_installed():  # (.ci/run installs it; elsewhere the clear error is the feature)
+        drawing = tg.viz.draw(tg.tensor(1.0, requires_grad=True) * 2)
+        assert "MulBackward" in drawing.source
         with pytest.raises(tg.viz.GraphvizNotAvailable, match="install"):
-            tg.viz.draw(tg.tensor(1.0, requires_grad=True) * 2, tmp_path / "graph.svg")
+            drawing.save(tmp_path / "graph.svg")
         return
     p = _param([1.0, 2.0], 'w<"&>')  # characters that break naive SVG/DOT output
     z = (tg.sin(p) * p).sum()
-    svg = tg.viz.draw(z, tmp_path / "sub" / "graph.svg", show_values=True)
-    text = svg.read_text()
-    assert svg == tmp_path / "sub" / "graph.svg"
-    assert text.lstrip().startswith(("<?xml", "<svg")) and "SinBackward" in text
-    assert "w&lt;&quot;&amp;&gt;" in text or 'w&lt;"&amp;&gt;' in text
-    png = tg.viz.draw(z, str(tmp_path / "graph.png"))
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    other = tg.viz.draw(z, tmp_path / "noext", format="svg")
-    assert other.read_text().lstrip().startswith(("<?xml", "<svg"))
+    drawing = tg.viz.draw(z, show_values=True)
+    assert isinstance(drawing, tg.viz.Drawing) and drawing.source == tg.viz.to_dot(z, True)
+    svg = drawing._repr_svg_()
+    assert svg.lstrip().startswith(("<?xml", "<svg")) and "SinBackward" in svg
+    assert "w&lt;&quot;&amp;&gt;" in svg or 'w&lt;"&amp;&gt;' in svg
+    bundle = drawing._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == svg and "Drawing" in bundle["text/plain"]
+    assert len(repr(drawing)) < 200 and "3 backward nodes" in repr(drawing)
+    written = drawing.save(tmp_path / "sub" / "graph.svg")
+    assert written == tmp_path / "sub" / "graph.svg" and written.read_text() == svg
+    assert drawing.save(str(tmp_path / "graph.png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert drawing.save(tmp_path / "graph.pdf").read_bytes()[:5] == b"%PDF-"
+    other = tg.viz.draw(z, tmp_path / "noext", format="svg")  # a path: written at once
+    assert other.path == tmp_path / "noext"
+    assert (tmp_path / "noext").read_text().lstrip().startswith(("<?xml", "<svg"))
 
 
 def test_draw_unknown_format(tmp_path):
     x = tg.tensor(1.0, requires_grad=True)
-    with pytest.raises(ValueError, match=r"\.svg or \.png"):
+    with pytest.raises(ValueError, match=r"\.svg or \.png path \(or \.pdf\)"):
         tg.viz.draw(x * x, tmp_path / "graph.txt")
+    with pytest.raises(ValueError, match=r"\.svg or \.png path \(or \.pdf\)"):
+        tg.viz.draw(x * x).save(tmp_path / "graph")
+    assert not list(tmp_path.iterdir())
 
 
 def _assert_install_message(msg: str):
@@ -223,6 +448,11 @@ def test_draw_without_dot_on_path_says_how_to_install(tmp_path, monkeypatch):
     _assert_install_message(str(info.value))
     assert not (tmp_path / "g.svg").exists()
     assert "MulBackward" in tg.viz.to_dot(x * x)  # to_dot needs nothing
+    drawing = tg.viz.draw(x * x)  # without a path nothing is rendered yet
+    assert "MulBackward" in drawing.source
+    assert drawing._repr_svg_() is None  # Jupyter then shows the text, with the hint
+    bundle = drawing._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle and "apt-get install graphviz" in bundle["text/plain"]
 
 
 def test_draw_without_graphviz_package_says_how_to_install(tmp_path, monkeypatch):
@@ -233,3 +463,11 @@ def test_draw_without_graphviz_package_says_how_to_install(tmp_path, monkeypatch
     assert "`graphviz` Python package" in str(info.value)
     _assert_install_message(str(info.value))
     assert isinstance(info.value.__cause__, ImportError)
+    with pytest.raises(tg.viz.GraphvizNotAvailable, match="pip install tapegrad"):
+        tg.viz.draw(x * x).svg()
+
+
+def test_a_non_scalar_output_is_seeded_with_ones():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    dot = tg.viz.to_dot(x * 3.0, show_grads=True)
+    assert "grad [1. 1.]" in _label_of(dot, "output") and "grad [3. 3.]" in _label_of(dot, "leaf0")

@@ -3,14 +3,17 @@
 #
 # Every op on a tensor that requires grad is recorded on a **tape**: a node holding the op's
 # backward rule and edges to its inputs. `backward()` walks the tape in reverse. The examples and
-# printed numbers are those of the PyTorch half of seed 000 (MindSpore's "Gradient Derivation" guide).
+# printed numbers are those of the PyTorch half of seed 000 (MindSpore's "Gradient Derivation"
+# guide).
 
 # %%
 from pathlib import Path
 
 import tapegrad as tg
 
-OUT = Path(__file__).resolve().parent / "output"
+# Drawings go to tutorials/output/, whether this runs as a script from the repository root or as a
+# notebook in tutorials/.
+OUT = Path("tutorials/output") if Path("tutorials").is_dir() else Path("output")
 
 # %% [markdown]
 # ## `tensor.backward()`: leaves get `.grad`
@@ -120,16 +123,29 @@ except RuntimeError as e:
 
 # %% [markdown]
 # ## See the tape
-# `grad_fn` is the node that made a tensor; `tg.viz` draws the whole tape.
+# `grad_fn` is the node that made a tensor; `tg.viz` draws the whole tape. Name tensors (`name=` or
+# `t.name = ...`) and the drawing uses the names; `show_values` and `show_grads` put the data and
+# the gradient on every node (the gradients come from one backward run that writes no `.grad`).
 
 # %%
-a = tg.tensor(2.0, requires_grad=True)
-b = tg.tensor(3.0, requires_grad=True)
+a = tg.tensor(2.0, requires_grad=True, name="a")
+b = tg.tensor(3.0, requires_grad=True, name="b")
 out = (a * b + a.sin()) ** 2
 print("out.grad_fn", out.grad_fn)
 print(tg.viz.to_dot(out).splitlines()[0])
+
+# %%
+drawing = tg.viz.draw(out, show_values=True, show_grads=True, rankdir="LR")
 try:
-    path = tg.viz.draw(out, OUT / "01_tape.svg")
-    print("drawn to", path)
-except Exception as e:  # Graphviz is optional
+    print("drawn to", drawing.save(OUT / "01_tape.svg"))
+except tg.viz.GraphvizNotAvailable as e:  # Graphviz is optional; drawing.source is the DOT text
     print("not drawn:", e)
+drawing
+
+# %% [markdown]
+# ## The backward pass, step by step
+# `tg.explain` runs the same engine and shows each node's rule, the forward values it reads, the
+# gradient arriving and the gradients it sends on (a table in a notebook, text in a script).
+
+# %%
+tg.explain(out)

@@ -63,7 +63,8 @@ print("derivatives of x**4 at 2:", d1.item(), d2.item(), d3.item(), d4.item())
 
 # %% [markdown]
 # ## Jacobian and Hessian
-# `jacobian(f)(x)` has shape `out.shape + in.shape`; `hessian(f)(x)` is the Jacobian of the gradient.
+# `jacobian(f)(x)` has shape `out.shape + in.shape`; `hessian(f)(x)` is the Jacobian of the
+# gradient.
 
 
 # %%

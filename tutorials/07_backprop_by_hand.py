@@ -4,7 +4,7 @@
 # Reverse mode computes vector-Jacobian products: starting from dL/dout, each op multiplies by its
 # local Jacobian (transposed) and passes the result to its inputs. Seed 004 does this for
 # f(x) = cos(sin(x)) and for a matrix network; here each step is done by hand with NumPy and
-# compared with the tape, then `tg.explain` prints the tape's own steps.
+# compared with the tape, then `tg.explain` shows the tape's own steps.
 
 # %%
 from pathlib import Path
@@ -13,7 +13,9 @@ import numpy as np
 
 import tapegrad as tg
 
-OUT = Path(__file__).resolve().parent / "output"
+# Drawings go to tutorials/output/, whether this runs as a script from the repository root or as a
+# notebook in tutorials/.
+OUT = Path("tutorials/output") if Path("tutorials").is_dir() else Path("output")
 
 # %% [markdown]
 # ## f(x) = cos(sin(x)): forward
@@ -43,11 +45,18 @@ print("y2 = ", tg.grad(lambda t: t.sin().cos())(x).numpy())
 # The tape's steps, in the order the engine runs them:
 
 # %%
-records = tg.explain(x.sin().cos(), gradient=tg.ones(3))
-try:  # and the tape itself, with the values and the gradients it would send
-    print("drawn to", tg.viz.draw(x.sin().cos(), OUT / "07_cos_sin.svg", show_values=True))
-except Exception as e:  # Graphviz is optional
+tg.explain(x.sin().cos(), gradient=tg.ones(3))
+
+# %% [markdown]
+# And the tape itself, with the values and the gradients it would send:
+
+# %%
+drawing = tg.viz.draw(x.sin().cos().sum(), show_values=True, show_grads=True)
+try:
+    print("drawn to", drawing.save(OUT / "07_cos_sin.svg"))
+except tg.viz.GraphvizNotAvailable as e:  # Graphviz is optional
     print("not drawn:", e)
+drawing
 
 # %% [markdown]
 # ## out = (x * z) @ y with a parameter z (seed 004)

@@ -14,7 +14,9 @@ from tapegrad import nn
 
 tg.manual_seed(0)
 rng = np.random.default_rng(0)
-OUT = Path(__file__).resolve().parent / "output"
+# Drawings go to tutorials/output/, whether this runs as a script from the repository root or as a
+# notebook in tutorials/.
+OUT = Path("tutorials/output") if Path("tutorials").is_dir() else Path("output")
 
 # %% [markdown]
 # ## Data: two interleaved spirals
@@ -59,7 +61,8 @@ print(f"loss fell from {first:.4f} to {loss.item():.4f}")
 
 # %% [markdown]
 # ## The same step, functionally
-# `value_and_grad` with `weights=` returns the loss and a tuple of gradients; the optimizer takes it.
+# `value_and_grad` with `weights=` returns the loss and a tuple of gradients; the optimizer takes
+# it.
 
 # %%
 step = tg.value_and_grad(
@@ -71,10 +74,13 @@ for _ in range(50):
 print(f"after 50 functional steps: loss {loss.item():.4f}  accuracy {accuracy():.3f}")
 
 # %% [markdown]
-# The tape of one loss, drawn (parameters are labelled with their names):
+# The tape of one loss on four points. Parameters are labelled with their module paths
+# (`0.weight`); nodes recorded inside a module are grouped under its name.
 
 # %%
+drawing = tg.viz.draw(loss_fn(model(X[:4]), Y[:4]))
 try:
-    print("drawn to", tg.viz.draw(loss_fn(model(X[:4]), Y[:4]), OUT / "08_mlp_tape.svg"))
-except Exception as e:  # Graphviz is optional
+    print("drawn to", drawing.save(OUT / "08_mlp_tape.svg"))
+except tg.viz.GraphvizNotAvailable as e:  # Graphviz is optional
     print("not drawn:", e)
+drawing

@@ -1,6 +1,6 @@
-"""`make demo`: train a tiny model on tapegrad, watch the loss fall, look at a gradient and the tape.
+"""`make demo`: train a tiny model on tapegrad, watch the loss fall, look at a gradient, the tape.
 
-Runs as a plain script; writes the drawn tape to tutorials/output/demo_tape.svg when Graphviz is there.
+Runs as a plain script; writes the drawn tape to tutorials/output/demo_tape.svg (with Graphviz).
 """
 
 from pathlib import Path
@@ -37,14 +37,15 @@ print("\nd(loss)/d(output bias) from tg.grad:   ", grads[-1])
 print("the same from loss.backward(), .grad:", weights[-1].grad)
 
 # One small expression, explained step by step, and drawn.
-a = tg.tensor(2.0, requires_grad=True)
-b = tg.tensor(3.0, requires_grad=True)
+a = tg.tensor(2.0, requires_grad=True, name="a")
+b = tg.tensor(3.0, requires_grad=True, name="b")
 out = (a * b + a.sin()) ** 2
 print("\nThe backward pass of out = (a*b + sin(a))**2, step by step:")
 tg.explain(out)
-target = Path(__file__).parent / "output" / "demo_tape.svg"
+# (run from the repository root by `make demo`, or from tutorials/)
+target = Path("tutorials" if Path("tutorials").is_dir() else ".", "output", "demo_tape.svg")
 try:
-    tg.viz.draw(out, target)
+    tg.viz.draw(out, target, show_values=True, show_grads=True)
     print(f"\nThe tape is drawn in {target}")
-except Exception as e:  # Graphviz is an optional extra
+except tg.viz.GraphvizNotAvailable as e:  # Graphviz is an optional extra
     print(f"\n(no drawing: {e})")

@@ -15,9 +15,18 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 
-def formula(op_name: str) -> str:
-    """The backward rule of a registered op, as text: `tg.autograd.formula("sin")`."""
-    return lookup(op_name).formula()
+def formula(op_name: str, latex: bool = False) -> str:
+    """The backward rule of a registered op, as text (or LaTeX): `tg.autograd.formula("sin")`.
+
+    >>> print(tg.autograd.formula("mul", latex=True))  # doctest: +SKIP
+    \\begin{aligned} \\mathrm{out} &= x \\cdot y \\\\ \\bar{x} &= ... \\end{aligned}
+    """
+    prim = lookup(op_name)
+    if not latex:
+        return prim.formula()
+    from ..latex import formula_latex  # (L0, standard library only)
+
+    return formula_latex(prim.expr, dict(zip(prim.input_names, prim.texts)))
 
 
 def rules() -> dict:

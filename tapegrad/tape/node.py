@@ -57,6 +57,7 @@ class Node:
     pre_hooks  hooks on the output tensor's gradient (None: none)
     stack      the creation stack, in anomaly mode (else None)
     scope      the nn.Modules running when it was recorded, outermost first (None: none)
+    constants  the Python numbers among its inputs, None elsewhere (for drawings; None: none)
     """
 
     __slots__ = (
@@ -72,6 +73,7 @@ class Node:
         "pre_hooks",
         "stack",
         "scope",
+        "constants",
         "__weakref__",
     )
     prim: Primitive
@@ -86,6 +88,7 @@ class Node:
     pre_hooks: list | None
     stack: list | None
     scope: tuple | None
+    constants: tuple | None
 
     @property
     def name(self) -> str:

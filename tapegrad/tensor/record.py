@@ -82,6 +82,9 @@ def record(
     node.prim = prim
     node.edges = edges_of(args, needs)
     node.params = params or _NO_PARAMS
+    node.constants = None
+    if needs != _ALL_NEED[len(args)] and len(args) == 2:  # (x * 2.0: keep the number, which
+        node.constants = numbers_of(args)  # costs nothing, so drawings can show every value)
     node.saved = node.versions = None
     if plan.saved:
         node.saved, node.versions = saved_with_versions(args, plan.saved)
@@ -124,6 +127,15 @@ def edges_of(args: Sequence[Any], needs: int) -> tuple:
     if len(args) == 1:
         return (args[0]._grad_fn or args[0],)
     return tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
+
+
+_ALL_NEED = (0, 1, 3, 7, 15, 31, 63, 127, 255)  # every input needs a gradient, by input count
+
+
+def numbers_of(args: Sequence[Any]) -> tuple | None:
+    """The Python numbers among the inputs, None elsewhere (None when there is none)."""
+    found = tuple([a if a.__class__ is float or a.__class__ is int else None for a in args])
+    return found if found != (None, None) else None
 
 
 def saved_with_versions(args: Sequence[Any], positions: tuple) -> tuple[Any, Any]:
