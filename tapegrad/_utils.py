@@ -43,6 +43,11 @@ def normalize_axis(axis: Any, ndim: int) -> tuple | None:
     return tuple(sorted(out))
 
 
+def one_axis(axis: Any, ndim: int) -> int:
+    """One axis (an int, negative counting from the end) as a non-negative int: one_axis(-1, 3) == 2."""
+    return normalize_axis(axis, ndim)[0]  # type: ignore[index]  # (an int in: a 1-tuple out)
+
+
 def shape_args(args: Sequence[Any]) -> tuple:
     """`f(2, 3)` and `f((2, 3))` both mean the shape (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):

@@ -22,7 +22,7 @@ half, float_, double, long, int_ = float16, float32, float64, int64, int32
 
 default_float = float32
 
-_BY_NAME = {
+_BY_NAME: dict[str, np.dtype] = {
     "float16": float16,
     "half": float16,
     "float32": float32,

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import creation, dtypes
 from . import math as tgmath
-from ._utils import normalize_axis, tree_map
+from ._utils import normalize_axis, one_axis, tree_map
 from ._state import is_grad_enabled
 from .tensor import Tensor
 
@@ -278,7 +278,7 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
 def _split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """np.split: N equal sections, or cuts at the given indices (slices, on the tape)."""
     x = ary if isinstance(ary, Tensor) else Tensor(ary)
-    axis = normalize_axis(axis, x.ndim)[0]  # type: ignore[index]
+    axis = one_axis(axis, x.ndim)
     n = x.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)

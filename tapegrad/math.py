@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import primitives as P
-from ._utils import normalize_axis
+from ._utils import one_axis
 from .tensor import Tensor, apply
 from .tensor import methods as M
 from .tensor.coerce import as_tensor
@@ -165,7 +165,7 @@ def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None
     ndim = ts[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional tensors cannot be concatenated; use tg.stack")
-    axis = normalize_axis(dim if dim is not None else axis, ndim)[0]
+    axis = one_axis(dim if dim is not None else axis, ndim)
     for i, t in enumerate(ts):
         if (
             t.ndim != ndim
@@ -186,7 +186,7 @@ def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> T
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("stack expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
-    axis = normalize_axis(dim if dim is not None else axis, ts[0].ndim + 1)[0]
+    axis = one_axis(dim if dim is not None else axis, ts[0].ndim + 1)
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
             raise ValueError(

@@ -26,7 +26,8 @@ def formula(op_name: str, latex: bool = False) -> str:
         return prim.formula()
     from ..latex import formula_latex  # (L0, standard library only)
 
-    return formula_latex(prim.expr, dict(zip(prim.input_names, prim.texts)))
+    texts = ["0" if t is None else t for t in prim.texts]  # (None: a zero gradient)
+    return formula_latex(prim.expr, dict(zip(prim.input_names, texts)))
 
 
 def rules() -> dict:

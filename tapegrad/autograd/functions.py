@@ -109,8 +109,9 @@ def backward(
     tensor(4.)
     """
     single = not isinstance(tensors, (list, tuple))
-    names = ("the tensor", "grad_tensors") if single and _names[0] == "tensors" else _names
-    roots, seeds = roots_and_seeds(tensors, grad_tensors, *names, single=single)
+    out_name, grad_name = ("the tensor", "grad_tensors") if single and _names[0] == "tensors" \
+        else _names
+    roots, seeds = roots_and_seeds(tensors, grad_tensors, out_name, grad_name, single=single)
     retain = create_graph if retain_graph is None else retain_graph
     observer = None
     if trace:  # the teaching layer (L5) prints each step; imported only when asked for

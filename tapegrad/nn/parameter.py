@@ -43,7 +43,7 @@ class Parameter(Tensor):
         return self._name
 
     @name.setter
-    def name(self, value: str) -> None:
+    def name(self, value: str | None) -> None:
         self._name = value
         self._auto_name = False
 

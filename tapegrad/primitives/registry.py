@@ -32,9 +32,13 @@ class TensorLayer:
     accumulate: Callable[..., Any]  # accumulate(leaf, grad, create_graph, owned): into .grad
 
 
+def _unbound(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("the Tensor layer is not bound yet: import tapegrad (not only its parts)")
+
+
 _tensor_type: Any = type(None)  # (nothing is an instance of it until bind() runs)
-_apply: Any = None
-layer: TensorLayer | None = None
+_apply: Any = _unbound
+layer = TensorLayer(type(None), _unbound, _unbound, _unbound)  # (replaced by bind())
 
 
 def bind(tensor_layer: TensorLayer) -> None:
@@ -161,7 +165,7 @@ class Primitive:
             shaped: set[int] = set(needed)  # the engine sums their gradients back to their shape
             out = False
             if self.rule_for_all is not None:  # one rule: what it reads of `xs`, it reads of all
-                full, shape_only, out = self._reads[0] if self._reads else (set(), set(), False)
+                full, shape_only, out = self._reads[0]
                 saved = set(range(n)) if full else set()
                 shaped |= set(range(n)) if shape_only else set()
             else:
@@ -227,7 +231,8 @@ def _reads(text: str | None, inputs: tuple[str, ...]) -> tuple[set[int], set[int
             and isinstance(node.value, ast.Name)
         ):
             shape_uses.add(id(node.value))
-    full, shape_only = set(), set()
+    full: set[int] = set()
+    shape_only: set[int] = set()
     reads_out = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):

@@ -58,7 +58,7 @@ def run_backward(
             if pruned is None:
                 edges = node.edges
             else:  # only the edges leading to a target
-                if node in targets:  # type: ignore[operator]
+                if node in targets:  # type: ignore[operator]  # (pruned: targets given)
                     captured[node] = g
                 edges = pruned[node]
             results: Any = [] if watch else None  # the rules' own results (for explain)
@@ -103,10 +103,10 @@ def run_backward(
         return captured
     for t in targets:  # reached but given no gradient (e.g. through sign): a zero, not unused
         reached = t in plan.reached_leaves or plan.pruned is not None and t in plan.pruned
-        if reached and t not in captured:  # type: ignore[operator]
+        if reached and t not in captured:
             captured[t] = None
     if raw:
-        wrap = registry.layer.wrap  # type: ignore[union-attr]
+        wrap = registry.layer.wrap
         return {k: None if v is None else wrap(v) for k, v in captured.items()}
     return captured
 
@@ -144,8 +144,8 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
         if gi is None:
             continue
         if shapes is not None:
-            if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:  # type: ignore[index]
-                grads[i] = fit(gi, shapes[i], node.dtypes[i], node, i)  # type: ignore[index]
+            if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
+                grads[i] = fit(gi, shapes[i], node.dtypes[i], node, i)
         elif gi is not g and (gi.shape != g.shape or gi.dtype != g.dtype):
             grads[i] = fit(gi, g.shape, g.dtype, node, i)  # (inputs shaped as the output)
     return grads
@@ -153,12 +153,12 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
 
 def _rule_for_all(node: Node, g: Any, out: Any, inputs: Any, raw: bool) -> tuple:
     """A node's one rule for all its inputs, checked to give one gradient per input."""
-    rule = node.prim.rule_for_all
+    rule: Any = node.prim.rule_for_all
     if raw:  # user code (custom Functions) runs with grad mode off, as PyTorch's backward does
         with no_grad():
-            grads = rule(g, out, *inputs, **node.params)  # type: ignore[misc]
+            grads = rule(g, out, *inputs, **node.params)
     else:
-        grads = rule(g, out, *inputs, **node.params)  # type: ignore[misc]
+        grads = rule(g, out, *inputs, **node.params)
     if len(grads) != len(node.edges):
         raise RuntimeError(
             f"{node.name}: backward returned {len(grads)} gradients, but the forward had "
@@ -174,6 +174,6 @@ def _watch(node: Node, g: Any, grads: list, raw: bool, observer: Any) -> None:
             if gi is not None:
                 anomaly.check(node, i, gi)
     if observer is not None:
-        wrap = registry.layer.wrap  # type: ignore[union-attr]
+        wrap = registry.layer.wrap
         tensors = [None if x is None else wrap(x) for x in grads] if raw else grads
         observer(node, wrap(g) if raw else g, tensors)

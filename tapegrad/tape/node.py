@@ -79,12 +79,12 @@ class Node:
     prim: Primitive
     edges: tuple
     saved: Any
-    versions: tuple | None
+    versions: Any  # (these four: a tuple or list, or None; see above)
     params: dict
-    shapes: tuple | None
-    dtypes: tuple | None
+    shapes: Any
+    dtypes: Any
     out_data: Any
-    out_vc: list | None
+    out_vc: Any
     pre_hooks: list | None
     stack: list | None
     scope: tuple | None

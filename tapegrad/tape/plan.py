@@ -75,13 +75,13 @@ class Plan:
             store[r] = store[r] + s if r in store else s
         root_nodes = list(self.buffers)
         self.pruned: dict | None = None
-        self.reached_leaves: set | None = None
+        self.reached_leaves: set = set()
         deps: dict | None = None
         if targets is None:
             deps = count_consumers(root_nodes)
         else:
             if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when
-                self.reached_leaves = set()  # every leaf reached is one, nothing is pruned
+                # every leaf reached is one, nothing is pruned
                 counted = count_consumers(root_nodes, self.reached_leaves)
                 if self.reached_leaves <= targets:
                     deps = counted

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, cast
 
 import numpy as np
 
@@ -87,6 +87,21 @@ class TensorBase:
     """The storage and bookkeeping every Tensor has (see Tensor for the ops)."""
 
     _make: Any  # (Tensor's fast constructor)
+    # The slots: the array; requires_grad; the node that made it (None: a leaf); .grad; the
+    # version counter shared with views (None until an in-place op or a view needs one); hooks
+    # of a leaf; retain_grad(); the last in-place op (for messages); (root, view ops) of a view;
+    # weak references to a root's views; the name.
+    _data: np.ndarray
+    _requires_grad: bool
+    _grad_fn: Any
+    _grad: Any
+    _vc: Any
+    _hooks: list
+    _retains_grad: bool
+    _inplace_op: str
+    _base: Any
+    _views: list
+    _name: str | None
 
     __slots__ = (
         "_data",
@@ -118,13 +133,13 @@ class TensorBase:
                    copy: Any = None) -> Any:
         from .. import interop
 
-        return interop.to_dlpack(self, stream=stream, max_version=max_version,
+        return interop.to_dlpack(cast(Any, self), stream=stream, max_version=max_version,
                                  dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
         from .. import interop
 
-        return interop.dlpack_device(self)
+        return interop.dlpack_device(cast(Any, self))
 
     def __init__(
         self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
@@ -207,7 +222,7 @@ class TensorBase:
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set requires_grad in place and return self."""
         self.requires_grad = requires_grad
-        return self
+        return cast(Any, self)
 
     @property
     def grad(self) -> "Tensor | None":
@@ -319,7 +334,7 @@ class TensorBase:
     def __iter__(self) -> Iterator["Tensor"]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return (cast(Any, self)[i] for i in range(self._data.shape[0]))
 
     def __repr__(self) -> str:
         body = np.array2string(self._data, separator=", ", prefix="tensor(", threshold=1000)
@@ -339,7 +354,7 @@ class TensorBase:
 
     def type(self, dtype: Any) -> "Tensor":
         """astype(dtype), PyTorch's spelling."""
-        return self.astype(dtype)
+        return cast(Any, self).astype(dtype)
 
     float, double, half = _cast(dtypes.float32), _cast(dtypes.float64), _cast(dtypes.float16)
     long, int = _cast(dtypes.int64), _cast(dtypes.int32)

@@ -92,7 +92,8 @@ def coerce(other: Any) -> Any:
     if isinstance(other, (list, tuple)):
         return as_array(other)
     if isinstance(other, numbers.Number):
-        return complex(other) if isinstance(other, complex) else float(other)
+        number: Any = other
+        return complex(number) if isinstance(number, complex) else float(number)
     raise TypeError(f"unsupported operand type for a tensor op: {type(other).__name__}")
 
 

@@ -20,7 +20,7 @@ from ..primitives.registry import Primitive
 from .record import apply, live_views
 from .tensor import Tensor
 
-UFUNCS = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply, E.div: np.true_divide}
+UFUNCS: dict[Any, Any] = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply, E.div: np.true_divide}
 
 
 NO_INDEX = object()  # (None is an index: `x[None] = v`)
@@ -49,7 +49,7 @@ def inplace(
     else:
         _check_writable(t, name)
         value = other._data if isinstance(other, Tensor) else other
-        ufunc = UFUNCS.get(op)  # type: ignore[call-overload]
+        ufunc = UFUNCS.get(op)
         try:  # straight into the buffer, as NumPy's own `a -= b`
             if index is not NO_INDEX:
                 t._data[index] = value

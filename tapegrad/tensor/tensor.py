@@ -20,8 +20,8 @@ _new = object.__new__
 E, R, S = P.elementwise, P.reduction, P.shape
 
 # torch.max(x, dim) and torch.min(x, dim) give these (as torch.return_types.max / .min)
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
+MaxResult = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]
+MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]
 
 
 def _unary(prim: Any) -> Any:
@@ -224,7 +224,7 @@ class Tensor(TensorBase):
     __pow__, __rpow__ = _binary(E.pow), _reflected(E.pow)
     __lt__, __le__ = _comparison(np.less), _comparison(np.less_equal)
     __gt__, __ge__ = _comparison(np.greater), _comparison(np.greater_equal)
-    __eq__, __ne__ = _comparison(np.equal), _comparison(np.not_equal)  # type: ignore[assignment]
+    __eq__, __ne__ = _comparison(np.equal), _comparison(np.not_equal)
     __and__, __or__ = _comparison(np.logical_and), _comparison(np.logical_or)
 
     def __matmul__(self, other: Any) -> "Tensor":
