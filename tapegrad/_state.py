@@ -112,7 +112,7 @@ class enable_grad(_GradModeContext):
 
 
 class set_grad_enabled(_GradModeContext):
-    """Set grad mode now (`tg.set_grad_enabled(False)`), or for a `with` block / decorated function."""
+    """Set grad mode now (`tg.set_grad_enabled(False)`), or for a `with` block or a function."""
 
     def __init__(self, mode: bool) -> None:
         super().__init__()

@@ -44,7 +44,7 @@ def normalize_axis(axis: Any, ndim: int) -> tuple | None:
 
 
 def one_axis(axis: Any, ndim: int) -> int:
-    """One axis (an int, negative counting from the end) as a non-negative int: one_axis(-1, 3) == 2."""
+    """One axis (an int; negative counts from the end), non-negative: one_axis(-1, 3) == 2."""
     return normalize_axis(axis, ndim)[0]  # type: ignore[index]  # (an int in: a 1-tuple out)
 
 

@@ -1,4 +1,5 @@
-"""Mixed-precision helpers (MindSpore's mindspore.amp): loss scalers, all_finite, global-norm clipping.
+"""Mixed-precision helpers (MindSpore's mindspore.amp): loss scalers, all_finite, clipping by the
+global norm.
 
 Layer L5: imports tensor.py and _utils (tree_map for nested tuples/lists). Scaling is tape ops, so
 `scale(loss)` inside a differentiated function scales every gradient; checks and norms use NumPy.
@@ -92,7 +93,7 @@ class LossScaler:
 
     @property
     def scale_value(self) -> Tensor:
-        """The current scale, a float32 scalar tensor (MindSpore: `scaler.scale_value.asnumpy()`)."""
+        """The current scale, a float32 scalar (MindSpore: `scaler.scale_value.asnumpy()`)"""
         return Tensor(np.float32(self._value))
 
     def scale(self, inputs: Any) -> Any:
@@ -100,7 +101,7 @@ class LossScaler:
         return _map_tensors(lambda t: t * self._value, inputs, "scale")
 
     def unscale(self, inputs: Any) -> Any:
-        """inputs / scale_value, structure kept (cast float16 grads to float32 first to avoid underflow)."""
+        """inputs / scale_value, structure kept (float16 grads: cast to float32 first)."""
         return _map_tensors(lambda t: t / self._value, inputs, "unscale")
 
     def adjust(self, grads_finite: Any) -> bool:
@@ -120,8 +121,8 @@ class StaticLossScaler(LossScaler):
 
 
 class DynamicLossScaler(LossScaler):
-    """A scale that halves (divides by scale_factor, not below 1) when gradients overflow and grows by
-    scale_factor after scale_window consecutive finite steps (MindSpore's semantics).
+    """A scale that halves (divides by scale_factor, not below 1) when gradients overflow and grows
+    by scale_factor after scale_window consecutive finite steps (MindSpore's semantics).
 
     >>> s = tg.amp.DynamicLossScaler(1024, 2, 1000); s.adjust(False); float(s.scale_value)
     512.0
@@ -139,7 +140,7 @@ class DynamicLossScaler(LossScaler):
         self.counter = 0  # consecutive finite steps since the last change
 
     def adjust(self, grads_finite: Any) -> bool:
-        """Shrink on overflow (grads_finite False), grow after scale_window finite steps; returns True."""
+        """Shrink on overflow (grads_finite False), grow after scale_window finite steps; True."""
         if not bool(grads_finite):
             self._value = max(self._value / self.scale_factor, 1.0)
             self.counter = 0

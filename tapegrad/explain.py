@@ -298,8 +298,6 @@ def trace_observer() -> tapeinfo.Watcher:
     return tapeinfo.Watcher(seen, on_step)
 
 
-
-
 # ---- public ----------------------------------------------------------------------------------
 def explain(
     t: Tensor,

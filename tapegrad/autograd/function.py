@@ -55,7 +55,8 @@ class FunctionCtx:
         if self._saved is None:
             raise RuntimeError(
                 f"the saved tensors of {self._owner}Backward were freed by a previous backward; "
-                f"pass retain_graph=True to the first backward()/grad() to backward through it again"
+                "pass retain_graph=True to the first backward()/grad() to backward through it "
+                "again"
             )
         for i, entry in enumerate(self._versions):
             if entry is not None and entry[0][0] != entry[1]:
@@ -161,7 +162,7 @@ class Function:
 
     @classmethod
     def _output_primitive(cls) -> Primitive:
-        """The small op that hands one output's gradient to the Function's node (several outputs)."""
+        """The small op handing one output's gradient to the Function's node (several outputs)."""
         prim = cls.__dict__.get("_output_prim")
         if prim is None:
             prim = Primitive(

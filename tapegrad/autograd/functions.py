@@ -5,7 +5,7 @@ Layer L4: validates what users pass, makes the seed gradients, and hands roots t
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -46,13 +46,15 @@ def roots_and_seeds(
         if not isinstance(t, Tensor):
             raise TypeError(
                 f"{label} is a {type(t).__name__}, not a tapegrad Tensor: its value left the "
-                f"tape (e.g. through .numpy(), .item() or a NumPy function), so no gradient can flow "
+                "tape (e.g. through .numpy(), .item() or a NumPy function), so no gradient can "
+                "flow "
                 f"back through it; compute it with tapegrad ops instead"
             )
         if not t._requires_grad:
             raise RuntimeError(
                 f"{label} does not require grad and has no grad_fn: nothing it was computed "
-                f"from requires grad, or it was computed under tg.no_grad() or from a detached tensor. "
+                "from requires grad, or it was computed under tg.no_grad() or from a detached "
+                "tensor. "
                 f"Set requires_grad=True on the inputs you differentiate with respect to"
             )
         if g is None:
@@ -87,7 +89,8 @@ def _check_inputs(inputs: Any, name: str) -> tuple:
             raise TypeError(f"{name}[{i}] must be a Tensor, got {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError(
-                f"{name}[{i}] does not require grad, so no gradient can be computed for it; create it "
+                f"{name}[{i}] does not require grad, so no gradient can be computed for it; create "
+                "it "
                 f"with requires_grad=True (or call .requires_grad_())"
             )
     return inputs
@@ -109,8 +112,9 @@ def backward(
     tensor(4.)
     """
     single = not isinstance(tensors, (list, tuple))
-    out_name, grad_name = ("the tensor", "grad_tensors") if single and _names[0] == "tensors" \
-        else _names
+    out_name, grad_name = (
+        ("the tensor", "grad_tensors") if single and _names[0] == "tensors" else _names
+    )
     roots, seeds = roots_and_seeds(tensors, grad_tensors, out_name, grad_name, single=single)
     retain = create_graph if retain_graph is None else retain_graph
     observer = None
@@ -162,7 +166,8 @@ def grad(
                 g = Tensor._make(np.zeros(t.shape, dtype=t.dtype))
             elif not allow_unused:
                 raise RuntimeError(
-                    f"inputs[{i}] (shape {list(t.shape)}) was not used to compute the outputs, so it "
+                    f"inputs[{i}] (shape {list(t.shape)}) was not used to compute the outputs, so "
+                    "it "
                     f"has no gradient; pass allow_unused=True to get None for it "
                     f"(or materialize_grads=True to get zeros)"
                 )

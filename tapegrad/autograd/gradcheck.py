@@ -27,7 +27,7 @@ def _outputs(fn: Callable, inputs: Sequence[Tensor]) -> tuple:
 
 
 def _numerical_jacobians(fn: Callable, inputs: Sequence[Tensor], eps: float) -> list:
-    """jac[k][i] has shape out_k.size x in_i.size (grad mode stays as it is: fn may differentiate)."""
+    """jac[k][i] has shape out_k.size x in_i.size (grad mode stays: fn may differentiate)."""
     outs = _outputs(fn, inputs)
     jac = [[np.zeros((o._data.size, t._data.size)) for t in inputs] for o in outs]
     for i, t in enumerate(inputs):
@@ -80,7 +80,8 @@ def gradcheck(
 ) -> bool:
     """Compare the tape's Jacobian of fn at `inputs` with central differences (use float64).
 
-    >>> tg.autograd.gradcheck(lambda x: (x * x).sum(), (tg.randn(3, dtype=tg.float64, requires_grad=True),))
+    >>> x = tg.randn(3, dtype=tg.float64, requires_grad=True)
+    >>> tg.autograd.gradcheck(lambda x: (x * x).sum(), (x,))
     True
     """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
@@ -98,7 +99,8 @@ def gradcheck(
                     return False
                 worst = float(np.max(np.abs(ana - num)))
                 raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i} (max abs difference "
+                    f"Jacobian mismatch for output {k} with respect to input {i} (max abs "
+                    "difference "
                     f"{worst:.3g}; atol={atol}, rtol={rtol}).\ntape (analytical):\n{ana}\n"
                     f"finite differences (numerical):\n{num}"
                 )

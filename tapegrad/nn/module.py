@@ -176,7 +176,7 @@ class Module:
     # ---- running ------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         with module_scope(self):  # nodes recorded inside remember this module (for drawings)
-            if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward replaces the tape's
+            if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward is used
                 return call_with_bprop(self, args, kwargs)
             return self.forward(*args, **kwargs)
 
@@ -368,7 +368,7 @@ class Module:
         return OrderedDict((name, Tensor(p.numpy())) for name, p in self._state_items())
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
-        """Copy values into the parameters; with strict=True keys must match exactly. Shapes must match."""
+        """Copy values into the parameters and buffers; strict=True: the keys must match exactly."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(
                 f"load_state_dict expects a dict {{name: tensor}} (as returned by "
@@ -380,7 +380,8 @@ class Module:
         if strict and (missing or unexpected):
             raise RuntimeError(
                 f"error loading state_dict into {type(self).__name__}: missing keys {missing}, "
-                f"unexpected keys {unexpected}; the checkpoint must come from the same architecture "
+                f"unexpected keys {unexpected}; the checkpoint must come from the same "
+                "architecture "
                 f"(or pass strict=False to load only the matching keys)"
             )
         values = {}
@@ -391,8 +392,10 @@ class Module:
             arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
             if arr.shape != p.shape:
                 raise RuntimeError(
-                    f"error loading state_dict into {type(self).__name__}: size mismatch for {name}: "
-                    f"the checkpoint has shape {arr.shape}, the model has shape {p.shape}; build the "
+                    f"error loading state_dict into {type(self).__name__}: size mismatch for "
+                    f"{name}: "
+                    f"the checkpoint has shape {arr.shape}, the model has shape {p.shape}; build "
+                    "the "
                     f"model with the layer sizes the checkpoint was saved from"
                 )
             values[name] = arr

@@ -30,7 +30,8 @@ class Parameter(Tensor):
         )  # Tensor() copies the data, so updates never alias the caller's array
         if self._data.dtype.kind != "f":
             raise TypeError(
-                f"a Parameter needs floating-point data, got dtype {self._data.dtype}; create it from "
+                f"a Parameter needs floating-point data, got dtype {self._data.dtype}; create it "
+                "from "
                 f"float values or cast first (e.g. tg.tensor(data, dtype=tg.float32))"
             )
         self._name = name
@@ -48,7 +49,7 @@ class Parameter(Tensor):
         self._auto_name = False
 
     def set_data(self, data: Any) -> "Parameter":
-        """Replace the values in place (same shape; cast to this parameter's dtype); not recorded."""
+        """Replace the values in place (same shape; cast to this dtype); not recorded."""
         arr = np.asarray(data._data if isinstance(data, Tensor) else data)
         if arr.shape != self.shape:
             raise ValueError(

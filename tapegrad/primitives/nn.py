@@ -1,7 +1,8 @@
 """Convolution and pooling primitives (NCHW arrays; 1-D ops reach them through a unit H axis).
 
 Conventions as in elementwise.py. Each family is closed under its VJPs, so every order of
-derivative is one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed convolution) and
+derivative is one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed
+convolution) and
 conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters g to each window's
 winner and gathers at the winners; avg-pool and its backward are each other's adjoint. Parameters
 arrive normalised by tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left,

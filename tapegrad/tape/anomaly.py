@@ -18,7 +18,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class detect_anomaly:
-    """Context manager: a NaN/Inf produced in backward raises an error naming the forward op and line."""
+    """Context manager: a NaN/Inf made in backward raises an error naming the forward op, line."""
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
@@ -57,5 +57,6 @@ def check(node: Any, index: int, grad: Any) -> None:
             f"Function '{node.name}' returned {kind} values in its {index}th output (the gradient "
             f"for input {index} of the forward op '{node.prim.name}').\n"
             f"The forward op was created at:\n{where}"
-            f"Check that op's inputs (log/sqrt/div of zero or negative values are the usual causes)."
+            "Check that op's inputs (log/sqrt/div of zero or negative values are the usual "
+            "causes)."
         )

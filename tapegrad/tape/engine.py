@@ -32,10 +32,10 @@ def run_backward(
     observer: Callable[[Node, Any, list], None] | None = None,
 ) -> dict:
     """Propagate `seeds` (one gradient Tensor per root: a Node, or a leaf tensor) back through the
-    tape. Without `targets`, leaf gradients go into `.grad`; with them, the targets' gradients (Nodes
-    for non-leaf tensors, leaf tensors) are returned as Tensors and nothing else is touched (a target
-    reached only by zero gradients maps to None; one not reached is absent). `observer(node,
-    grad_out, grads_in)` sees every step (explain uses it)."""
+    tape. Without `targets`, leaf gradients go into `.grad`; with them, the targets' gradients
+    (Nodes for non-leaf tensors, leaf tensors) are returned as Tensors and nothing else is touched
+    (a target reached only by zero gradients maps to None; one not reached is absent).
+    `observer(node, grad_out, grads_in)` sees every step (explain uses it)."""
     raw = not create_graph
     plan = Plan(roots, seeds, targets, raw)
     buffers, leaf_grads, deps, pruned, ready = (

@@ -158,7 +158,8 @@ def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
                 raise RuntimeError(
                     f"hook {name!s} returned a gradient of shape "
                     f"{list(getattr(replaced, 'shape', ()))} for a tensor of shape "
-                    f"{list(g.shape)}; a hook may replace the gradient, but with one of the same shape"
+                    f"{list(g.shape)}; a hook may replace the gradient, but with one of the same "
+                    "shape"
                 )
             if replaced.dtype != g_tensor.dtype:  # (the engine relies on it, as PyTorch does)
                 raise RuntimeError(

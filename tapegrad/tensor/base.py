@@ -117,6 +117,7 @@ class TensorBase:
         "_name",
         "__weakref__",
     )
+
     # ---- NumPy protocols and DLPack: an upper layer (interop.py, L5) provides them, so they
     # import it when first called (this layer cannot import it at load time: it imports this one)
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -129,12 +130,19 @@ class TensorBase:
 
         return interop.array_function(func, types, args, kwargs)
 
-    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
-                   copy: Any = None) -> Any:
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: Any = None,
+    ) -> Any:
         from .. import interop
 
-        return interop.to_dlpack(cast(Any, self), stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+        return interop.to_dlpack(
+            cast(Any, self), stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
 
     def __dlpack_device__(self) -> tuple:
         from .. import interop

@@ -20,7 +20,12 @@ from ..primitives.registry import Primitive
 from .record import apply, live_views
 from .tensor import Tensor
 
-UFUNCS: dict[Any, Any] = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply, E.div: np.true_divide}
+UFUNCS: dict[Any, Any] = {
+    E.add: np.add,
+    E.sub: np.subtract,
+    E.mul: np.multiply,
+    E.div: np.true_divide,
+}
 
 
 NO_INDEX = object()  # (None is an index: `x[None] = v`)

@@ -110,7 +110,8 @@ def _check(actual, expected, tol, what):
     err = np.abs(actual - expected)
     bad = err > tol
     assert not np.any(bad), (
-        f"{what}: error up to {err.max():.3g} where {np.broadcast_to(tol, err.shape)[bad].min():.3g} "
+        f"{what}: error up to {err.max():.3g} where "
+        f"{np.broadcast_to(tol, err.shape)[bad].min():.3g} "
         f"is allowed\n  got:      {actual.tolist()}\n  expected: {expected.tolist()}"
     )
 
