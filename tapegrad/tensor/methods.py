@@ -70,10 +70,12 @@ def axes_of(x: Tensor, axis: Any, dim: Any) -> tuple | None:
 def reduce(prim: Any, x: Tensor, axis: Any, keepdims: bool, dim: Any, keepdim: Any) -> Tensor:
     """One reduction primitive over the given axes."""
     keep = bool(keepdim) if keepdim is not None else bool(keepdims)
-    if prim is R.mean and x.dtype.kind != "f":
+    if prim is R.mean and x._data.dtype.kind != "f":
         raise TypeError(
             f"mean needs a floating-point tensor, got {x.dtype}; use .astype(tg.float32)"
         )
+    if axis is None and dim is None:  # (the commonest call: every axis)
+        return apply(prim, x, axis=None, keepdims=keep)
     return apply(prim, x, axis=axes_of(x, axis, dim), keepdims=keep)
 
 

@@ -80,14 +80,8 @@ def record(
     plan = prim.plans.get(needs) or prim.plan(needs, len(args))
     node = _new(Node)  # (fields set here without an __init__ call: this runs once per op)
     node.prim = prim
-    node.edges = edges_of(args, needs)
     node.params = params or _NO_PARAMS
-    node.constants = None
-    if needs != _ALL_NEED[len(args)] and len(args) == 2:  # (x * 2.0: keep the number, which
-        node.constants = numbers_of(args)  # costs nothing, so drawings can show every value)
-    node.saved = node.versions = None
-    if plan.saved:
-        node.saved, node.versions = saved_with_versions(args, plan.saved)
+    node.edges, node.saved, node.versions, node.constants = take_inputs(args, needs, plan.saved)
     node.shapes = node.dtypes = None  # None: every input that matters looks like the output
     if not prim.elementwise:
         oshape, odtype = out.shape, out.dtype
@@ -95,13 +89,13 @@ def record(
             a = args[i]
             d = a._data if isinstance(a, Tensor) else a
             if d.__class__ is not _ndarray or d.shape != oshape or d.dtype != odtype:
-                node.shapes = tuple(
-                    [a.shape if isinstance(a, Tensor) else np.shape(a) for a in args]
-                )
-                node.dtypes = tuple([getattr(a, "dtype", None) for a in args])
+                node.shapes, node.dtypes = shapes_and_dtypes(args)
                 break
-    node.pre_hooks = node.stack = None
-    node.scope = (state.scope or None) if overrides[0] else None
+    node.pre_hooks = node.stack = node.scope = None
+    if overrides[0]:  # (some flag is off its default: a module running, anomaly mode, ...)
+        node.scope = state.scope or None
+        if state._anomaly:
+            node.stack = capture_stack()
     t = _new(Tensor)
     t._data = out
     t._grad_fn = node
@@ -114,47 +108,63 @@ def record(
         node.out_data = node.out_vc = None
     if prim.view and isinstance(args[0], Tensor) and np.may_share_memory(out, args[0]._data):
         mark_view(t, args[0], prim, node.params)  # views share their base's version counter
-    if overrides[0] and state._anomaly:
-        node.stack = capture_stack()
     return t
 
 
-def edges_of(args: Sequence[Any], needs: int) -> tuple:
-    """Per input: its node (or the leaf tensor itself) when it needs a gradient, else None."""
-    if len(args) == 2:  # (the common arities spelled out: no loop, no list)
-        a, b = args
-        return ((a._grad_fn or a) if needs & 1 else None, (b._grad_fn or b) if needs & 2 else None)
+_NUMBERS = frozenset({float, int})
+
+
+def take_inputs(args: Sequence[Any], needs: int, saved_at: tuple) -> tuple:
+    """What a Node keeps of its inputs: per input its node (or the leaf itself) when it needs a
+    gradient, else None (the edges); the inputs at `saved_at`, None elsewhere (or None for all:
+    none saved), with their versions now (None for all: every input saved, a Tensor at version
+    0); the Python numbers among them (None: none), which cost nothing to keep, so drawings can
+    show every value. One or two inputs are handled without loops (nearly every op)."""
     if len(args) == 1:
-        return (args[0]._grad_fn or args[0],)
-    return tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
-
-
-_ALL_NEED = (0, 1, 3, 7, 15, 31, 63, 127, 255)  # every input needs a gradient, by input count
-
-
-def numbers_of(args: Sequence[Any]) -> tuple | None:
-    """The Python numbers among the inputs, None elsewhere (None when there is none)."""
-    found = tuple([a if a.__class__ is float or a.__class__ is int else None for a in args])
-    return found if found != (None, None) else None
-
-
-def saved_with_versions(args: Sequence[Any], positions: tuple) -> tuple[Any, Any]:
-    """The inputs at `positions` (None elsewhere), and each saved Tensor's version now; the
-    versions are None when every input is saved and is a Tensor no in-place op has touched (the
-    common case, kept without building anything)."""
-    if len(positions) == len(args):
-        for a in args:
-            if not isinstance(a, Tensor) or a._vc is not None:
-                break
+        a = args[0]  # (a Tensor that needs a gradient)
+        if not saved_at:
+            return (a._grad_fn or a,), None, None, None
+        return (a._grad_fn or a,), args, None if a._vc is None else (a._vc[0],), None
+    if len(args) == 2:
+        a, b = args
+        if needs == 3:
+            edges, numbers = (a._grad_fn or a, b._grad_fn or b), None
+        elif needs == 1:
+            edges, numbers = (a._grad_fn or a, None), (None, b) if b.__class__ in _NUMBERS else None
         else:
-            return tuple(args), None
+            edges, numbers = (None, b._grad_fn or b), (a, None) if a.__class__ in _NUMBERS else None
+        if not saved_at:
+            return edges, None, None, numbers
+        if len(saved_at) == 2:
+            if a._vc is None and b._vc is None and needs == 3:
+                return edges, args, None, numbers
+        elif numbers is not None:  # (x * 2.0: the rule reads the number, a constant)
+            return edges, numbers, (None, None), numbers
+    else:
+        edges = tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
+        numbers = None
+        if not saved_at:
+            return edges, None, None, numbers
     saved: list = [None] * len(args)
     versions: list = [None] * len(args)
-    for i in positions:
+    for i in saved_at:
         a = saved[i] = args[i]
         if isinstance(a, Tensor):  # (a constant keeps version None: never checked)
             versions[i] = a._vc[0] if a._vc is not None else 0
-    return tuple(saved), tuple(versions)
+    return edges, tuple(saved), tuple(versions), numbers
+
+
+def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
+    """Every input's shape and dtype (a Python number: () and None)."""
+    if len(args) == 1:
+        d = args[0]._data
+        return (d.shape,), (d.dtype,)
+    shapes, dtypes = [], []
+    for a in args:
+        d = a._data if isinstance(a, Tensor) else a
+        shapes.append(np.shape(d))
+        dtypes.append(getattr(d, "dtype", None))
+    return tuple(shapes), tuple(dtypes)
 
 
 def any_float64(args: Sequence[Any]) -> bool:
