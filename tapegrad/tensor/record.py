@@ -136,7 +136,7 @@ def take_inputs(args: Sequence[Any], needs: int, saved_at: tuple) -> tuple:
         if not saved_at:
             return edges, None, None, numbers
         if len(saved_at) == 2:
-            if a._vc is None and b._vc is None and needs == 3:
+            if needs == 3 and a._vc is None and b._vc is None:
                 return edges, args, None, numbers
         elif numbers is not None:  # (x * 2.0: the rule reads the number, a constant)
             return edges, numbers, (None, None), numbers
