@@ -8,19 +8,14 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import seed_dense
 from tapegrad import nn
 from tapegrad.amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 
 
-def seed_net() -> nn.Dense:
-    net = nn.Dense(3, 1, has_bias=False)
-    net.weight.set_data(tg.tensor([[2, 3, 4]], tg.float32))
-    return net
-
-
 # ---- StaticLossScaler --------------------------------------------------------------------------
 def test_seed_static_loss_scaler_numbers():
-    net = seed_net()
+    net = seed_dense()
     scaler = StaticLossScaler(1024.0)
     loss = nn.MSELoss()(
         net(tg.tensor([[1, 2, 3]], tg.float32)).squeeze(), tg.tensor(19, tg.float32)
@@ -42,7 +37,7 @@ def test_seed_program_with_value_and_grad():
     class Net(nn.Cell):
         def __init__(self) -> None:
             super().__init__()
-            self.fc = seed_net()
+            self.fc = seed_dense()
             self.loss = nn.MSELoss()
 
         def construct(self, x, y):
@@ -215,7 +210,7 @@ def test_clip_grad_norm_pytorch_style():
 
 # ---- the seed's full MindSpore-style training step -----------------------------------------------
 def test_scaled_clipped_training_step_mindspore_style():
-    net = seed_net()
+    net = seed_dense()
     scaler = StaticLossScaler(1024.0)
     opt = tg.optim.SGD(net.trainable_params(), lr=0.01)
     grads = tg.autograd.grad(

@@ -74,7 +74,8 @@ def _loss(name, data):
 
 
 def _numeric_grad(name, data, key, index=None, eps=1e-6):
-    """Central differences of the NumPy arm's loss with respect to data[key] (or data[key][index])."""
+    """Central differences of the NumPy arm's loss with respect to data[key] (or
+    data[key][index])."""
     base = data[key] if index is None else data[key][index]
     grad = np.zeros_like(base)
     for i in np.ndindex(base.shape):

@@ -18,7 +18,7 @@ from tapegrad.tape import engine, plan
 from tapegrad.tape.node import FREED
 
 
-# ---- accumulation and retain_graph ----------------------------------------------------------------
+# ---- accumulation and retain_graph ---------------------------------------------------------------
 def test_grad_accumulates_across_backward_calls_on_leaves_only():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3
@@ -160,7 +160,7 @@ def test_create_graph_grad_can_be_zeroed_and_updated_in_place():
     assert g.tolist() == [[2.0, 3.0]]
 
 
-# ---- allow_unused, grad_outputs, inputs= ----------------------------------------------------------
+# ---- allow_unused, grad_outputs, inputs= ---------------------------------------------------------
 def test_allow_unused():
     x = tg.tensor(1.0, requires_grad=True)
     z = tg.tensor(2.0, requires_grad=True)
@@ -239,7 +239,8 @@ def test_engine_runs_only_nodes_on_a_path_to_the_targets():
 
 @pytest.mark.parametrize("targets", ["all leaves", "some leaves", "a node and a leaf"])
 def test_grad_with_or_without_pruning_agrees_with_closed_forms(targets):
-    """grad w.r.t. every leaf reached skips the pruning walk; a subset or a non-leaf target needs it.
+    """grad w.r.t. every leaf reached skips the pruning walk; a subset or a non-leaf target needs
+    it.
     Both must give the same gradients, the same None for a target reached only through a zero
     rule, and the same 'absent' for a target that cannot be reached."""
     x = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
@@ -287,7 +288,7 @@ def test_each_node_runs_once_after_all_its_consumers_diamond():
     )
 
 
-# ---- hooks and retain_grad ------------------------------------------------------------------------
+# ---- hooks and retain_grad -----------------------------------------------------------------------
 def test_hook_on_leaf_sees_and_replaces_the_gradient():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     seen = []
@@ -366,7 +367,7 @@ def test_retain_grad_does_not_keep_the_tensor_alive():
     assert ref() is None
 
 
-# ---- version counters -----------------------------------------------------------------------------
+# ---- version counters ----------------------------------------------------------------------------
 def _saved_and_modified(modify):
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     a = x * 1  # non-leaf
@@ -463,7 +464,7 @@ def test_unsaved_inputs_can_change_in_place():
     assert x.grad.tolist() == [1.0, 1.0]
 
 
-# ---- depth: no recursion ----------------------------------------------------------------------------
+# ---- depth: no recursion -------------------------------------------------------------------------
 def test_ten_thousand_deep_chain_under_tiny_recursion_limit():
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(200)
@@ -499,7 +500,7 @@ def test_million_node_chain_forward_and_backward():
         gc.enable()
 
 
-# ---- memory -----------------------------------------------------------------------------------------
+# ---- memory --------------------------------------------------------------------------------------
 def test_graph_freed_by_reference_counting_at_once():
     gc.collect()
     gc.disable()
@@ -553,7 +554,7 @@ def test_no_reference_cycles():
         gc.enable()
 
 
-# ---- grad mode ---------------------------------------------------------------------------------------
+# ---- grad mode -----------------------------------------------------------------------------------
 def test_no_grad_enable_grad_set_grad_enabled_as_context_managers():
     x = tg.tensor(1.0, requires_grad=True)
     with tg.no_grad():
@@ -664,7 +665,7 @@ def test_eight_threads_calling_grad_at_once_on_shared_parameters():
     assert w.grad is None
 
 
-# ---- anomaly mode ------------------------------------------------------------------------------------
+# ---- anomaly mode --------------------------------------------------------------------------------
 def test_detect_anomaly_names_the_forward_op_and_user_line():
     x = tg.tensor([0.0, 1.0], requires_grad=True)
     with tg.autograd.detect_anomaly(), np.errstate(all="ignore"):
@@ -693,7 +694,7 @@ def test_without_detect_anomaly_nan_passes_silently():
     assert np.isnan(x.grad.numpy()[0])
 
 
-# ---- custom Functions ------------------------------------------------------------------------------
+# ---- custom Functions ----------------------------------------------------------------------------
 class Cube(tg.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -820,7 +821,7 @@ def test_function_in_place_change_of_saved_tensor_detected():
         y.sum().backward()
 
 
-# ---- gradcheck detects wrong rules -------------------------------------------------------------------
+# ---- gradcheck detects wrong rules ---------------------------------------------------------------
 class WrongSquare(tg.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -878,7 +879,7 @@ def test_a_leaf_used_many_times_gets_the_sum_of_its_uses(dtype, shape):
     loss = sum(((w * float(c)) * (w * 1.0 + 0.5)).sum() for c in scales)
     loss.backward()
     wn = w.numpy()
-    uses = []  # the engine's order: the last use first, each product's second factor before its first
+    uses = []  # the engine's order: the last use first, a product's second factor before its first
     for c in scales[::-1]:
         c = dtype(c)
         uses += [(wn * c) * dtype(1.0), (wn * dtype(1.0) + dtype(0.5)) * c]
@@ -928,7 +929,7 @@ def test_ops_with_python_numbers_keep_dtype_and_gradients(dtype):
         y.sum().backward()
 
 
-# ---- custom Functions with several outputs --------------------------------------------------------
+# ---- custom Functions with several outputs -------------------------------------------------------
 class SinCos(tg.autograd.Function):
     """(sin(x*w), 2*cos(x*w), a number, an integer argmax): PyTorch's several-output Function."""
 

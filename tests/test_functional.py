@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import SeedNet as Net
+from helpers import seed_net
 from tapegrad._state import state
 
 
@@ -95,23 +97,9 @@ def test_seed000_multiple_outputs_are_summed_and_has_aux_picks_output_0():
     assert out.item() == 1.0
 
 
-class Net(tg.nn.Cell):
-    def __init__(self, in_channel, out_channel):
-        super().__init__()
-        self.fc = tg.nn.Dense(in_channel, out_channel, has_bias=False)
-        self.loss = tg.nn.MSELoss()
-
-    def construct(self, x, y):
-        logits = self.fc(x).squeeze()
-        loss = self.loss(logits, y)
-        return loss, logits
-
-
-@pytest.fixture
-def seed_net():
-    net = Net(3, 1)
-    net.fc.weight.set_data(tg.tensor([[2, 3, 4]], tg.float32))
-    return net, tg.tensor([[1, 2, 3]], tg.float32), tg.tensor(19, tg.float32)
+@pytest.fixture(name="seed_net")
+def seed_net_and_data():
+    return seed_net(), tg.tensor([[1, 2, 3]], tg.float32), tg.tensor(19, tg.float32)
 
 
 def test_seed000_network_forward(seed_net):

@@ -8,27 +8,8 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import seed_net
 from tapegrad import nn
-
-
-class Net(nn.Cell):
-    """The seeds' MindSpore network (construct style, Dense without bias, MSELoss)."""
-
-    def __init__(self, in_channel: int, out_channel: int) -> None:
-        super(Net, self).__init__()
-        self.fc = nn.Dense(in_channel, out_channel, has_bias=False)
-        self.loss = nn.MSELoss()
-
-    def construct(self, x, y):
-        logits = self.fc(x).squeeze()
-        loss = self.loss(logits, y)
-        return loss, logits
-
-
-def seed_net() -> Net:
-    net = Net(3, 1)
-    net.fc.weight.set_data(tg.tensor([[2, 3, 4]], tg.float32))
-    return net
 
 
 # ---- the seed program ------------------------------------------------------------------------
@@ -217,7 +198,8 @@ def test_forward_and_construct_styles_and_clear_errors():
 
 def test_repr_of_a_model():
     assert repr(seed_net()) == (
-        "Net(\n  (fc): Dense(in_channels=3, out_channels=1, has_bias=False)\n  (loss): MSELoss()\n)"
+        "SeedNet(\n  (fc): Dense(in_channels=3, out_channels=1, has_bias=False)\n"
+        "  (loss): MSELoss()\n)"
     )
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import seed_dense
 from tapegrad import nn
 
 
@@ -70,18 +71,12 @@ def test_adam_l2_versus_adamw_decoupled_decay():
 
 
 # ---- calling styles ----------------------------------------------------------------------------
-def seed_net():
-    net = nn.Dense(3, 1, has_bias=False)
-    net.weight.set_data(tg.tensor([[2.0, 3.0, 4.0]]))
-    return net
-
-
 def loss_of(net):
     return nn.MSELoss()(net(tg.tensor([[1.0, 2.0, 3.0]])).squeeze(), 19.0)
 
 
 def test_step_from_grad_and_from_a_tuple_of_grads_agree_and_record_nothing():
-    a, b = seed_net(), seed_net()
+    a, b = seed_dense(), seed_dense()
     opt_a = tg.optim.SGD(a.parameters(), lr=0.1)
     loss_of(a).backward()
     opt_a.step()
@@ -96,7 +91,7 @@ def test_step_from_grad_and_from_a_tuple_of_grads_agree_and_record_nothing():
 
 
 def test_mindspore_call_style_closure_and_none_grads():
-    net = seed_net()
+    net = seed_dense()
     opt = tg.optim.SGD(net.trainable_params(), lr=0.1)
     opt(tg.autograd.grad(loss_of(net), net.trainable_params()))  # MindSpore: optimizer(grads)
     np.testing.assert_allclose(net.weight.numpy(), [[1.8, 2.6, 3.4]], rtol=1e-6)

@@ -1,12 +1,12 @@
 """Soak and memory: long training runs hold steady, graphs are freed at once, memory grows linearly.
 
 - 10,000 training steps of a small MLP (PyTorch style and functional style, alternating): the number
-  of live gc-tracked objects and the traced memory stop growing after warm-up, and no step leaves a
-  reference cycle behind (everything is freed by reference counting alone).
-- 1,000 iterations of create_graph=True work (a gradient penalty, a Hessian-vector product by double
-  backward, and the same by nested tg.grad): the same checks.
-- A long chain's peak memory (graph + backward) is linear in its length, with a bounded cost per node.
-  (tests/test_engine.py runs the 1,000,000-node chain; here two smaller ones measure the slope.)
+of live gc-tracked objects and the traced memory stop growing after warm-up, and no step leaves a
+reference cycle behind (everything is freed by reference counting alone). - 1,000 iterations of
+create_graph=True work (a gradient penalty, a Hessian-vector product by double backward, and the
+same by nested tg.grad): the same checks. - A long chain's peak memory (graph + backward) is linear
+in its length, with a bounded cost per node. (tests/test_engine.py runs the 1,000,000-node chain;
+here two smaller ones measure the slope.)
 - Dropped graphs of every kind are freed the moment the last reference goes, with the cyclic gc off.
 
 Sizes are tiny on purpose: these tests look for leaks, not speed.
@@ -123,7 +123,7 @@ def small_problem(seed: int = 0) -> tuple:
     return net, X, Y
 
 
-# ---- 10,000 training steps ----------------------------------------------------------------------------
+# ---- 10,000 training steps -----------------------------------------------------------------------
 def test_ten_thousand_training_steps_hold_steady():
     net, X, Y = small_problem()
     params = net.trainable_params()
@@ -152,7 +152,7 @@ def test_ten_thousand_training_steps_hold_steady():
     assert all(np.isfinite(p.numpy()).all() for p in params)
 
 
-# ---- create_graph=True, 1,000 times ---------------------------------------------------------------------
+# ---- create_graph=True, 1,000 times --------------------------------------------------------------
 def test_create_graph_loop_frees_its_graphs():
     net, X, Y = small_problem(1)
     params = net.trainable_params()
@@ -198,7 +198,7 @@ def test_create_graph_loop_frees_its_graphs():
     assert checked == [True] * 4
 
 
-# ---- a long chain: peak memory linear in its length --------------------------------------------------------
+# ---- a long chain: peak memory linear in its length ----------------------------------------------
 def chain_peak(n: int) -> tuple[int, int, int]:
     """(bytes held by the built graph, peak bytes over build + backward, bytes left after del)."""
     with gc_off():
@@ -234,7 +234,7 @@ def test_long_chain_peak_memory_is_linear():
     assert left2 < 0.05 * built2 and left2 < left1 + 64 * 1024, (left1, left2, built2)
 
 
-# ---- dropped graphs are freed at once --------------------------------------------------------------------
+# ---- dropped graphs are freed at once ------------------------------------------------------------
 class Cube(tg.autograd.Function):
     @staticmethod
     def forward(ctx, a):

@@ -1,12 +1,12 @@
-"""Threads: grad mode is thread-local, shared read-only parameters are safe, gradients are identical.
+"""Threads: grad mode is thread-local, shared read-only parameters are safe, gradients are
+identical.
 
 What docs/errors.md ("Threads") promises, checked here: grad mode, anomaly mode and the functional
 nesting depth are per thread; eight threads running forward+backward on their own graphs over shared
 Parameters get bit-identical results to a serial run; concurrent tg.autograd.grad / tg.grad never
-write .grad; and the recommended pattern for shared leaves (grad per thread, summed in one thread in a
-fixed order) equals serial backward() accumulation exactly. Switching threads every 10 microseconds
-makes interleavings inside ops and the engine likely, not just between them.
-"""
+write .grad; and the recommended pattern for shared leaves (grad per thread, summed in one thread in
+a fixed order) equals serial backward() accumulation exactly. Switching threads every 10
+microseconds makes interleavings inside ops and the engine likely, not just between them."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def frequent_switches():
 
 
 def run_threads(target: Callable[[int], Any], n: int = N_THREADS) -> list:
-    """target(k) in n threads started together; their results in order; the first error re-raised."""
+    """target(k) in n threads started together; their results in order; the first error
+    re-raised."""
     results: list = [None] * n
     errors: list = []
     start = threading.Barrier(n)
@@ -76,7 +77,7 @@ def batches(n: int, seed: int = 0) -> list:
     ]
 
 
-# ---- grad mode ------------------------------------------------------------------------------------
+# ---- grad mode -----------------------------------------------------------------------------------
 def test_no_grad_in_one_thread_does_not_affect_another():
     x = tg.tensor([1.0, 2.0], requires_grad=True)  # shared, read-only
     inside = threading.Barrier(2)  # A is inside no_grad / B is inside set_grad_enabled(False)
@@ -144,7 +145,8 @@ def test_anomaly_mode_is_thread_local():
 
 
 def test_functional_nesting_depth_is_thread_local():
-    """A tg.grad running in thread A must not make B's outermost tg.grad keep its result on the tape."""
+    """A tg.grad running in thread A must not make B's outermost tg.grad keep its result on the
+    tape."""
     inside, done = threading.Barrier(2), threading.Barrier(2)
     seen: dict = {}
 
@@ -178,7 +180,7 @@ def test_functional_nesting_depth_is_thread_local():
     }
 
 
-# ---- shared read-only parameters --------------------------------------------------------------------
+# ---- shared read-only parameters -----------------------------------------------------------------
 def _train_like_work(net: tg.nn.Module, data: tuple, log: list | None = None, k: int = 0) -> list:
     """Forward + backward on this thread's own graphs: losses, parameter grads, input grads."""
     params = net.trainable_params()
@@ -294,7 +296,7 @@ def test_concurrent_functional_grad_gives_correct_results():
     assert all(p.grad is None for p in params)
 
 
-# ---- shared leaves: the documented pattern ---------------------------------------------------------
+# ---- shared leaves: the documented pattern -------------------------------------------------------
 def test_per_thread_grads_summed_in_order_equal_serial_backward_exactly():
     """docs/errors.md: for results independent of thread timing, use tg.autograd.grad per thread
     and sum in one thread, in a fixed order. That sum equals serial accumulation exactly."""

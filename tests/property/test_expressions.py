@@ -1,21 +1,22 @@
-"""Property tests: random expression DAGs over every primitive, checked against NumPy and finite differences.
+"""Property tests: random expression DAGs over every primitive, checked against NumPy and finite
+differences.
 
 A hypothesis strategy (`programs`) writes a small straight-line program twice: as tapegrad code and
 as the same computation in plain NumPy. Statements reuse earlier values (fan-out, shared
 sub-expressions), broadcast between random compatible shapes, index (basic, integer arrays with
 repeats, tensors, masks), assign into slices, reduce over random axes, reshape and concatenate. The
-program ends in `loss = sum of (sink * random weights)`. The generator evaluates the NumPy side as it
-goes, so it can keep every op in a safe domain: positive bases for log/sqrt/pow, operands scaled by
-powers of two to stay small, and shifts that keep kinks (relu, abs, sign, maximum, minimum, clip,
+program ends in `loss = sum of (sink * random weights)`. The generator evaluates the NumPy side as
+it goes, so it can keep every op in a safe domain: positive bases for log/sqrt/pow, operands scaled
+by powers of two to stay small, and shifts that keep kinks (relu, abs, sign, maximum, minimum, clip,
 max/min ties) at least `KINK` away. A failing example prints as a program you can paste into Python.
 
 Checked, all in float64: forward values against NumPy; `tg.autograd.grad` against central finite
 differences of the NumPy program (casts to float32 and back are treated as the identity there, which
 is what their rule claims); `loss.backward()` agrees with `grad`; second order (grad of a random
 scalar function of the first-order grads, create_graph=True) against finite differences of the
-first-order grads, on the smooth ops. Separately: an in-place op through a view either writes through
-to the base (values and gradients, as NumPy and PyTorch) or raises; it never leaves the base stale.
-"""
+first-order grads, on the smooth ops. Separately: an in-place op through a view either writes
+through to the base (values and gradients, as NumPy and PyTorch) or raises; it never leaves the base
+stale."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import tapegrad as tg
+from helpers import finite_differences
 from tapegrad.primitives import REGISTRY
 from tapegrad.tape.node import Node
 
@@ -99,7 +101,8 @@ KIND_PRIMS = {
 PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min", "max_pool")
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
-# round trip is itself rounded to float32, too coarse to finite-difference (test_second_order_through_cast).
+# round trip is itself rounded to float32, too coarse to finite-difference
+# (test_second_order_through_cast).
 SMOOTH_KINDS = tuple(k for k in ALL_KINDS if k not in PIECEWISE and k != "cast")
 BACKWARD_ONLY = {
     "scatter_add": "getitem",
@@ -173,7 +176,8 @@ def _np_windows(x, k, stride):
 
 
 def _np_namespace(exact_casts: bool) -> dict:
-    """exact_casts=False: the float32 round trip becomes the identity (what its rule differentiates)."""
+    """exact_casts=False: the float32 round trip becomes the identity (what its rule
+    differentiates)."""
     return {
         "np": np,
         "lse": _np_lse,
@@ -1228,21 +1232,6 @@ def assert_close(actual, expected, what, rtol, atol):
         )
 
 
-def finite_differences(f, values, eps=FD_EPS):
-    """Central differences of scalar f(list of arrays) w.r.t. every element of every array."""
-    grads = []
-    for i, v in enumerate(values):
-        g = np.zeros_like(v)
-        for j in range(v.size):
-            plus = [np.array(x, copy=True) for x in values]
-            minus = [np.array(x, copy=True) for x in values]
-            plus[i].flat[j] += eps
-            minus[i].flat[j] -= eps
-            g.flat[j] = (f(plus) - f(minus)) / (2 * eps)
-        grads.append(g)
-    return grads
-
-
 def tape_primitives(tensors) -> set:
     """Names of the primitives recorded on the tape behind `tensors`."""
     seen, names = set(), set()
@@ -1320,7 +1309,8 @@ def test_random_programs_values_and_gradients(prog):
 @settings(max_examples=budget(8))
 @given(data=st.data())
 def test_each_op_kind(kind, data):
-    """Every op kind leads at least a few programs (so none is left to chance) and is on the tape."""
+    """Every op kind leads at least a few programs (so none is left to chance) and is on the
+    tape."""
     prog = data.draw(programs(ALL_KINDS, max_stmts=3, force=kind), label="program")
     ns = check_program(prog)
     prims = _as_tuple(KIND_PRIMS[prog.stmts[0][1]])
@@ -1390,7 +1380,8 @@ def test_random_programs_second_order(prog, data):
 
 
 def test_second_order_through_cast():
-    """d2/dx2 sin(2 * cast64(cast32(x))) = -4 sin(2x): the cast's rule is recorded under create_graph."""
+    """d2/dx2 sin(2 * cast64(cast32(x))) = -4 sin(2x): the cast's rule is recorded under
+    create_graph."""
     x = tg.tensor(np.array([0.3, -1.2, 2.0]), requires_grad=True)
     y = (x.astype(tg.float32).astype(tg.float64) * 2.0).sin()
     (g,) = tg.autograd.grad(y.sum(), x, create_graph=True)

@@ -1,10 +1,10 @@
 """Numerics: stability at magnitude 1e4, and dtypes (no silent upcast, documented mixed precision).
 
-1. log_softmax, softmax, logsumexp, sigmoid, nn.CrossEntropyLoss and nn.BCEWithLogitsLoss on inputs of
-   magnitude 1e4, in float16, float32 and float64: values and gradients are finite and match a float64
-   reference to a few units in the last place of the dtype. The bar is what a shift-invariant
-   implementation reaches (softmax computed from x - max(x), as PyTorch does): the inputs are exact
-   in every dtype, so the only error allowed is the rounding of the results.
+1. log_softmax, softmax, logsumexp, sigmoid, nn.CrossEntropyLoss and nn.BCEWithLogitsLoss on inputs
+of magnitude 1e4, in float16, float32 and float64: values and gradients are finite and match a
+float64 reference to a few units in the last place of the dtype. The bar is what a shift-invariant
+implementation reaches (softmax computed from x - max(x), as PyTorch does): the inputs are exact in
+every dtype, so the only error allowed is the rounding of the results.
 2. float16 and float32 stay in their dtype through forward and backward for every primitive of the
    rule table (checked on the outputs, the leaf gradients, every gradient a rule returns, and second
    order); Python scalars and NumPy scalars (np.float64 included) never upcast.
@@ -347,7 +347,8 @@ def test_every_primitive_has_a_dtype_case():
 
 
 def _backward_observing(out, seed):
-    """run the engine on `out` and return every (node name, gradient dtype) it produced or received."""
+    """run the engine on `out` and return every (node name, gradient dtype) it produced or
+    received."""
     seen = []
 
     def observer(node, grad_out, grads_in):
