@@ -19,6 +19,9 @@ demo: $(STAMP)
 	$(PY) tutorials/demo.py
 
 test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 $(DOCS_STAMP): $(STAMP)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from .._utils import normalize_axis, shape_args
+from .._utils import normalize_axis, one_axis, shape_args
 from .coerce import coerce, explain_matmul_error, resolve_shape
 from .record import apply
 from .tensor import Tensor
@@ -135,7 +135,7 @@ def extreme(
             f"{prim.name}(dim) takes one dimension (an int), got {dim!r}; use amax/amin for several"
         )
     keep = bool(keepdim) if keepdim is not None else bool(keepdims)
-    axis = normalize_axis(dim, x.ndim)[0] if x.ndim else 0
+    axis = one_axis(dim, x.ndim) if x.ndim else 0
     if x.ndim == 0:
         return result(x, Tensor._make(np.asarray(0, dtype=np.int64)))
     if x.shape[axis] == 0:
@@ -178,7 +178,7 @@ def arg_extreme(pick: Any, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     if axis is not None:
         if not isinstance(axis, int | np.integer) or isinstance(axis, bool):
             raise TypeError(f"argmax/argmin take one axis (an int), got {axis!r}")
-        axis = None if x.ndim == 0 else normalize_axis(axis, x.ndim)[0]
+        axis = None if x.ndim == 0 else one_axis(axis, x.ndim)
     return Tensor._make(np.asarray(pick(x._data, axis=axis, keepdims=keepdims)))
 
 
@@ -218,7 +218,7 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Axes start_dim..end_dim merged into one."""
     if x.ndim == 0:
         return x.reshape(1)
-    s, e = normalize_axis(start_dim, x.ndim)[0], normalize_axis(end_dim, x.ndim)[0]
+    s, e = one_axis(start_dim, x.ndim), one_axis(end_dim, x.ndim)
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     return x.reshape(x.shape[:s] + (int(np.prod(x.shape[s : e + 1])),) + x.shape[e + 1 :])
@@ -239,7 +239,7 @@ def transpose(x: Tensor, dims: tuple) -> Tensor:
         return x.T
     if len(dims) == 2 and all(isinstance(d, int | np.integer) for d in dims):
         axes = list(range(x.ndim))
-        a, b = normalize_axis(dims[0], x.ndim)[0], normalize_axis(dims[1], x.ndim)[0]
+        a, b = one_axis(dims[0], x.ndim), one_axis(dims[1], x.ndim)
         axes[a], axes[b] = axes[b], axes[a]
         return permute(x, tuple(axes))
     return permute(x, dims)
@@ -255,7 +255,7 @@ def squeeze(x: Tensor, axis: Any = None) -> Tensor:
 
 def unsqueeze(x: Tensor, axis: int) -> Tensor:
     """A new axis of size 1 at `axis`."""
-    axis = normalize_axis(axis, x.ndim + 1)[0]  # type: ignore[index]
+    axis = one_axis(axis, x.ndim + 1)
     return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
 
@@ -293,7 +293,7 @@ def expand(x: Tensor, shape: tuple) -> Tensor:
 
 def split(x: Tensor, split_size_or_sections: Any, axis: int = 0) -> tuple:
     """Pieces of `split_size` along axis (PyTorch), or of the given sizes if a list."""
-    axis = normalize_axis(axis, x.ndim)[0]  # type: ignore[index]
+    axis = one_axis(axis, x.ndim)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int | np.integer):
         size = int(split_size_or_sections)
@@ -315,5 +315,5 @@ def chunk(x: Tensor, chunks: int, axis: int = 0) -> tuple:
     """At most `chunks` pieces of equal size along axis (the last may be smaller), as PyTorch."""
     if isinstance(chunks, bool) or not isinstance(chunks, int | np.integer) or chunks < 1:
         raise ValueError(f"chunk needs a positive number of chunks, got {chunks!r}")
-    axis = normalize_axis(axis, x.ndim)[0]  # type: ignore[index]
+    axis = one_axis(axis, x.ndim)
     return split(x, max(1, -(-x.shape[axis] // int(chunks))), axis)

@@ -125,6 +125,8 @@ def take_inputs(args: Sequence[Any], needs: int, saved_at: tuple) -> tuple:
         if not saved_at:
             return (a._grad_fn or a,), None, None, None
         return (a._grad_fn or a,), args, None if a._vc is None else (a._vc[0],), None
+    numbers: Any
+    edges: tuple
     if len(args) == 2:
         a, b = args
         if needs == 3:
