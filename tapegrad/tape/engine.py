@@ -16,11 +16,7 @@ from .._state import no_grad, state
 from ..primitives import registry
 from . import anomaly
 from .node import Node, fit
-from .plan import ZERO, Plan, deliver_to_leaves, run_hooks
-
-# A leaf's gradients from many uses, if at most this many elements each, are summed at the end in
-# one NumPy call (about twice as fast as one addition per use for small arrays; equal results).
-GATHER_MAX = 4096
+from .plan import Plan, collect, deliver_to_leaves, run_hooks
 
 
 def run_backward(
@@ -38,13 +34,8 @@ def run_backward(
     `observer(node, grad_out, grads_in)` sees every step (explain uses it)."""
     raw = not create_graph
     plan = Plan(roots, seeds, targets, raw)
-    buffers, leaf_grads, deps, pruned, ready = (
-        plan.buffers,
-        plan.leaf_grads,
-        plan.deps,
-        plan.pruned,
-        plan.ready,
-    )
+    buffers, leaf_grads, deps = plan.buffers, plan.leaf_grads, plan.deps
+    pruned, ready = plan.pruned, plan.ready
     captured: dict = {}
     watch = state.anomaly or observer is not None
     previous_mode = state.enabled  # a raw backward records nothing by construction (its rules
@@ -70,22 +61,12 @@ def run_backward(
                     continue
                 gi = grads[i] if grads is not None else None
                 if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
-                    prev = leaf_grads.get(e)
-                    if prev is None or prev is ZERO:
-                        leaf_grads[e] = ZERO if gi is None else gi  # (zeros, as PyTorch gives)
-                    elif gi is None:
-                        pass
-                    elif prev.__class__ is list:
-                        prev.append(gi)
-                    elif raw and gi.size <= GATHER_MAX:  # small arrays: summed in one call
-                        leaf_grads[e] = [prev, gi]
-                    else:
-                        leaf_grads[e] = prev + gi
+                    collect(leaf_grads, e, gi, raw)
                     continue
                 if gi is not None:
                     prev = buffers.get(e)
                     buffers[e] = gi if prev is None else prev + gi
-                left = deps[e] - 1
+                left = deps[e] - 1  # (a node runs once every consumer has delivered)
                 if left:
                     deps[e] = left
                 else:  # (its count is never read again)
@@ -99,16 +80,7 @@ def run_backward(
         deliver_to_leaves(plan, seeds, targets, captured, raw, create_graph)
     finally:
         state.enabled = previous_mode
-    if targets is None:
-        return captured
-    for t in targets:  # reached but given no gradient (e.g. through sign): a zero, not unused
-        reached = t in plan.reached_leaves or plan.pruned is not None and t in plan.pruned
-        if reached and t not in captured:
-            captured[t] = None
-    if raw:
-        wrap = registry.layer.wrap
-        return {k: None if v is None else wrap(v) for k, v in captured.items()}
-    return captured
+    return captured if targets is None else plan.targets_gradients(captured, targets, raw)
 
 
 def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> list:

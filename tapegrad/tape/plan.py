@@ -91,6 +91,19 @@ class Plan:
         self.deps: dict = deps
         self.ready = ready_roots(root_nodes, deps)
 
+    def targets_gradients(self, captured: dict, targets: set, raw: bool) -> dict:
+        """The targets' gradients as Tensors: a target reached only by zero rules (through sign)
+        maps to None (a zero, not "unused"); one never reached is absent."""
+        for t in targets:
+            if (
+                t in self.reached_leaves or self.pruned is not None and t in self.pruned
+            ) and t not in captured:
+                captured[t] = None
+        if raw:
+            wrap = registry.layer.wrap
+            return {k: None if v is None else wrap(v) for k, v in captured.items()}
+        return captured
+
 
 def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, set]:
     """count_consumers, plus, for every node from which some target can be reached, its edges with
@@ -171,6 +184,25 @@ def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
 
 
 ZERO = object()  # a leaf reached only by zero gradients (e.g. through sign): .grad gets zeros
+
+# A leaf's gradients from many uses, if at most this many elements each, are summed at the end in
+# one NumPy call (about twice as fast as one addition per use for small arrays; equal results).
+GATHER_MAX = 4096
+
+
+def collect(leaf_grads: dict, leaf: Any, g: Any, raw: bool) -> None:
+    """Keep one more gradient (None: a zero) for a leaf until the end of the backward pass."""
+    prev = leaf_grads.get(leaf)
+    if prev is None or prev is ZERO:
+        leaf_grads[leaf] = ZERO if g is None else g  # (zeros, as PyTorch gives)
+    elif g is None:
+        pass
+    elif prev.__class__ is list:
+        prev.append(g)
+    elif raw and g.size <= GATHER_MAX:  # small arrays: summed in one call at the end
+        leaf_grads[leaf] = [prev, g]
+    else:
+        leaf_grads[leaf] = prev + g
 
 
 def deliver_to_leaves(
