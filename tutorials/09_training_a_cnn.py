@@ -107,7 +107,7 @@ def evaluate(model: nn.Module, loader: DataLoader) -> float:
 loss_fn = nn.CrossEntropyLoss()
 optimizer = tg.optim.Adam(model.parameters(), lr=0.01)
 scheduler = tg.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
-train_order = DataLoader(train_set, batch_size=len(train_set))  # all training images, unshuffled
+train_all = DataLoader(train_set, batch_size=len(train_set))  # for the training accuracy
 
 for epoch in range(1, 7):
     total, seen = 0.0, 0
@@ -120,7 +120,7 @@ for epoch in range(1, 7):
         total, seen = total + loss.item() * len(y), seen + len(y)
     scheduler.step()
     print(
-        f"epoch {epoch}  loss {total / seen:.4f}  train accuracy {evaluate(model, train_order):.4f}"
+        f"epoch {epoch}  loss {total / seen:.4f}  train accuracy {evaluate(model, train_all):.4f}"
         f"  test accuracy {evaluate(model, test_loader):.4f}  lr {lr:.5f}"
     )
 accuracy = evaluate(model, test_loader)
@@ -148,7 +148,7 @@ print(f"reloaded model: test accuracy {reloaded:.4f}  same as trained: {reloaded
 # %% [markdown]
 # ## The digits it gets wrong
 #
-# Most mistakes are digits a person would hesitate over too.
+# Several of them would make a person hesitate too.
 
 # %%
 fresh.eval()
