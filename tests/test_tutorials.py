@@ -3,12 +3,14 @@ numbers the seed documents print; in a notebook, drawings show inline (SVG), exp
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +18,15 @@ import pytest
 TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
 
 
-def run(name: str) -> str:
-    env = dict(os.environ, PYTHONPATH=str(TUTORIALS.parent))
+SECONDS: dict[tuple, float] = {}  # how long each script ran, by run's arguments
+
+
+@functools.lru_cache(maxsize=None)  # (a script's output is checked by more than one test)
+def run(name: str, first_on_path: Path | None = None) -> str:
+    path = [str(first_on_path)] if first_on_path else []
+    path += [str(TUTORIALS.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, str(TUTORIALS / name)],
         capture_output=True,
@@ -26,6 +35,7 @@ def run(name: str) -> str:
         timeout=300,
         cwd=TUTORIALS.parent,
     )
+    SECONDS[name, first_on_path] = time.perf_counter() - start
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -140,6 +150,51 @@ def check_08(out: str) -> None:
     assert accs[-1] > 0.95
 
 
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def check_09(out: str) -> None:
+    if not _installed("sklearn"):  # (the `test` extra has it)
+        assert 'pip install "tapegrad[tutorials]"' in out
+        pytest.skip("the CNN tutorial's images come with scikit-learn: pip install -e '.[test]'")
+    epochs = [numbers(line) for line in out.splitlines() if line.startswith("epoch")]
+    assert [e[0] for e in epochs] == [1, 2, 3, 4, 5, 6]
+    losses, train, test, lrs = ([e[i] for e in epochs] for i in (1, 2, 3, 4))
+    assert losses[-1] < losses[0] / 10 and train[-1] > 0.99
+    assert lrs == [0.01, 0.01, 0.005, 0.005, 0.0025, 0.0025]  # StepLR(step_size=2, gamma=0.5)
+    accuracy = numbers(out.split("final test accuracy")[1])[0]
+    assert accuracy >= 0.97 and accuracy == test[-1]
+    assert "1.running_mean, 1.running_var, 1.num_batches_tracked" in out  # buffers saved too
+    assert numbers(out.split("fresh model: test accuracy")[1])[0] < 0.5  # untrained: ~ chance
+    reloaded = out.split("reloaded model: test accuracy")[1].splitlines()[0]
+    assert numbers(reloaded) == [accuracy] and "same as trained: True" in reloaded
+    line = next(line for line in out.splitlines() if " test images misread" in line)
+    misread, total = numbers(line.split(":")[0])
+    assert misread == round((1 - accuracy) * 360) and total == 360
+    shown = re.findall(r"(\d) read as (\d)", line)
+    assert len(shown) == min(6, misread) and all(a != b for a, b in shown)
+    if "drawn to " in out:  # matplotlib is installed: a figure file
+        drawn = out.split("drawn to ")[1].splitlines()[0]
+        assert (TUTORIALS / drawn).is_file() or (TUTORIALS.parent / drawn).is_file()
+    else:  # the mistakes drawn in text
+        assert drawn_in_text(out) and len(drawn_in_text(out)[0]) <= 17 * len(shown) - 1
+
+
+def drawn_in_text(out: str) -> list[str]:
+    """The 8 rows of the 8x8 digits that the CNN tutorial draws in text (none if it drew none)."""
+    lines = out.splitlines()
+    titles = [i for i, line in enumerate(lines) if re.fullmatch(r"(\d read as \d *)+", line)]
+    if not titles:
+        return []
+    rows = lines[titles[0] + 1 : titles[0] + 9]
+    assert len(rows) == 8 and all(set(row) <= set(" .:-=+*#%@") for row in rows), rows
+    assert any(set(row) & set("%@#") for row in rows)  # ink
+    return rows
+
+
 # Each tutorial and the check of what it prints (as a script, and as a notebook's outputs).
 TESTED = {
     "01_tape_and_backward.py": check_01,
@@ -150,6 +205,7 @@ TESTED = {
     "06_custom_functions.py": check_06,
     "07_backprop_by_hand.py": check_07,
     "08_training_an_mlp.py": check_08,
+    "09_training_a_cnn.py": check_09,
 }
 
 
@@ -170,6 +226,24 @@ TESTED["10_numpy_interop.py"] = check_10
 @pytest.mark.parametrize("script", sorted(TESTED))
 def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))
+
+
+def test_cnn_tutorial_runs_within_its_budget_and_draws_in_text() -> None:
+    if not _installed("sklearn"):
+        pytest.skip("the CNN tutorial's images come with scikit-learn: pip install -e '.[test]'")
+    out = run("09_training_a_cnn.py")
+    assert SECONDS["09_training_a_cnn.py", None] < 60  # in `make test`: under a minute, two cores
+    assert drawn_in_text(out)  # a script draws the mistakes in text, with or without matplotlib
+    assert ("drawn to " in out) == _installed("matplotlib")  # and to a file when it can
+
+
+def test_cnn_tutorial_without_scikit_learn_says_how_to_install_it(tmp_path: Path) -> None:
+    hidden = tmp_path / "sklearn"
+    hidden.mkdir()
+    (hidden / "__init__.py").write_text('raise ImportError("scikit-learn hidden by a test")\n')
+    out = run("09_training_a_cnn.py", tmp_path)  # (run checks the exit code is 0)
+    assert 'pip install "tapegrad[tutorials]"' in out and "pip install scikit-learn" in out
+    assert "epoch" not in out
 
 
 def test_demo_runs() -> None:
@@ -249,6 +323,11 @@ def test_tutorial_runs_as_a_notebook(script: str, notebooks: dict) -> None:
     if isinstance(nb, BaseException):
         raise nb
     TESTED[script](notebook_text(nb))  # the same numbers as the script prints
+    if script == "09_training_a_cnn.py":  # the mistakes: a figure, or text without matplotlib
+        shown = [o["data"] for o in nb.cells[-1]["outputs"] if o["output_type"] == "display_data"]
+        pictures = [d for d in shown if "image/png" in d]
+        assert len(pictures) == (1 if _installed("matplotlib") else 0)
+        assert bool(drawn_in_text(notebook_text(nb))) != _installed("matplotlib")
     for cell in nb.cells:
         source = cell["source"]
         if cell["cell_type"] != "code" or not ("tg.viz.draw(" in source or "tg.explain(" in source):

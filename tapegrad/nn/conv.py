@@ -89,13 +89,16 @@ class _ConvNd(Module):
     def _check_input(self, input: Any) -> None:
         """The layer's own view of a bad input: its repr, the shape, what it expects."""
         dims = self.dims
-        axes = "(N, C, L)" if dims == 1 else "(N, C, H, W)"
+        axes = "L)" if dims == 1 else "H, W)"
         if not isinstance(input, Tensor):
             raise TypeError(f"{self!r}: the input must be a tapegrad Tensor, got {type(input)}")
         if input.ndim not in (dims + 1, dims + 2):
+            hint = ""
+            if input.ndim == dims and self.in_channels == 1:  # one image or signal, no channel axis
+                hint = "; for one single-channel input add the channel axis: x.unsqueeze(0)"
             raise ValueError(
-                f"{self!r}: expected a {dims + 2}-D {axes} batched or {dims + 1}-D unbatched "
-                f"input, got shape {input.shape}"
+                f"{self!r}: expected a {dims + 2}-D (N, C, {axes} batched or {dims + 1}-D "
+                f"(C, {axes} unbatched input, got shape {input.shape}{hint}"
             )
         channels = input.shape[-dims - 1]
         if channels != self.in_channels:

@@ -1,5 +1,6 @@
 """tg.nn.functional: PyTorch's `F.` spellings. Activations, linear, dropout and pad live here; the
-normalisations, lookups and losses in functional_norm, functional_sparse and functional_loss.
+convolutions and pooling, normalisations, lookups and losses in functional_conv, functional_norm,
+functional_sparse and functional_loss, and are re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -20,6 +21,15 @@ from ..autograd import Function
 from ..creation import generator
 from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
+from .functional_conv import (
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool1d,
+    max_pool2d,
+)
 from .functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -34,9 +44,14 @@ from .functional_norm import batch_norm, layer_norm
 from .functional_sparse import embedding, one_hot
 
 __all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
     "cross_entropy",
     "dropout",
     "embedding",
@@ -47,6 +62,8 @@ __all__ = [
     "leaky_relu",
     "linear",
     "log_softmax",
+    "max_pool1d",
+    "max_pool2d",
     "mse_loss",
     "nll_loss",
     "one_hot",

@@ -82,12 +82,17 @@ def batch_norm(
         )
     axes = (0,) + tuple(range(2, input.ndim))
     per_channel = (1, channels) + (1,) * (input.ndim - 2)
+    n = input.shape[0] * math.prod(input.shape[2:])  # values per channel
+
+    def average(t: Tensor) -> Tensor:  # an empty batch: 0 rather than 0/0 (its output is empty)
+        return t.mean(axes, keepdims=True) if n else t.sum(axes, keepdims=True)
+
     if training or running_mean is None or running_var is None:
-        mean = input.mean(axes, keepdims=True)
+        mean = average(input)
         centered = input - mean
-        var = (centered * centered).mean(axes, keepdims=True)
-        if training and running_mean is not None and running_var is not None:
-            n = input.size // channels
+        var = average(centered * centered)
+        # an empty batch has no statistics: the running ones stay as they were (as PyTorch)
+        if training and running_mean is not None and running_var is not None and n > 0:
             _update(running_mean, mean.detach(), momentum)
             _update(running_var, var.detach() * (n / (n - 1)), momentum)  # unbiased, as PyTorch
     else:
