@@ -249,7 +249,8 @@ def to_dot(
         if node not in entry or not (out is t or out.name or out.retains_grad):
             continue
         boxed.add(node)
-        grad = seen.grad_out.get(node) if seen is not None else out.grad
+        kept = out.grad if out.is_leaf or out.retains_grad else None  # (no warning for the rest)
+        grad = seen.grad_out.get(node) if seen is not None else kept
         if grad is not None and not isinstance(grad, np.ndarray):
             grad = grad.numpy()
         title = out.name or ("output" if out is t else "retained")
@@ -257,7 +258,7 @@ def to_dot(
             title += " (retain_grad)"
         kind = "output" if out is t else "retained" if out.retains_grad else "named"
         label = [title, f"{shape_text(out.shape)} {out.dtype}"]
-        label += data_and_grad(out.numpy(), grad, seen is not None or out.grad is not None)
+        label += data_and_grad(out.numpy(), grad, seen is not None or kept is not None)
         key = keys.get(node) if out is not t else None
         box = graph.add(tensor_id(out), kind, "\n".join(label), key)
         graph.edges.append((box, entry[node], []))
