@@ -72,7 +72,8 @@ def _difference(input: Any, target: Any, fn: str) -> Tensor:
     """input - target, warning (as PyTorch) when their shapes differ: broadcasting then gives a
     loss over a shape neither has, e.g. (4, 1) against (4,) makes (4, 4)."""
     input = _input(input, fn)
-    given_shape = np.shape(target) if not isinstance(target, (int, float)) else None
+    given_shape = (target.shape if isinstance(target, Tensor) else
+                   np.shape(target) if not isinstance(target, (int, float)) else None)
     target = _target(target, input)
     try:
         np.broadcast_shapes(input.shape, target.shape)
@@ -374,7 +375,7 @@ def binary_cross_entropy(
     """
     input = _input(input, "binary_cross_entropy")
     reduction = reduction_mode(size_average, reduce, reduction)
-    if np.shape(target) != tuple(input.shape):
+    if (target.shape if isinstance(target, Tensor) else np.shape(target)) != tuple(input.shape):
         raise ValueError(
             f"binary_cross_entropy: Using a target size ({np.shape(target)}) that is different to "
             f"the input size ({input.shape}) is deprecated. Please ensure they have the same size."

@@ -161,7 +161,7 @@ class Dense(Module):
         self.activation = _activation(activation)
 
     def forward(self, x: Tensor) -> Tensor:
-        shape = np.shape(x)
+        shape = x.shape if isinstance(x, Tensor) else np.shape(x)
         if not shape or shape[-1] != self.in_channels:
             raise ValueError(
                 f"{type(self).__name__} expects inputs whose last axis has size {self.in_channels} "

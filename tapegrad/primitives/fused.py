@@ -12,11 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from .elementwise import sigmoid, tanh
+from .reduction import sum  # noqa: F401  (linear's rule text for b)
 from .linalg import matmul, rows  # noqa: F401  (linear's rule text uses rows)
 from .registry import primitive
 
 
-@primitive("linear", "x @ w.T + b", x="g @ w", w="matmul_tn(rows(g), rows(x))", b="g")
+@primitive(
+    "linear",
+    "x @ w.T + b",
+    x="g @ w",
+    w="matmul_tn(rows(g), rows(x))",
+    b="sum(rows(g), axis=(0,), keepdims=False)",
+)
 def linear(x, w, b):
     return np.matmul(x, w.T) + b
 
