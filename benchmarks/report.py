@@ -311,7 +311,7 @@ def write_results(path: str, env: dict, wls: dict, run: dict) -> None:
             "",
             table(TIMING_HEADER, timing_rows(wls, results), True),
             "",
-            "Workloads (1-min load average when each started):",
+            "Workloads (1-min load average when each started, about 1.0 of it this run):",
             "",
         ]
         lines += [

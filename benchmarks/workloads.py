@@ -88,7 +88,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1000,
                 {"n_ops": 1000, "width": 16},
-                15,
+                21,
             ),
             Workload(
                 "mlp_small",
@@ -97,7 +97,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1,
                 {"sizes": small, "batch": 16},
-                21,
+                31,
             ),
             Workload(
                 "mlp_large",
@@ -106,7 +106,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"sizes": large, "batch": 128},
-                21,
+                31,
             ),
             Workload(
                 "mlp_large_adam",
@@ -115,7 +115,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"sizes": large, "batch": 128, "lr": 1e-3, "optimizer": "adam"},
-                21,
+                31,
             ),
             Workload(
                 "chain",
@@ -124,7 +124,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 chain_ops,
                 {"n_ops": chain_ops},
-                7,
+                9,
                 1.0,
             ),
             Workload(
@@ -135,7 +135,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1,
                 {"sizes": small, "batch": 16},
-                21,
+                31,
             ),
             Workload(
                 "cnn",
@@ -144,7 +144,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"batch": 64, "size": 28},
-                15,
+                21,
             ),
         ]
     }
