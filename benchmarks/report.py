@@ -216,16 +216,20 @@ def evaluate(target: Target, results: dict, mem: dict, growth: dict) -> dict | N
         met = None  # a reference arm (PyTorch) did not run
     else:
         met = all(vs[against][0] <= limit for against, limit in target.limits)
+        # the median decides; say so when the run's spread of per-round ratios straddles a limit
+        spans = any(vs[a][1] <= limit < vs[a][2] for a, limit in target.limits)
     return {
         "torch": stats["torch"]["vs"]["numpy"] if "torch" in stats else None,
         "arm": vs["numpy"],
         "vs_torch": vs.get("torch"),
         "met": met,
+        "spans": met is not None and spans,
     }
 
 
-def _status(met: bool | None) -> str:
-    return {True: "met", False: "NOT met", None: "not measured"}[met]
+def _status(met: bool | None, spans: bool = False) -> str:
+    text = {True: "met", False: "NOT met", None: "not measured"}[met]
+    return text + " (p25-p75 spans the target)" if spans else text
 
 
 TARGET_HEADER = [
@@ -251,7 +255,7 @@ def target_rows(results: dict, mem: dict, growth: dict) -> list:
             return v if isinstance(v, str) else ratio_text(v)
 
         row = [t.label, LABELS[t.arm], cell(e["torch"]), cell(e["arm"]), cell(e["vs_torch"])]
-        rows.append(row + [t.text(), _status(e["met"])])
+        rows.append(row + [t.text(), _status(e["met"], e.get("spans", False))])
     return rows
 
 
@@ -266,7 +270,8 @@ def readme_table(results: dict, mem: dict, growth: dict, torch_version: str) -> 
         arm_cell = e["arm"] if isinstance(e["arm"], str) else ratio_text(e["arm"], False)
         if e["vs_torch"] is not None and any(a == "torch" for a, _ in t.limits):
             arm_cell += f" ({ratio_text(e['vs_torch'], False)} PyTorch)"
-        rows.append([t.label, torch_cell, arm_cell, f"{t.text()}: {_status(e['met'])}"])
+        status = _status(e["met"], e.get("spans", False))
+        rows.append([t.label, torch_cell, arm_cell, f"{t.text()}: {status}"])
     header = ["workload", f"PyTorch {torch_version}", "tapegrad", "target"]
     return table(header, rows, True)
 

@@ -17,7 +17,8 @@ Method (what makes the numbers honest):
   training step) the change its update made to the weights are compared with the NumPy arm's
   (float32 tolerances). Any mismatch aborts the run with exit status 1.
 - Rounds: all arms run in this one process; each round times every arm once, in an order rotated
-  from round to round. A sample is the mean of back-to-back steps lasting about 0.1 s.
+  from round to round. A sample is the mean of back-to-back steps lasting about 25 ms (1 s for
+  the chain), so the arms of one round run close together in time.
 - Ratios are the median over rounds of per-round ratios (arm / reference in the same round, so a
   slow spell of the machine cancels out), with their p25-p75 spread; never ratios of medians.
 - The garbage collector stays ON while timing (its pauses are a real cost of a Python tape). Objects
@@ -389,7 +390,7 @@ def parse_args(argv: list) -> argparse.Namespace:
     ap.add_argument(
         "--sample-seconds",
         type=float,
-        help="target duration of one sample (default 0.1 s, 1 s for the chain)",
+        help="target duration of one sample (default 0.025 s, 1 s for the chain)",
     )
     ap.add_argument(
         "--output",

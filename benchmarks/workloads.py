@@ -58,8 +58,10 @@ class Workload:
     scale: float  # seconds per step -> reported unit
     per: int  # the step is divided by this (ops per step), 1 for whole steps
     params: dict = field(default_factory=dict)
-    repeats: int = 15  # rounds: each times every arm once
-    sample_seconds: float = 0.1  # target length of one timed sample (many short steps, or one long)
+    repeats: int = 61  # rounds: each times every arm once
+    # the target length of one timed sample (back-to-back steps): short, so that the arms of a
+    # round run close together in time and a busy spell of the machine hits them alike
+    sample_seconds: float = 0.025
 
     def data(self) -> dict:
         return DATA[self.name](**self.params)
@@ -88,7 +90,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1000,
                 {"n_ops": 1000, "width": 16},
-                21,
+                61,
             ),
             Workload(
                 "mlp_small",
@@ -97,7 +99,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1,
                 {"sizes": small, "batch": 16},
-                31,
+                81,
             ),
             Workload(
                 "mlp_large",
@@ -106,7 +108,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"sizes": large, "batch": 128},
-                31,
+                61,
             ),
             Workload(
                 "mlp_large_adam",
@@ -115,7 +117,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"sizes": large, "batch": 128, "lr": 1e-3, "optimizer": "adam"},
-                31,
+                61,
             ),
             Workload(
                 "chain",
@@ -135,7 +137,7 @@ def workloads(quick: bool = False) -> dict:
                 1e6,
                 1,
                 {"sizes": small, "batch": 16},
-                31,
+                81,
             ),
             Workload(
                 "cnn",
@@ -144,7 +146,7 @@ def workloads(quick: bool = False) -> dict:
                 1e3,
                 1,
                 {"batch": 64, "size": 28},
-                21,
+                61,
             ),
         ]
     }

@@ -244,3 +244,24 @@ def test_numpy_optimizers_follow_pytorchs_rules_written_plainly():
     step([g1])
     step([g2])
     np.testing.assert_allclose(q[0], p0 - 0.5 * g1 - 0.5 * (0.9 * g1 + g2), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "vs_torch, status",
+    [
+        ((0.70, 0.65, 0.75), "met"),
+        ((0.75, 0.70, 0.85), "met (p25-p75 spans the target)"),
+        ((0.85, 0.75, 0.90), "NOT met (p25-p75 spans the target)"),
+        ((0.95, 0.90, 1.00), "NOT met"),
+    ],
+)
+def test_the_median_decides_a_target_and_a_straddling_spread_is_said(vs_torch, status):
+    results = {
+        "mlp_small": {
+            "tapegrad": {"vs": {"numpy": (5.0, 4.0, 6.0), "torch": vs_torch}},
+            "torch": {"vs": {"numpy": (6.0, 5.0, 7.0), "torch": (1.0, 1.0, 1.0)}},
+        }
+    }
+    row = next(r for r, t in zip(R.target_rows(results, {}, {}), R.TARGETS) if t.key == "mlp_small")
+    assert row[2:5] == ["6.00x (5.00-7.00)", "5.00x (4.00-6.00)", R.ratio_text(vs_torch)]
+    assert row[-1] == status
