@@ -61,8 +61,12 @@ def _instructions(workload: str, arm: str, steps: int) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("workload", help="elementwise, mlp_small, mlp_large, chain or hvp")
-    ap.add_argument("--arm", action="append", help="arm(s) to count (default: tapegrad and numpy)")
+    ap.add_argument("workload", help="a timed workload of run.py: elementwise, mlp_small, ...")
+    ap.add_argument(
+        "--arm",
+        action="append",
+        help="arm(s) to count, e.g. tapegrad_fn (default: tapegrad and numpy)",
+    )
     ap.add_argument("--steps", type=int, default=10, help="steps in the longer run (default 10)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()

@@ -1,7 +1,8 @@
 """Time one optimizer step alone: the parameters of an MLP 784-512-512-10 with their grads given.
 
-Arms: tapegrad's optimizers (`opt.step()` from .grad), a careful hand-written NumPy update (in
-place, one reused scratch buffer) and torch.optim (foreach=False, one thread) when importable.
+Arms: tapegrad's optimizers (`opt.step()` from .grad), a careful hand-written NumPy update
+(numpy_optim.py: in place, one reused scratch buffer) and torch.optim (foreach=False, one
+thread) when importable.
 Prints the median time per step of each arm, interleaved in rounds. Not part of `make test`.
 
     python benchmarks/optim_step.py [--rounds 30] [--steps 50]
@@ -10,7 +11,6 @@ Prints the median time per step of each arm, interleaved in rounds. Not part of 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -18,10 +18,11 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's tapegrad
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
 import numpy as np  # noqa: E402
 
+import numpy_optim  # noqa: E402
 import tapegrad as tg  # noqa: E402
 
 SHAPES = [(512, 784), (512,), (512, 512), (512,), (10, 512), (10,)]
@@ -52,48 +53,11 @@ def tapegrad_arm(name: str):
 def numpy_arm(name: str):
     _, kwargs = CONFIGS[name]
     params, grads = arrays(0)
-    scratch = [np.empty_like(p) for p in params]
-    lr = kwargs["lr"]
-    if name == "sgd":
-
-        def step() -> None:
-            for p, g, s in zip(params, grads, scratch):
-                np.multiply(g, lr, out=s)
-                p -= s
-
-    elif name == "sgd_momentum":
-        bufs = [g.copy() for g in grads]
-
-        def step() -> None:
-            for p, g, b, s in zip(params, grads, bufs, scratch):
-                b *= 0.9
-                b += g
-                np.multiply(b, lr, out=s)
-                p -= s
-
+    if name == "adam":
+        update = numpy_optim.adam(params, lr=kwargs["lr"])
     else:
-        m = [np.zeros_like(p) for p in params]
-        v = [np.zeros_like(p) for p in params]
-        t = [0]
-
-        def step() -> None:
-            t[0] += 1
-            bc1, bc2 = 1 - 0.9 ** t[0], 1 - 0.999 ** t[0]
-            for p, g, mi, vi, s in zip(params, grads, m, v, scratch):
-                mi *= 0.9
-                np.multiply(g, 0.1, out=s)
-                mi += s
-                vi *= 0.999
-                np.multiply(g, g, out=s)
-                s *= 0.001
-                vi += s
-                np.sqrt(vi, out=s)  # bias corrections folded into two scalars
-                s += 1e-8 * math.sqrt(bc2)
-                np.divide(mi, s, out=s)
-                s *= lr * math.sqrt(bc2) / bc1
-                p -= s
-
-    return step
+        update = numpy_optim.sgd(params, kwargs["lr"], kwargs.get("momentum", 0.0))
+    return lambda: update(grads)
 
 
 def torch_arm(name: str):

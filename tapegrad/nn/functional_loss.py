@@ -72,8 +72,13 @@ def _difference(input: Any, target: Any, fn: str) -> Tensor:
     """input - target, warning (as PyTorch) when their shapes differ: broadcasting then gives a
     loss over a shape neither has, e.g. (4, 1) against (4,) makes (4, 4)."""
     input = _input(input, fn)
-    given_shape = (target.shape if isinstance(target, Tensor) else
-                   np.shape(target) if not isinstance(target, (int, float)) else None)
+    given_shape = (
+        target.shape
+        if isinstance(target, Tensor)
+        else np.shape(target)
+        if not isinstance(target, (int, float))
+        else None
+    )
     target = _target(target, input)
     try:
         np.broadcast_shapes(input.shape, target.shape)
