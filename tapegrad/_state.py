@@ -134,22 +134,21 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(fn)
 
 
-class module_scope:
-    """Context manager Module.__call__ runs forward in: nodes recorded inside remember the module
-    (drawings group them by module). `with module_scope(net): ...`"""
+def enter_module(module: Any) -> tuple:
+    """Nodes recorded from now on remember `module` (drawings group them by module); returns what
+    to hand to leave_module. Module.__call__ brackets forward with the two."""
+    previous = state.scope
+    if not previous:
+        _count(1)
+    state.scope = previous + (module,)
+    return previous
 
-    def __init__(self, module: Any) -> None:
-        self.module = module
 
-    def __enter__(self) -> None:
-        if not state.scope:
-            _count(1)
-        state.scope = state.scope + (self.module,)
-
-    def __exit__(self, *exc: Any) -> None:
-        state.scope = state.scope[:-1]
-        if not state.scope:
-            _count(-1)
+def leave_module(previous: tuple) -> None:
+    """Undo enter_module."""
+    state.scope = previous
+    if not previous:
+        _count(-1)
 
 
 class strict_backward:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from .. import dtypes as _dt
-from .._state import module_scope, no_grad
+from .._state import enter_module, leave_module, no_grad
 from ..tensor import Tensor
 from ..tensor.coerce import to_dtype
 from .bprop import call_with_bprop
@@ -175,10 +175,13 @@ class Module:
 
     # ---- running ------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        with module_scope(self):  # nodes recorded inside remember this module (for drawings)
+        previous = enter_module(self)  # nodes recorded inside remember this module (drawings)
+        try:
             if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward is used
                 return call_with_bprop(self, args, kwargs)
             return self.forward(*args, **kwargs)
+        finally:
+            leave_module(previous)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; MindSpore-style subclasses define `construct` instead."""
