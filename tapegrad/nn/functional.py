@@ -15,8 +15,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import primitives as P
-from .._erf import erf as erf_array
-from ..autograd import Function
 from ..creation import generator
 from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
@@ -116,21 +114,6 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _in_place(_tensor(input, "silu"), inplace, lambda x: x * x.sigmoid())
 
 
-class Erf(Function):
-    """erf(x), with d/dx erf(x) = 2/sqrt(pi) * exp(-x^2) written in tapegrad ops (so it is
-    differentiable again)."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return Tensor(erf_array(x.numpy()))
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad * (2.0 / math.sqrt(math.pi)) * (-(x * x)).exp()
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x), Phi the standard normal CDF: 0.5 x (1 + erf(x / sqrt 2)); with
     approximate='tanh', 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (as PyTorch's).
@@ -144,9 +127,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         return 0.5 * x * (1.0 + inner.tanh())
     if approximate != "none":
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return (
-        0.5 * x * (1.0 + Erf.apply(x * math.sqrt(0.5)))
-    )  # becomes x.erf() once the primitive lands
+    return 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
 
 
 def _softmax_dim(input: Tensor, dim: int | None, name: str, stacklevel: int) -> int:

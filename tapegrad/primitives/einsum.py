@@ -68,7 +68,7 @@ def letter_sizes(terms: Sequence[str], shapes: Sequence[tuple]) -> dict:
     return size
 
 
-# ---- parsing --------------------------------------------------------------------------------------
+# ---- parsing -------------------------------------------------------------------------------
 def spell_out(equation: str, shapes: Sequence[tuple]) -> str:
     """The equation with `...` replaced by letters and the output given, checked against the
     operands' shapes (a ValueError saying what is wrong otherwise).

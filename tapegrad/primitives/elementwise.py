@@ -103,6 +103,7 @@ def cast(x, *, dtype):
 def fill(x, *, value):
     return np.full_like(x, value)
 
+
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # (a Python float: it never upcasts g)
 
 erf: Primitive = primitive(

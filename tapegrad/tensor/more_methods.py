@@ -26,8 +26,8 @@ from .tensor import Tensor
 E, R, S = P.elementwise, P.reduction, P.shape
 
 # as torch.return_types.sort / .topk: named tuples (values, indices)
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
+SortResult = namedtuple("sort", ["values", "indices"])  # type: ignore[name-match]
+TopkResult = namedtuple("topk", ["values", "indices"])  # type: ignore[name-match]
 
 
 def _axis(self: Tensor, dim: Any, name: str) -> int:

@@ -116,7 +116,7 @@ _DEFERRED: list = []
 
 
 def _defer(*names: str) -> Any:
-    """Methods whose code, signature and docstring live in more_methods.py (as `name(self, ...)`)."""
+    """Methods whose code, signature and docstring live in more_methods.py (`name(self, ...)`)."""
 
     def make(name: str) -> Any:
         def method(self: "Tensor", *args: Any, **kwargs: Any) -> Any:
