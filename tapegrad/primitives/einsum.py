@@ -37,11 +37,15 @@ def einsum_grads(g, xs, equation):
         others = terms[:i] + terms[i + 1 :]
         elsewhere = set(output).union(*others)
         # a subscript the operand has at size 1 against a larger one elsewhere is summed (as the
-        # engine sums a broadcast gradient back); one it alone has is broadcast back below
+        # engine sums a broadcast gradient back); one it alone has is broadcast back below, as is
+        # one the result has at size 1 because only a broadcast (size-1) operand has it
         kept = "".join(c for c in unique if c in elsewhere and own[c] == size[c])
         grad = einsum(g, *xs[:i], *xs[i + 1 :], equation=",".join([output, *others]) + "->" + kept)
-        if kept != unique:
-            grad = reshape(grad, shape=tuple(own[c] if c in kept else 1 for c in unique))
+        if kept != unique:  # the subscripts left out come back as axes of size 1
+            grad = reshape(
+                grad, shape=tuple(grad.shape[kept.index(c)] if c in kept else 1 for c in unique)
+            )
+        if grad.shape != tuple(own[c] for c in unique):
             grad = expand(grad, shape=tuple(own[c] for c in unique))
         if len(unique) < len(term):
             grad = scatter_add(grad, shape=xs[i].shape, index=diagonal(term, unique, own))
