@@ -133,8 +133,7 @@ class Primitive:
             inputs: tuple = ("*" + self.input_names[0],)
         else:  # (an input the forward has a default for may be left out: `b=None`)
             defaults = self.input_defaults
-            inputs = tuple(f"{n}={defaults[n]!r}" if n in defaults else n
-                           for n in self.input_names)
+            inputs = tuple(f"{n}={defaults[n]!r}" if n in defaults else n for n in self.input_names)
         head = ", ".join(("g", "out") + inputs)
         if self.params:
             head += ("" if self.variadic else ", *") + "".join(
