@@ -450,7 +450,7 @@ def unary_(self: Tensor, name: str, fn: Any, other: Any = None) -> Tensor:
     def op(old: Any, value: Any) -> Any:
         new = fn(old, value)
         if not np.can_cast(new.dtype, old.dtype, casting="same_kind"):
-            raise TypeError(
+            raise RuntimeError(
                 f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor cannot "
                 f"hold; use the out-of-place {name.rstrip('_')} (or convert with .float() first)"
             )

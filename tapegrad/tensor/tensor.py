@@ -294,7 +294,7 @@ class Tensor(TensorBase):
     exp, log, sin, cos = _unary(E.exp), _unary(E.log), _unary(E.sin), _unary(E.cos)
     tan, tanh, sigmoid, relu = _unary(E.tan), _unary(E.tanh), _unary(E.sigmoid), _unary(E.relu)
     sqrt, abs, sign = _unary(E.sqrt), _unary(E.abs), _unary(E.sign)
-    log1p, expm1 = _unary(E.log1p), _unary(E.expm1)
+    log1p, expm1, neg = _unary(E.log1p), _unary(E.expm1), _unary(E.neg)
     erf, floor, ceil, trunc = _unary(E.erf), _unary(E.floor), _unary(E.ceil), _unary(E.trunc)
     round, frac, norm, cumsum = _defer("round", "frac", "norm", "cumsum")
     outer, trace, gather, masked_fill = _defer("outer", "trace", "gather", "masked_fill")
