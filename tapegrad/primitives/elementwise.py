@@ -104,11 +104,11 @@ def fill(x, *, value):
     return np.full_like(x, value)
 
 
-TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # (a Python float: it never upcasts g)
+pi = math.pi  # (a Python float, as is pi ** 0.5: g is never upcast)
 
-erf: Primitive = primitive(
-    "erf", "erf(x)", elementwise=True, x="g * TWO_OVER_SQRT_PI * exp(-x * x)"
-)(erf_values)
+erf: Primitive = primitive("erf", "erf(x)", elementwise=True, x="g * 2 / pi ** 0.5 * exp(-x * x)")(
+    erf_values
+)
 
 # Rounding: piecewise constant, so a zero gradient (PyTorch gives zeros too, not None). Integers
 # come back as they are (NumPy keeps their dtype).
