@@ -99,7 +99,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """x for x > 0, negative_slope * x otherwise (the slope is negative_slope at 0, as PyTorch's).
 
     >>> F.leaky_relu(tg.tensor([-1.0, 2.0]), 0.1)
-    tensor([-0.1,  2. ])
+    tensor([-0.1000,  2.0000])
     """
     _tensor(input, "leaky_relu")
     return _in_place(input, inplace, lambda x: where(x > 0, x, x * negative_slope))
@@ -119,7 +119,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     approximate='tanh', 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (as PyTorch's).
 
     >>> F.gelu(tg.tensor([0.0, 1.0]))
-    tensor([0.       , 0.8413447])
+    tensor([0.0000, 0.8413])
     """
     x = _tensor(input, "gelu")
     if approximate == "tanh":
@@ -149,7 +149,7 @@ def softmax(
     """exp(x) / sum(exp(x)) along dim (computed stably); dtype casts the input first.
 
     >>> F.softmax(tg.tensor([0.0, 0.0]), dim=0)
-    tensor([0.5, 0.5])
+    tensor([0.5000, 0.5000])
     """
     x = _tensor(input, "softmax")
     x = x if dtype is None else x.astype(dtype)
@@ -162,7 +162,7 @@ def log_softmax(
     """x - logsumexp(x) along dim; dtype casts the input first.
 
     >>> F.log_softmax(tg.tensor([0.0, 0.0]), dim=0)
-    tensor([-0.6931472, -0.6931472])
+    tensor([-0.6931, -0.6931])
     """
     x = _tensor(input, "log_softmax")
     x = x if dtype is None else x.astype(dtype)
