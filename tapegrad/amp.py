@@ -74,7 +74,7 @@ def clip_by_global_norm(x: Any, clip_norm: float = 1.0, use_norm: float | None =
     """New gradients g * clip_norm / max(global_norm, clip_norm), same structure; x is not modified.
 
     >>> tg.amp.clip_by_global_norm((tg.tensor([3.0, 4.0]),), 1.0)
-    (tensor([0.6, 0.8]),)
+    (tensor([0.6000, 0.8000]),)
     """
     if not clip_norm > 0:
         raise ValueError(f"clip_norm must be positive, got {clip_norm}")

@@ -37,7 +37,13 @@ def _public_functions(module: Any) -> dict[str, Callable]:
     return {n: f for n, f in found.items() if callable(f) and not isinstance(f, type)}
 
 
-_OPS = _public_functions(tgmath)
+# tapegrad.math names that follow PyTorch where NumPy's namesake means something else (np.sort
+# gives an array, tg.sort (values, indices); np.cumsum and np.flip default to every axis; np.outer
+# flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are not sent to them.
+_PYTORCH_MEANING = frozenset(
+    "sort argsort cumsum flip tile tril triu diag trace outer einsum round floor ceil trunc".split()
+)
+_OPS = {n: f for n, f in _public_functions(tgmath).items() if n not in _PYTORCH_MEANING}
 
 
 def _no_rule(what: str) -> TypeError:

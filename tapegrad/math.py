@@ -210,3 +210,50 @@ def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
 
 def isfinite(x: Any) -> Tensor:
     return Tensor._make(np.asarray(np.isfinite(as_tensor(x)._data)))
+
+
+def _method(name: str) -> Any:
+    """tg.<name>(x, ...) as x.<name>(...), with the method's docstring (PyTorch has both)."""
+
+    def op(x: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(as_tensor(x), name)(*args, **kwargs)
+
+    op.__name__ = name
+    op.__doc__ = getattr(Tensor, name).__doc__
+    return op
+
+
+erf, floor, ceil, trunc, round, frac = (
+    _method(n) for n in ("erf", "floor", "ceil", "trunc", "round", "frac")
+)
+t, norm, cumsum, gather, masked_fill, outer, trace = (
+    _method(n) for n in ("t", "norm", "cumsum", "gather", "masked_fill", "outer", "trace")
+)
+sort, argsort, topk, flip, tile, tril, triu, diag = (
+    _method(n) for n in ("sort", "argsort", "topk", "flip", "tile", "tril", "triu", "diag")
+)
+# in-place forms (torch.exp_(x) and friends)
+exp_, log_, log1p_, expm1_, sqrt_, sin_, cos_, tan_, tanh_, sigmoid_, relu_, erf_ = (
+    _method(n + "_")
+    for n in ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sigmoid")
+    + ("relu", "erf")
+)
+abs_, neg_, floor_, ceil_, trunc_, round_, frac_, square_, clamp_, clip_ = (
+    _method(n + "_")
+    for n in ("abs", "neg", "floor", "ceil", "trunc", "round", "frac", "square", "clamp", "clip")
+)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation: `equation` names each operand's axes by letters ('ij,jk->ik' is a matrix
+    product); '...' stands for unnamed axes (broadcast); without '->' the output is the letters
+    used once, sorted. Operands may also come as one list.
+
+    >>> tg.einsum("i,i->", tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    tensors = [as_tensor(x) for x in operands]
+    spelled = P.einsum.spell_out(equation, [x.shape for x in tensors])
+    return apply(P.einsum.einsum, *tensors, equation=spelled)

@@ -141,6 +141,21 @@ CASES = {
         Case(lambda x: (x * 1).fill_(2.0) * x, normal(3), id="fill_-then-use", smooth=False),
         Case(lambda x: _zero_part(x), normal(4), id="zero_-of-a-view", smooth=False),
     ],
+    "erf": [Case(tg.erf, normal(3, 4), id="matrix"), Case(lambda x: x.erf(), normal(), id="0-d")],
+    # rounding: a zero gradient (finite differences agree away from the jumps: distinct() values
+    # have fractional parts .05, .3, .55, .8)
+    "floor": [Case(lambda x: x.floor() * x, distinct(3, 4), id="times-x", smooth=False)],
+    "ceil": [Case(lambda x: tg.ceil(x) + x, distinct(3, 4), id="plus-x", smooth=False)],
+    "trunc": [
+        Case(lambda x: x.trunc() * x, distinct(3, 4), id="times-x", smooth=False),
+        Case(lambda x: x.frac(), distinct(3, 4), id="frac", smooth=False),
+    ],
+    "round": [
+        Case(lambda x: x.round() * x, distinct(3, 4), id="times-x", smooth=False),
+        Case(
+            lambda x: tg.round(x, decimals=1), distinct(5) * 0.3 + 0.01, id="decimals", smooth=False
+        ),
+    ],
     "log": [
         Case(tg.log, positive(3, 4), id="matrix"),
         Case(lambda x: x.log(), positive(), id="0-d"),
@@ -353,6 +368,36 @@ CASES = {
         Case(lambda x: x.prod(), away(2, 3), id="all"),
         Case(lambda x: x.prod(axis=1), away(3, 4), id="axis1"),
         Case(lambda x: x.prod(0, keepdims=True), away(3, 2), id="keepdims"),
+    ],
+    "cumsum": [
+        Case(lambda x: x.cumsum(0), normal(3, 4), id="dim0"),
+        Case(lambda x: x.cumsum(dim=-1), normal(3, 4), id="dim-last"),
+        Case(lambda x: tg.cumsum(x, 1), normal(2, 3, 2), id="function-3d"),
+        Case(lambda x: x.cumsum(0), normal(), id="0-d"),
+    ],
+    "einsum": [
+        Case(lambda a, b: tg.einsum("ij,jk->ik", a, b), normal(2, 3), normal(3, 4), id="matmul"),
+        Case(lambda a, b: tg.einsum("ij,jk", [a, b]), normal(2, 3), normal(3, 2), id="implicit"),
+        Case(lambda a: tg.einsum("ii", a), normal(3, 3), id="trace"),
+        Case(lambda a: tg.einsum("ii->i", a), normal(3, 3), id="diagonal"),
+        Case(lambda a, v: tg.einsum("iij,j->i", a, v), normal(2, 2, 3), normal(3), id="diag-dot"),
+        Case(lambda a: tg.einsum("ij->i", a), normal(3, 4), id="sum-own-index"),
+        Case(lambda a, b: tg.einsum("i,j->ij", a, b), normal(3), normal(2), id="outer"),
+        Case(lambda a, b: tg.einsum("ij,ij->i", a, b), normal(3, 1), normal(3, 4), id="size-1"),
+        Case(
+            lambda a, b: tg.einsum("...ij,...jk->...ik", a, b),
+            normal(2, 1, 2, 3),
+            normal(4, 3, 2),
+            id="ellipsis-broadcast",
+        ),
+        Case(
+            lambda a, b, c: tg.einsum("ij,jk,kl->il", a, b, c),
+            normal(2, 3),
+            normal(3, 2),
+            normal(2, 2),
+            id="three",
+        ),
+        Case(lambda a: tg.einsum("...->", a), normal(2, 3), id="ellipsis-sum"),
     ],
     "logsumexp": [
         Case(lambda x: x.logsumexp(), normal(3, 4), id="all"),

@@ -143,8 +143,9 @@ def test_integer_inputs_to_float_functions_give_floats():
 # ---- repr ----------------------------------------------------------------------------------------
 def test_repr_shows_values_dtype_and_grad_fn():
     assert repr(tg.tensor([1.0, 2.0])) == "tensor([1., 2.])"
-    assert repr(tg.tensor([1, 2])) == "tensor([1, 2], dtype=int64)"
-    assert repr(tg.tensor([1.5], dtype=tg.float64)) == "tensor([1.5], dtype=float64)"
+    assert repr(tg.tensor([1, 2])) == "tensor([1, 2])"  # (int64 is a default dtype, as PyTorch)
+    assert repr(tg.tensor([1, 2], dtype=tg.int32)) == "tensor([1, 2], dtype=int32)"
+    assert repr(tg.tensor([1.5], dtype=tg.float64)) == "tensor([1.5000], dtype=float64)"
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"

@@ -52,7 +52,7 @@ class GELU(Module):
     tanh formula instead.
 
     >>> tg.nn.GELU()(tg.tensor([1.0]))
-    tensor([0.8413447])
+    tensor([0.8413])
     """
 
     def __init__(self, approximate: str = "none") -> None:
@@ -72,7 +72,7 @@ class LeakyReLU(Module):
     """x for x > 0, negative_slope * x otherwise.
 
     >>> tg.nn.LeakyReLU(0.1)(tg.tensor([-1.0, 2.0]))
-    tensor([-0.1,  2. ])
+    tensor([-0.1000,  2.0000])
     """
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
@@ -108,7 +108,7 @@ class Softmax(Module):
     """exp(x) / sum(exp(x)) along dim (without dim: PyTorch's legacy choice, with its warning).
 
     >>> tg.nn.Softmax(dim=1)(tg.zeros(1, 2))
-    tensor([[0.5, 0.5]])
+    tensor([[0.5000, 0.5000]])
     """
 
     def __init__(self, dim: int | None = None) -> None:
@@ -126,7 +126,7 @@ class LogSoftmax(Module):
     """log(softmax(x)) along dim, computed stably (x - logsumexp(x)).
 
     >>> tg.nn.LogSoftmax(dim=1)(tg.zeros(1, 2))
-    tensor([[-0.6931472, -0.6931472]])
+    tensor([[-0.6931, -0.6931]])
     """
 
     def __init__(self, dim: int | None = None) -> None:

@@ -140,7 +140,7 @@ def l1_loss(
     """|input - target|, reduced (its gradient at 0 is 0, as PyTorch's).
 
     >>> F.l1_loss(tg.tensor([1.0, 4.0]), tg.tensor([2.0, 2.0]))
-    tensor(1.5)
+    tensor(1.5000)
     """
     diff = _difference(input, target, "l1_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
@@ -166,7 +166,7 @@ def smooth_l1_loss(
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target); beta=0 is L1.
 
     >>> F.smooth_l1_loss(tg.tensor([0.5, 3.0]), tg.tensor([0.0, 0.0]), reduction="none")
-    tensor([0.125, 2.5  ])
+    tensor([0.1250, 2.5000])
     """
     if beta < 0:
         raise ValueError(f"smooth_l1_loss does not support negative values for beta, got {beta}")
@@ -182,7 +182,7 @@ def huber_loss(
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): delta * smooth_l1 with beta=delta.
 
     >>> F.huber_loss(tg.tensor([0.5, 3.0]), tg.tensor([0.0, 0.0]), reduction="none", delta=2.0)
-    tensor([0.125, 4.   ])
+    tensor([0.1250, 4.0000])
     """
     if delta <= 0:
         raise ValueError(f"huber_loss does not support non-positive values for delta, got {delta}")
@@ -292,7 +292,7 @@ def cross_entropy(
     input's shape). weight, ignore_index, label_smoothing and the 'mean' as PyTorch's.
 
     >>> F.cross_entropy(tg.tensor([[2.0, 0.0]]), tg.tensor([0]))
-    tensor(0.12692805)
+    tensor(0.1269)
     """
     input = _input(input, "cross_entropy")
     reduction = reduction_mode(size_average, reduce, reduction)
@@ -376,7 +376,7 @@ def binary_cross_entropy(
     as PyTorch, so x = 0 or 1 gives at most 100); weight broadcasts against input.
 
     >>> F.binary_cross_entropy(tg.tensor([0.5]), tg.tensor([1.0]))
-    tensor(0.6931472)
+    tensor(0.6931)
     """
     input = _input(input, "binary_cross_entropy")
     reduction = reduction_mode(size_average, reduce, reduction)
@@ -424,7 +424,7 @@ def binary_cross_entropy_with_logits(
     logsumexp([0, x]) (stable for any |x|).
 
     >>> F.binary_cross_entropy_with_logits(tg.tensor([0.0]), tg.tensor([1.0]))
-    tensor(0.6931472)
+    tensor(0.6931)
     """
     input = _input(input, "binary_cross_entropy_with_logits")
     reduction = reduction_mode(size_average, reduce, reduction)

@@ -63,8 +63,8 @@ def batch_norm(
     statistics are used.
 
     >>> F.batch_norm(tg.tensor([[1.0], [3.0]]), None, None, training=True)
-    tensor([[-0.999995],
-            [ 0.999995]])
+    tensor([[-1.0000],
+            [ 1.0000]])
     """
     check_batch_norm_input(input, None, training)
     channels = input.shape[1]
@@ -147,7 +147,7 @@ def layer_norm(
     len(normalized_shape) dimensions of each sample.
 
     >>> F.layer_norm(tg.tensor([[1.0, 3.0]]), (2,))
-    tensor([[-0.999995,  0.999995]])
+    tensor([[-1.0000,  1.0000]])
     """
     shape = check_layer_norm_input(input, normalized_shape)
     for t, name in ((weight, "weight"), (bias, "bias")):

@@ -119,7 +119,7 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
 
     >>> F.one_hot(tg.tensor([0, 2]), 3)
     tensor([[1, 0, 0],
-            [0, 0, 1]], dtype=int64)
+            [0, 0, 1]])
     """
     t = tensor.numpy() if isinstance(tensor, Tensor) else np.asarray(tensor)
     if t.dtype.kind not in "iu":

@@ -69,7 +69,7 @@ class L1Loss(_Loss):
     """|input - target|, reduced; warns (as PyTorch) when target's shape differs from input's.
 
     >>> tg.nn.L1Loss()(tg.tensor([1.0, 4.0]), tg.tensor([2.0, 2.0]))
-    tensor(1.5)
+    tensor(1.5000)
     """
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
@@ -80,7 +80,7 @@ class SmoothL1Loss(_Loss):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, with d = input - target.
 
     >>> tg.nn.SmoothL1Loss(reduction="sum")(tg.tensor([0.5, 3.0]), tg.tensor([0.0, 0.0]))
-    tensor(2.625)
+    tensor(2.6250)
     """
 
     def __init__(
@@ -151,7 +151,7 @@ class CrossEntropyLoss(_WeightedLoss):
     `ignore_index` and `label_smoothing` as PyTorch's.
 
     >>> tg.nn.CrossEntropyLoss()(tg.tensor([[2.0, 0.0]]), tg.tensor([0]))
-    tensor(0.12692805)
+    tensor(0.1269)
     """
 
     def __init__(
@@ -185,7 +185,7 @@ class BCELoss(_WeightedLoss):
     each log is clamped at -100, as PyTorch. For logits, BCEWithLogitsLoss is the stable form.
 
     >>> tg.nn.BCELoss()(tg.tensor([0.5]), tg.tensor([1.0]))
-    tensor(0.6931472)
+    tensor(0.6931)
     """
 
     _per_class = False  # (weight broadcasts against the input)
@@ -199,7 +199,7 @@ class BCEWithLogitsLoss(_WeightedLoss):
     (1 - y) softplus(x) + pos_weight y softplus(-x), times `weight`, stable for any |x|.
 
     >>> tg.nn.BCEWithLogitsLoss()(tg.tensor([0.0]), tg.tensor([1.0]))
-    tensor(0.6931472)
+    tensor(0.6931)
     """
 
     _per_class = False

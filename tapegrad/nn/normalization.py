@@ -133,8 +133,8 @@ class BatchNorm1d(_BatchNorm):
     cumulative average); in eval() mode with the running statistics.
 
     >>> bn = tg.nn.BatchNorm1d(2); bn(tg.tensor([[1.0, 2.0], [3.0, 6.0]]))
-    tensor([[-0.999995 , -0.9999988],
-            [ 0.999995 ,  0.9999988]], grad_fn=<AddBackward>)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]], grad_fn=<AddBackward>)
     """
 
     _ranks = (2, 3)
@@ -158,7 +158,7 @@ class LayerNorm(Module):
     (ones) and shift by bias (zeros), both of shape normalized_shape (if elementwise_affine).
 
     >>> tg.nn.LayerNorm(2)(tg.tensor([[1.0, 3.0]]))
-    tensor([[-0.999995,  0.999995]], grad_fn=<AddBackward>)
+    tensor([[-1.0000,  1.0000]], grad_fn=<AddBackward>)
     """
 
     def __init__(

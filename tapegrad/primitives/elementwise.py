@@ -4,13 +4,16 @@ In a rule, `g` is dL/dout, `out` the forward's result, inputs are named as in th
 gives dL/dinput at the broadcast shape (the engine sums it back to the input's shape) or None for
 a zero. Rules select with `where` rather than multiply by a 0/1 mask, so an infinite g never turns
 into NaN where the mask is 0 (as PyTorch). Most forwards are NumPy's ufuncs themselves.
-Layer L1: numpy and registry only.
+Layer L1: numpy, registry and the L0 erf (NumPy has none).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .._erf import erf as erf_values
 from .registry import Primitive, primitive, value
 
 add: Primitive = primitive("add", "x + y", x="g", y="g")(np.add)
@@ -101,4 +104,19 @@ def fill(x, *, value):
     return np.full_like(x, value)
 
 
-# erf's forward needs an implementation NumPy lacks: tapegrad/_erf.py (set up by the nn work).
+pi = math.pi  # (a Python float, as is pi ** 0.5: g is never upcast)
+
+erf: Primitive = primitive("erf", "erf(x)", elementwise=True, x="g * 2 / pi ** 0.5 * exp(-x * x)")(
+    erf_values
+)
+
+# Rounding: piecewise constant, so a zero gradient (PyTorch gives zeros too, not None). Integers
+# come back as they are (NumPy keeps their dtype).
+floor: Primitive = primitive("floor", "floor(x)", elementwise=True, x=None)(np.floor)
+ceil: Primitive = primitive("ceil", "ceil(x)", elementwise=True, x=None)(np.ceil)
+trunc: Primitive = primitive("trunc", "trunc(x)", elementwise=True, x=None)(np.trunc)
+
+
+@primitive("round", "round(x, decimals)", elementwise=True, x=None)
+def round(x, *, decimals=0):
+    return np.round(x, decimals)  # halves to even, as PyTorch

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max and min (ties share the gradient), prod and logsumexp.
+"""Reductions: sum, mean, max and min (ties share the gradient), prod and logsumexp; cumsum.
 
 Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
 reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
@@ -13,7 +13,7 @@ import numpy as np
 
 from .elementwise import div, exp, sub, where
 from .registry import primitive, value
-from .shape import expand, reshape, transpose
+from .shape import expand, getitem, reshape, transpose
 
 
 def kept_shape(shape, axis):
@@ -129,3 +129,14 @@ def softmax(x, axis):
     m = np.max(x_data, axis=axis, keepdims=True)
     e = exp(sub(x, np.where(np.isfinite(m), m, 0)))
     return div(e, sum(e, axis=axis, keepdims=True))
+
+
+@primitive("cumsum", "cumsum(x, axis)", x="flip(cumsum(flip(g, axis), axis=axis), axis)")
+def cumsum(x, *, axis):
+    # (each x_i reaches out_j for every j >= i: its gradient is the sum of g from the end back)
+    return np.cumsum(x, axis=axis) if x.ndim else x.copy()
+
+
+def flip(g, axis):
+    """g reversed along `axis` (a view)."""
+    return getitem(g, index=(slice(None),) * axis + (slice(None, None, -1),)) if g.ndim else g

@@ -166,7 +166,9 @@ class Primitive:
             if self.rule_for_all is not None:  # one rule: what it reads of `xs`, it reads of all
                 full, shape_only, out = self._reads[0]
                 saved = set(range(n)) if full else set()
-                shaped |= set(range(n)) if shape_only else set()
+                # it gives every input a gradient, even one that needs none: the engine fits
+                # each to its input's shape, so it must know them all
+                shaped = set(range(n))
             else:
                 for i in needed:
                     full, shape_only, reads_out = self._reads[i]

@@ -1,5 +1,6 @@
 """TensorBase: the array side of a Tensor: its storage slots, shape and dtype, conversions to
-Python and NumPy, printing, and the bookkeeping autodiff reads (requires_grad, grad, versions).
+Python and NumPy, printing (through printing.py), and the bookkeeping autodiff reads (requires_grad,
+grad, versions).
 
 Layer L3: numpy, dtypes and the L0 state only; nothing here records an op (tensor.py does).
 """
@@ -13,11 +14,13 @@ from typing import TYPE_CHECKING, Any, Iterator, cast
 import numpy as np
 
 from .. import dtypes
+from .printing import tensor_repr
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 _COUNTER_LOCK = threading.Lock()
+_UNSAID_DTYPES = (np.dtype(np.int64), np.dtype(np.bool_))
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
@@ -345,13 +348,19 @@ class TensorBase:
         return (cast(Any, self)[i] for i in range(self._data.shape[0]))
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="tensor(", threshold=1000)
-        extras = [] if self._data.dtype == dtypes.float32 else [f"dtype={self._data.dtype.name}"]
+        data = self._data
+        # as PyTorch: the default dtypes (float32, and int64 and bool when there are values) unsaid
+        shown = () if data.size == 0 else _UNSAID_DTYPES
+        extras = (
+            []
+            if data.dtype == dtypes.float32 or data.dtype in shown
+            else [f"dtype={data.dtype.name}"]
+        )
         if self._grad_fn is not None:
             extras.append(f"grad_fn=<{self._grad_fn.name}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body] + extras) + ")"
+        return tensor_repr(data, extras)
 
     __str__ = __repr__
 

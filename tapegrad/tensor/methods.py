@@ -21,12 +21,17 @@ E, R, S, L = P.elementwise, P.reduction, P.shape, P.linalg
 
 def clip(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """x limited to [min, max] (either bound may be None)."""
+    return apply(E.clip, x, **clip_bounds(min, max))
+
+
+def clip_bounds(min: Any, max: Any) -> dict:
+    """clip's parameters: bounds as constants; NumPy scalars and 0-d arrays become weak Python
+    scalars (no upcast)."""
     if min is None and max is None:
         raise ValueError("clip needs at least one of min and max")
-    # bounds are constants; NumPy scalars and 0-d arrays become weak Python scalars (no upcast)
     low = None if min is None else coerce(min._data if isinstance(min, Tensor) else min)
     high = None if max is None else coerce(max._data if isinstance(max, Tensor) else max)
-    return apply(E.clip, x, min=low, max=high)
+    return {"min": low, "max": high}
 
 
 def where(condition: Any, x: Any, y: Any) -> Tensor:

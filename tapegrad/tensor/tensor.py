@@ -7,6 +7,7 @@ Layer L3. The class holds the public surface; each method is a line or two over 
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from typing import Any, Callable
 
@@ -98,6 +99,34 @@ def _inplace(name: str, prim: Any, alpha: bool = False) -> Any:
     op.__name__ = name
     op.__doc__ = f"In place: self {name.rstrip('_')} other" + (" * alpha." if alpha else ".")
     return op
+
+
+def _inplace_unary(prim: Any) -> Any:
+    """The in-place method `t.<op>_()` of a one-input primitive (recorded when on the tape)."""
+
+    def method(self: "Tensor") -> "Tensor":
+        return X.unary_(self, prim.name + "_", lambda old, _: prim(old))
+
+    method.__name__ = prim.name + "_"
+    method.__doc__ = f"In place: self = {prim.expr}."
+    return method
+
+
+_DEFERRED: list = []
+
+
+def _defer(*names: str) -> Any:
+    """Methods whose code, signature and docstring live in more_methods.py (`name(self, ...)`)."""
+
+    def make(name: str) -> Any:
+        def method(self: "Tensor", *args: Any, **kwargs: Any) -> Any:
+            return getattr(X, name)(self, *args, **kwargs)
+
+        method.__name__ = name
+        _DEFERRED.append(method)
+        return method
+
+    return tuple(make(n) for n in names)
 
 
 class Tensor(TensorBase):
@@ -195,6 +224,15 @@ class Tensor(TensorBase):
     __imul__, mul_ = _inplace("*=", E.mul), _inplace("mul_", E.mul)
     __itruediv__, div_ = _inplace("/=", E.div), _inplace("div_", E.div)
 
+    exp_, log_, log1p_, expm1_ = (_inplace_unary(p) for p in (E.exp, E.log, E.log1p, E.expm1))
+    sin_, cos_, tan_, tanh_ = (_inplace_unary(p) for p in (E.sin, E.cos, E.tan, E.tanh))
+    sqrt_, sigmoid_, relu_, erf_ = (_inplace_unary(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf))
+    abs_, neg_, sign_ = (_inplace_unary(p) for p in (E.abs, E.neg, E.sign))
+    floor_, ceil_, trunc_ = (_inplace_unary(p) for p in (E.floor, E.ceil, E.trunc))
+    round_, frac_, square_, pow_ = _defer("round_", "frac_", "square_", "pow_")
+    clamp_, masked_fill_ = _defer("clamp_", "masked_fill_")
+    clip_ = clamp_
+
     def zero_(self) -> "Tensor":
         """Fill with zeros in place (e.g. `x.grad.zero_()`)."""
         return self.fill_(0)
@@ -256,7 +294,11 @@ class Tensor(TensorBase):
     exp, log, sin, cos = _unary(E.exp), _unary(E.log), _unary(E.sin), _unary(E.cos)
     tan, tanh, sigmoid, relu = _unary(E.tan), _unary(E.tanh), _unary(E.sigmoid), _unary(E.relu)
     sqrt, abs, sign = _unary(E.sqrt), _unary(E.abs), _unary(E.sign)
-    log1p, expm1 = _unary(E.log1p), _unary(E.expm1)
+    log1p, expm1, neg = _unary(E.log1p), _unary(E.expm1), _unary(E.neg)
+    erf, floor, ceil, trunc = _unary(E.erf), _unary(E.floor), _unary(E.ceil), _unary(E.trunc)
+    round, frac, norm, cumsum = _defer("round", "frac", "norm", "cumsum")
+    outer, trace, gather, masked_fill = _defer("outer", "trace", "gather", "masked_fill")
+    sort, argsort, topk = _defer("sort", "argsort", "topk")
 
     def square(self) -> "Tensor":
         """self * self."""
@@ -399,6 +441,9 @@ class Tensor(TensorBase):
         """At most `chunks` pieces of equal size along axis (the last may be smaller)."""
         return M.chunk(self, chunks, dim if dim is not None else axis)
 
+    t, flip, repeat, tile = _defer("t", "flip", "repeat", "tile")
+    tril, triu, diag = _defer("tril", "triu", "diag")
+
 
 # The helpers make Tensors, so they import this module: they come after the class.
 from .coerce import as_tensor, check_device, coerce, normalize_index, split_int_indices  # noqa: E402
@@ -407,3 +452,7 @@ from .grad import HookHandle, register_hook, retain_grad  # noqa: E402
 from .inplace import inplace  # noqa: E402
 from .record import apply  # noqa: E402
 from . import methods as M  # noqa: E402
+from . import more_methods as X  # noqa: E402
+
+for _method in _DEFERRED:  # (their docstrings and signatures, for help() and inspect)
+    functools.update_wrapper(_method, getattr(X, _method.__name__))

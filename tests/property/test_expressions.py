@@ -93,12 +93,27 @@ KIND_PRIMS = {
     "expm1": "expm1",
     "fill": "fill",
     "max_pool": "max_pool2d",
+    "rounding": ("floor", "ceil", "trunc", "round"),  # (a zero gradient, jumps kept away)
     # convolution and average pooling: smooth (linear), placed after the piecewise kinds so that
     # hypothesis still shrinks towards the simple ops
     "conv": "conv2d",
     "avg_pool": "avg_pool2d",
+    "erf": "erf",
+    "cumsum": "cumsum",
+    "einsum": "einsum",
 }
-PIECEWISE = ("relu", "abs", "sign", "maximum", "minimum", "clip", "max", "min", "max_pool")
+PIECEWISE = (
+    "relu",
+    "abs",
+    "sign",
+    "maximum",
+    "minimum",
+    "clip",
+    "max",
+    "min",
+    "max_pool",
+    "rounding",
+)
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
 # round trip is itself rounded to float32, too coarse to finite-difference
@@ -189,6 +204,7 @@ def _np_namespace(exact_casts: bool) -> dict:
         "max_pool": lambda x, k, s: np.max(_np_windows(x, k, s), axis=-1),
         "avg_pool": lambda x, k, s: np.mean(_np_windows(x, k, s), axis=-1),
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
+        "erf": np.vectorize(math.erf, otypes=[np.float64]),
     }
 
 
@@ -1207,6 +1223,50 @@ class _Gen:
 
     def op_avg_pool(self, kind):
         return self._pool(kind)
+
+    # ---- PyTorch's further names ---------------------------------------------------------------
+    def op_erf(self, kind):
+        return self._unary(kind, "erf", 3.0)
+
+    def op_rounding(self, kind):
+        """floor/ceil/trunc/round: every element kept KINK away from the jumps (k/2: round's
+        halves included), where the gradient is 0."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        halves = np.arange(-12, 13) / 2
+        jumps = halves[None, :] - self.value(a_np).ravel()[:, None]
+        a_tg, a_np = self.shifted(a_tg, a_np, self.avoid(jumps, self.choice([0.0, 0.25, 0.1])))
+        fn = self.choice(["floor", "ceil", "trunc", "round"])
+        form = self.choice(["{a}.{f}()", "tg.{f}({a})"])
+        return self.emit(kind, form.format(a=a_tg, f=fn), f"np.{fn}({a_np})")
+
+    def op_cumsum(self, kind):
+        a = self.pick(lambda s: len(s) >= 1, new_shape=(2, 3))
+        ndim = len(self.shape_of(a))
+        ax = self.integer(-ndim, ndim - 1)
+        form = self.choice(["{a}.cumsum({ax})", "{a}.cumsum(dim={ax})", "tg.cumsum({a}, {ax})"])
+        return self.emit(kind, form.format(a=a, ax=ax), f"np.cumsum({a}, axis={ax})")
+
+    def op_einsum(self, kind):
+        """a (its axes named a, b, c; a diagonal `aa` when the first two match) with a new leaf
+        sharing some of those letters and perhaps one of its own (z), into a random output."""
+        a = self.pick(lambda s: 1 <= len(s) <= 3, new_shape=(2, 3))
+        shape = self.shape_of(a)
+        a_tg, a_np = self.scaled(a, a, 2.0)
+        term = "abc"[: len(shape)]
+        if len(shape) >= 2 and shape[0] == shape[1] and self.flag():
+            term = "a" + term[:1] + term[2:]  # a diagonal: a[i, i, ...]
+        size = dict(zip(term, shape))
+        shared = [c for c in dict.fromkeys(term) if self.flag()]
+        other = shared + (["z"] if self.flag() or not shared else [])
+        size["z"] = self.integer(1, 3)
+        p = self.new_leaf(tuple(size[c] for c in other))
+        letters = list(dict.fromkeys(term + "".join(other)))
+        out = [c for c in self.draw(st.permutations(letters)) if self.flag()]
+        while out and int(np.prod([size[c] for c in out])) > MAX_ELEMS:
+            out.pop()
+        eq = f"{term},{''.join(other)}" + ("" if self.flag() else "->" + "".join(out))
+        return self.emit(kind, f"tg.einsum({eq!r}, {a_tg}, {p})", f"np.einsum({eq!r}, {a_np}, {p})")
 
 
 @st.composite
