@@ -25,7 +25,10 @@ from .registry import primitive
     b="sum(rows(g), axis=(0,), keepdims=False)",
 )
 def linear(x, w, b):
-    return np.matmul(x, w.T) + b
+    out = np.matmul(x, w.T)
+    if out.dtype == np.result_type(out, b):  # (the bias added into the fresh product: one
+        return np.add(out, b, out=out)  # array per layer, as hand-written NumPy does)
+    return out + b
 
 
 @primitive("matmul_nt", "x @ T(y)", x="matmul(g, y)", y="matmul_tn(g, x)")
