@@ -125,7 +125,7 @@ CASES = {
         Case(lambda x: 3.0 * x, normal(2), id="reflected"),
     ],
     "div": binary_broadcast(lambda x, y: x / y, gen_y=away)
-    + [Case(lambda x: 2.0 / x, away(3), id="reflected")],
+    + [Case(lambda x: np.full(3, 2.0) / x, away(3), id="reflected-array")],
     "neg": [Case(lambda x: -x, normal(3, 2), id="matrix"), Case(lambda x: -x, normal(), id="0-d")],
     "pow": binary_broadcast(lambda x, y: x**y, gen=positive, gen_y=normal)
     + [
@@ -135,6 +135,7 @@ CASES = {
         Case(lambda x: 2.0**x, normal(4), id="reflected"),
     ],
     "exp": [Case(tg.exp, normal(3, 4), id="matrix"), Case(lambda x: x.exp(), normal(), id="0-d")],
+    "reciprocal": [Case(lambda x: 2.0 / x, positive(3, 4), id="number-over-tensor")],
     "log1p": [Case(lambda x: x.log1p(), positive(3, 4), id="matrix")],
     "expm1": [Case(lambda x: x.expm1(), normal(3, 4), id="matrix")],
     "fill": [

@@ -35,6 +35,14 @@ class FunctionCtx:
         self._outputs: list = []  # the forward's outputs as it returned them (identity checks)
         self._node: Any = None  # a weak reference to this Function's node, once recorded
 
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name[0] != "_" and isinstance(value, Tensor) and state.strict_backward:
+            # a tensor kept as a ctx attribute, read by a backward being recorded: on the tape
+            # if it is an input or an output, else a clear error (see _connected)
+            return object.__getattribute__(self, "_connected")(value)
+        return value
+
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors (inputs, outputs, or others) for backward: `ctx.saved_tensors`."""
         for t in tensors:
@@ -90,7 +98,7 @@ class FunctionCtx:
         if t.dtype.kind != "f":
             return t  # a mask or indices: a constant either way
         raise RuntimeError(
-            f"{self._owner}.backward reads a tensor saved in forward that is neither an input nor "
+            f"{self._owner}.backward reads a tensor kept in forward that is neither an input nor "
             f"an output. create_graph=True records backward to differentiate it again, but "
             f"forward ran without recording, so how that tensor depends on the inputs is unknown "
             f"and the result would be silently wrong. Return it from forward as an extra output "
@@ -282,6 +290,8 @@ class Function:
                 return Tensor._make(data)
             result = record(cls._primitive(), data, args, {"ctx": ctx}, _mask(needs))
             ctx._node = weakref.ref(result._grad_fn)
+            if isinstance(out, Tensor):  # the same memory: an in-place change of the output is
+                result._vc = out._version_counter()  # seen by what ctx saved of it
             return result
         return cls._several(ctx, args, outs, arrays, differentiable, recorded, needs)
 
@@ -310,11 +320,11 @@ class Function:
             if not isinstance(a, np.ndarray):
                 result.append(o)  # (a number or other non-tensor output: as it is)
             elif joined is not None and differentiable[i]:
-                result.append(
-                    record(
-                        cls._output_primitive(), a, (joined,), {"index": i, "count": len(outs)}, 1
-                    )
+                made = record(
+                    cls._output_primitive(), a, (joined,), {"index": i, "count": len(outs)}, 1
                 )
+                made._vc = o._version_counter()  # (the output's changes reach what ctx saved)
+                result.append(made)
             else:
                 result.append(Tensor._make(a))
         return tuple(result)

@@ -38,6 +38,9 @@ tanh: Primitive = primitive("tanh", "tanh(x)", elementwise=True, x="g * (1 - out
 sqrt: Primitive = primitive("sqrt", "sqrt(x)", elementwise=True, x="g / (2 * out)")(np.sqrt)
 abs: Primitive = primitive("abs", "|x|", elementwise=True, x="g * sign(x)")(np.abs)
 sign: Primitive = primitive("sign", "sign(x)", elementwise=True, x=None)(np.sign)
+reciprocal: Primitive = primitive("reciprocal", "1 / x", elementwise=True, x="-g * out * out")(
+    np.reciprocal
+)
 log1p: Primitive = primitive("log1p", "log(1 + x)", elementwise=True, x="g / (1 + x)")(np.log1p)
 expm1: Primitive = primitive("expm1", "exp(x) - 1", elementwise=True, x="g * (out + 1)")(np.expm1)
 
@@ -48,7 +51,8 @@ def sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-@primitive("relu", "max(x, 0)", elementwise=True, x="where(x > 0, g, 0)")
+@primitive("relu", "max(x, 0)", elementwise=True, x="where(out > 0, g, 0)")  # (reads out, as
+# PyTorch's: changing relu's input in place later is fine)
 def relu(x):
     return np.maximum(x, 0)
 

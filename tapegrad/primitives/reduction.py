@@ -113,7 +113,8 @@ def _product_of_others(a, axis):
 )
 def logsumexp(x, *, axis=None, keepdims=False):
     if x.size == 0:  # an empty sum: log(0) = -inf (as PyTorch), without NumPy's max-of-empty error
-        return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
+        with np.errstate(divide="ignore"):
+            return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) rows: shift by 0 instead of nan
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m

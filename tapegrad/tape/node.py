@@ -137,7 +137,7 @@ class Node:
             for x in saved:  # counter made since then can mean a change
                 vc = x._vc
                 if vc is not None and vc[0]:
-                    i = saved.index(x)
+                    i = next(k for k, y in enumerate(saved) if y is x)  # (identity: no ==)
                     self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], 0, x)
             return saved if not raw else [x._data for x in saved]
         seen: list = []

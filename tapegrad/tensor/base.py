@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterator, cast
 import numpy as np
 
 from .. import dtypes
+from .._state import overrides, state
 from .printing import tensor_repr
 
 if TYPE_CHECKING:
@@ -175,6 +176,8 @@ class TensorBase:
         >>> tg.tensor([1.0, 2.0], requires_grad=True).data
         tensor([1., 2.])
         """
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".data")
         return self._make(self._data)
 
     @data.setter
@@ -297,16 +300,34 @@ class TensorBase:
     # ---- conversion ----------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (no copy; off the tape: gradients do not flow through it)."""
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".numpy()")
         return self._data
 
     asnumpy = numpy
 
+    def _leaving_tape(self, how: str) -> None:
+        """Inside a custom Function's backward recorded for create_graph, taking a tensor on the
+        tape off it would make its second derivative a silent zero: a clear error instead."""
+        if self._requires_grad:
+            raise RuntimeError(
+                f"{state.strict_backward}.backward takes a tensor that is on the tape off it "
+                f"({how}) while create_graph=True records the backward to differentiate it again: "
+                f"that derivative would be silently lost. Write backward with tapegrad ops (no "
+                f".numpy(), .item(), .data or NumPy on the values), or use .detach() where a "
+                f"value is meant to be a constant."
+            )
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape("NumPy")
         arr = self._data if dtype is None else self._data.astype(dtype)
         return arr.copy() if copy and arr is self._data else arr  # (NumPy 2 trusts copy=)
 
     def item(self) -> Any:
         """The one element as a Python number."""
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".item()")
         if self._data.size != 1:
             raise ValueError(
                 f"item() needs a tensor with exactly one element, but this one has shape "
@@ -316,6 +337,8 @@ class TensorBase:
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists."""
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".tolist()")
         return self._data.tolist()
 
     def __float__(self) -> float:

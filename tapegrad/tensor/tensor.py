@@ -258,7 +258,14 @@ class Tensor(TensorBase):
     __add__, __radd__ = _binary(E.add), _reflected(E.add)
     __sub__, __rsub__ = _binary(E.sub), _reflected(E.sub)
     __mul__, __rmul__ = _binary(E.mul), _reflected(E.mul)
-    __truediv__, __rtruediv__ = _binary(E.div), _reflected(E.div)
+    __truediv__ = _binary(E.div)
+
+    def __rtruediv__(self, other: Any) -> "Tensor":
+        other = coerce(other)
+        if other.__class__ is float or other.__class__ is int:  # as PyTorch: a reciprocal times
+            return apply(E.mul, apply(E.reciprocal, self), other)  # the number (saves no input)
+        return apply(E.div, other, self)
+
     __pow__, __rpow__ = _binary(E.pow), _reflected(E.pow)
     __lt__, __le__ = _comparison(np.less), _comparison(np.less_equal)
     __gt__, __ge__ = _comparison(np.greater), _comparison(np.greater_equal)

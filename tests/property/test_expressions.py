@@ -51,7 +51,7 @@ KIND_PRIMS = {
     "sub": "sub",
     "mul": "mul",
     "neg": "neg",
-    "div": "div",
+    "div": ("div", "reciprocal"),  # (number / x is a reciprocal times the number, as PyTorch)
     "pow": "pow",
     "exp": "exp",
     "log": "log",

@@ -290,6 +290,7 @@ DTYPE_CASES = {
     "tanh_backward": lambda a, b, m: P.fused.tanh_backward(a, b.tanh()),
     "sigmoid_backward": lambda a, b, m: P.fused.sigmoid_backward(a, b.sigmoid()),
     "log1p": lambda a, b, m: a.log1p(),
+    "reciprocal": lambda a, b, m: 2.0 / a,
     "expm1": lambda a, b, m: a.expm1(),
     "fill": lambda a, b, m: (a * b).fill_(2.0) * a,
     "erf": lambda a, b, m: (a - 1.0).erf(),
