@@ -22,8 +22,12 @@ E, R, S, L = P.elementwise, P.reduction, P.shape, P.linalg
 def clip(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """x limited to [min, max] (either bound may be None). A bound that is a tensor requiring
     grad gets its gradient where it is the result, as PyTorch's clamp (x keeps it at ties)."""
-    if isinstance(min, Tensor) and min._requires_grad or \
-            isinstance(max, Tensor) and max._requires_grad:
+    if (
+        isinstance(min, Tensor)
+        and min._requires_grad
+        or isinstance(max, Tensor)
+        and max._requires_grad
+    ):
         if min is None and max is None:
             raise ValueError("clip needs at least one of min and max")
         out = x
