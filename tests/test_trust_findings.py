@@ -77,6 +77,37 @@ def flat_view_made_before_inplace_on_base(torch):
     return {"f": f, "grad": grad}
 
 
+@program(expected={"b_grad": [12.0, 24.0, 36.0], "x_grad": [72.0, 144.0, 216.0]})
+def retained_grad_is_of_the_updated_tensor(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 2
+    b.retain_grad()
+    b *= 3  # b = 6x: d(b^2)/db = 2b
+    (b * b).sum().backward()
+    return {"b_grad": b.grad, "x_grad": x.grad}
+
+
+@program(expected={"b_grad": [2.0, 8.0, 12.0]})
+def retained_grad_after_an_element_write(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 2
+    b.retain_grad()
+    b[0] = 1.0
+    (b * b).sum().backward()
+    return {"b_grad": b.grad}
+
+
+@program(expected={"v_grad": [8.0, 12.0], "x_grad": [0.0, 16.0, 24.0]})
+def retained_grad_of_a_view_after_its_base_changed(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 2
+    v = b[1:]
+    v.retain_grad()
+    b[0] = 7.0
+    (v * v).sum().backward()
+    return {"v_grad": v.grad, "x_grad": x.grad}
+
+
 # ---------------------------------------------------------------------------------------------
 # Finding 2: integer indexing to one element is a view (0-d); in-place on a leaf's view refuses
 
