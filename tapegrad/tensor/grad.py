@@ -105,4 +105,22 @@ def retain_grad(t: Tensor) -> None:
             accumulate_grad(kept, grad, state.enabled)
 
     keep._retains_grad = True  # type: ignore[attr-defined]
+    keep._tensor = ref  # type: ignore[attr-defined]
     t._grad_fn.register_hook(keep)
+
+
+def set_history(t: Tensor, grad_fn: Any, requires_grad: bool) -> None:
+    """Give t a new history (after an in-place op); a retain_grad() moves to the new node, as in
+    PyTorch: .grad is then the gradient of the updated tensor."""
+    old = t._grad_fn
+    t._grad_fn, t._requires_grad = grad_fn, requires_grad
+    if getattr(t, "_retains_grad", False) and old is not grad_fn:
+        if old is not None and old.pre_hooks:
+            old.pre_hooks[:] = [
+                h
+                for h in old.pre_hooks
+                if getattr(h, "_tensor", None) is None or h._tensor() is not t
+            ]
+        t._retains_grad = False
+        if grad_fn is not None:
+            retain_grad(t)

@@ -17,6 +17,7 @@ from .._state import state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
+from .grad import set_history
 from .record import apply, live_views
 from .tensor import Tensor
 
@@ -48,7 +49,9 @@ def inplace(
             )
         old = Tensor._make(t._data.copy(), t._grad_fn)  # the value before, on the tape
         old._requires_grad = t._requires_grad
-        result = op(old, other) if op is not None else _as_tensor(other).expand(t.shape)
+        if op is None:  # copy_: the source's values, and a zero gradient for the old ones
+            op = _copy_from
+        result = op(old, other)
         check_shape(name, result._data, t._data)
         write(t, result, name)
     else:
@@ -83,8 +86,10 @@ def _put_at(index: Any) -> Callable:
     return lambda old, v: apply(S.index_put, old, v, index=index)
 
 
-def _as_tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor(x)
+def _copy_from(old: Tensor, src: Any) -> Tensor:
+    """copy_'s recorded op: src broadcast to old's shape, on the tape behind both (as PyTorch's
+    CopyBackwards), so the tensor stays on the tape even when src is a constant."""
+    return apply(E.where, np.True_, src, old)
 
 
 def _check_writable(t: Tensor, name: str) -> None:
@@ -111,7 +116,7 @@ def write(t: Tensor, value: Tensor, name: str) -> None:
     if view is None:
         _check_writable(t, name)
         t._data[...] = value._data
-        t._grad_fn, t._requires_grad = value._grad_fn, value._requires_grad
+        set_history(t, value._grad_fn, value._requires_grad)
         root, new_root = t, None
     else:
         root, steps = view
@@ -123,7 +128,7 @@ def write(t: Tensor, value: Tensor, name: str) -> None:
         new_root = _put_back(root, steps, value, name)  # (reads the root's old values)
         _check_writable(t, name)
         t._data[...] = value._data
-        root._grad_fn, root._requires_grad = new_root._grad_fn, new_root._requires_grad
+        set_history(root, new_root._grad_fn, new_root._requires_grad)
     if root._requires_grad:
         for v in live_views(root):
             _refresh(v)
@@ -156,4 +161,4 @@ def _refresh(view: Tensor) -> None:
     cur, steps = view._base
     for prim, params in steps:
         cur = apply(prim, cur, **params)
-    view._grad_fn, view._requires_grad = cur._grad_fn, cur._requires_grad
+    set_history(view, cur._grad_fn, cur._requires_grad)
