@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import traceback
+import weakref
 from typing import Any
 
 import numpy as np
@@ -37,10 +38,22 @@ def is_anomaly_enabled() -> bool:
     return state.anomaly
 
 
-def capture_stack() -> list:
-    """The creating call stack, without tapegrad's own frames (the user's line comes last)."""
+# Where each node was created, kept only in anomaly mode (weakly: it goes with its node).
+_stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def capture_stack(node: Any) -> None:
+    """Remember the call stack creating `node`, without tapegrad's own frames (the user's line
+    comes last)."""
     frames = traceback.extract_stack()[:-1]
-    return [f for f in frames if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR + os.sep)]
+    _stacks[node] = [
+        f for f in frames if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR + os.sep)
+    ]
+
+
+def creation_stack(node: Any) -> list | None:
+    """The stack capture_stack remembered for `node` (None: recorded outside anomaly mode)."""
+    return _stacks.get(node)
 
 
 def check(node: Any, index: int, grad: Any) -> None:
@@ -48,9 +61,10 @@ def check(node: Any, index: int, grad: Any) -> None:
     data = getattr(grad, "_data", grad)
     if np.issubdtype(np.asarray(data).dtype, np.inexact) and not np.all(np.isfinite(data)):
         kind = "nan" if np.any(np.isnan(data)) else "inf"
+        stack = creation_stack(node)
         where = (
-            "".join(traceback.format_list(node.stack[-3:]))
-            if node.stack
+            "".join(traceback.format_list(stack[-3:]))
+            if stack
             else ("  (unknown: the op was recorded outside detect_anomaly())\n")
         )
         raise RuntimeError(

@@ -55,7 +55,6 @@ class Node:
     out_data   the output's array, when a rule reads `out` (else None)
     out_vc     the output's version counter when out_data is kept (else None)
     pre_hooks  hooks on the output tensor's gradient (None: none)
-    stack      the creation stack, in anomaly mode (else None)
     scope      the nn.Modules running when it was recorded, outermost first (None: none)
     constants  the Python numbers among its inputs, None elsewhere (for drawings; None: none)
     """
@@ -71,7 +70,6 @@ class Node:
         "out_data",
         "out_vc",
         "pre_hooks",
-        "stack",
         "scope",
         "constants",
         "__weakref__",
@@ -86,7 +84,6 @@ class Node:
     out_data: Any
     out_vc: Any
     pre_hooks: list | None
-    stack: list | None
     scope: tuple | None
     constants: tuple | None
 

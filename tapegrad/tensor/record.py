@@ -91,11 +91,11 @@ def record(
             if d.__class__ is not _ndarray or d.shape != oshape or d.dtype != odtype:
                 node.shapes, node.dtypes = shapes_and_dtypes(args)
                 break
-    node.pre_hooks = node.stack = node.scope = None
+    node.pre_hooks = node.scope = None
     if overrides[0]:  # (some flag is off its default: a module running, anomaly mode, ...)
         node.scope = state.scope or None
         if state._anomaly:
-            node.stack = capture_stack()
+            capture_stack(node)
     t = _new(Tensor)
     t._data = out
     t._grad_fn = node
