@@ -804,9 +804,17 @@ def test_fused_overrides_give_what_the_table_says():
     """fused.py swaps faster rules in for some table rules: each must equal the rule compiled from
     the table's text, on arrays (a plain backward) and on Tensors (a recorded one)."""
     rng = np.random.default_rng(3)
-    overridden = {n: p for n, p in REGISTRY.items() if p.rules is not None and any(
-        r is not None and getattr(r, "__name__", "") == "<lambda>" and
-        r.__code__.co_filename != f"<rule of {n}>" for r in p.rules)}
+    overridden = {
+        n: p
+        for n, p in REGISTRY.items()
+        if p.rules is not None
+        and any(
+            r is not None
+            and getattr(r, "__name__", "") == "<lambda>"
+            and r.__code__.co_filename != f"<rule of {n}>"
+            for r in p.rules
+        )
+    }
     assert {"matmul", "tanh", "sigmoid"} <= set(overridden)
     for name, prim in overridden.items():
         if name == "matmul":
