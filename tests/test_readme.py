@@ -27,9 +27,13 @@ def test_readme_block_runs(index: int, tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     if importlib.util.find_spec("graphviz") is None or shutil.which("dot") is None:
         # without Graphviz, draw() must fail clearly; the rest of the block must still run
-        monkeypatch.setattr(
-            tg.viz, "draw", lambda t, path, **kw: Path(path).write_text(tg.viz.to_dot(t))
-        )
+        def draw_as_dot(t: tg.Tensor, path: str | None = None, **kw: object) -> str:
+            dot = tg.viz.to_dot(t)
+            if path is not None:
+                Path(path).write_text(dot)
+            return dot
+
+        monkeypatch.setattr(tg.viz, "draw", draw_as_dot)
     namespace: dict = {}
     exec(compile(BLOCKS[index], f"README block {index}", "exec"), namespace)
     if "loss" in namespace and index == 0:

@@ -63,6 +63,12 @@ def matmul(x: Tensor, other: Any) -> Tensor:
     """x @ other with NumPy's rules: vector . vector is `dot`, matrix @ vector `mv` (as PyTorch
     names them); a vector on the left is made a one-row matrix, and that axis dropped again."""
     y = other if isinstance(other, Tensor) else Tensor(other)
+    if x._data.ndim > 1 and y._data.ndim > 1:  # (matrices: the commonest case, first)
+        try:
+            return apply(L.matmul, x, y)
+        except ValueError:
+            explain_matmul_error(x.shape, y.shape)
+            raise
     a_shape, b_shape = x.shape, y.shape
     if not a_shape or not b_shape:
         explain_matmul_error(a_shape, b_shape)

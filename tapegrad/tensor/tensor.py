@@ -273,7 +273,7 @@ class Tensor(TensorBase):
     __and__, __or__ = _comparison(np.logical_and), _comparison(np.logical_or)
 
     def __matmul__(self, other: Any) -> "Tensor":
-        return self.matmul(other)
+        return M.matmul(self, other if other.__class__ is Tensor else coerce(other))
 
     def __rmatmul__(self, other: Any) -> "Tensor":
         return as_tensor(other).matmul(self)
