@@ -175,6 +175,24 @@ def test_nll_and_cross_entropy_edge_cases_and_errors():
         nn.NLLLoss(weight=np.ones((2, 2)))
 
 
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_every_target_ignored_gives_nan_but_a_zero_gradient(smoothing):
+    # PyTorch: the 'mean' is 0 / 0 = nan, yet nothing reaches the input, so its gradient is 0
+    logits = tg.tensor(np.random.default_rng(1).standard_normal((3, 4)), requires_grad=True)
+    ignored = tg.tensor([-100, -100, -100])
+    for loss in (
+        F.nll_loss(logits.log_softmax(1), ignored),
+        F.cross_entropy(logits, ignored, weight=np.arange(1.0, 5.0), label_smoothing=smoothing),
+    ):
+        logits.grad = None
+        assert np.isnan(loss.item())
+        loss.backward()
+        np.testing.assert_array_equal(logits.grad.numpy(), np.zeros((3, 4)))
+    # one target counted: a finite mean whose gradient agrees with finite differences
+    some = tg.tensor([-100, 2, -100])
+    assert gradcheck(lambda x: F.cross_entropy(x, some, label_smoothing=smoothing), (logits,))
+
+
 @pytest.mark.parametrize("reduction", list(REDUCE))
 def test_cross_entropy_is_nll_of_log_softmax_with_label_smoothing(reduction):
     rng = np.random.default_rng(4)

@@ -246,10 +246,13 @@ def _class_targets(input: Tensor, target: Any, weight: Any, ignore_index: int, f
 
 
 def _weighted_mean(losses: Tensor, sample_weight: np.ndarray) -> Tensor:
-    """PyTorch's mean for class targets: divided by the summed weight of the counted samples
-    (nan when every target is ignored, as PyTorch)."""
+    """PyTorch's mean for class targets: divided by the summed weight of the counted samples.
+    When every target is ignored the value is nan and the gradient zero, as PyTorch's (nan is
+    added, not multiplied in, so that it stays out of the gradient)."""
     total = float(sample_weight.sum())
-    return losses.sum() * (1.0 / total if total else math.nan)
+    if not total:
+        return losses.sum() * 0.0 + math.nan
+    return losses.sum() * (1.0 / total)
 
 
 def nll_loss(
