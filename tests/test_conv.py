@@ -298,3 +298,20 @@ def test_second_order_matches_torch():
     ht = torch.autograd.grad((gt**2).sum(), [xt, wt])
     for a, b in zip(ho, ht):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: tg.nn.Conv2d(2, 3, 3, 1, 0, 1, 1, True, "zeros", **kw),
+        lambda **kw: tg.nn.Conv1d(2, 3, 3, 1, 0, 1, 1, True, "zeros", **kw),
+        lambda **kw: tg.nn.Linear(2, 3, True, **kw),
+        lambda device=None, dtype=None: tg.nn.Linear(2, 3, True, device, dtype),
+    ],
+)
+def test_layers_take_pytorchs_device_and_dtype_arguments(make):
+    # PyTorch's signatures end with (..., device=None, dtype=None), in that order
+    layer = make(device="cpu", dtype=tg.float64)
+    assert all(p.dtype == np.float64 for p in layer.parameters())
+    with pytest.raises(RuntimeError, match="device 'cuda' is not available"):
+        make(device="cuda")

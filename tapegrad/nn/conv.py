@@ -40,6 +40,7 @@ class _ConvNd(Module):
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
+        device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__()
@@ -85,6 +86,7 @@ class _ConvNd(Module):
             _init.uniform_(self.bias, -bound, bound)
         else:
             self.register_parameter("bias", None)
+        self.to(device=device)  # (only the CPU exists: anything else is a clear error)
 
     def _check_input(self, input: Any) -> None:
         """The layer's own view of a bad input: its repr, the shape, what it expects."""

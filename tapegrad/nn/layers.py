@@ -186,10 +186,16 @@ class Linear(Dense):
     """
 
     def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__(in_features, out_features, has_bias=bool(bias), dtype=dtype)
         self.in_features, self.out_features = self.in_channels, self.out_channels
+        self.to(device=device)  # (only the CPU exists: anything else is a clear error)
 
     def extra_repr(self) -> str:
         return (
