@@ -265,7 +265,28 @@ TORCH_CONFIGS = [
     ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
     ("Adagrad", dict()),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("RMSprop", dict(lr=0.01, weight_decay=0.1, momentum=0.5, maximize=True)),
+    ("Adagrad", dict(lr=0.1, weight_decay=0.1, maximize=True)),
 ]
+
+
+@pytest.mark.parametrize("cls", [tg.optim.RMSprop, tg.optim.Adagrad])
+def test_maximize_ascends_with_the_gradient_negated_before_weight_decay(cls):
+    # PyTorch's maximize: g <- -g, then weight decay, then the usual rule; closed form for one
+    # step from zero state: RMSprop d = g' / (sqrt((1 - alpha) g'^2) + eps), Adagrad g' / |g'|
+    p0, g, lr, wd = np.array([0.5, -2.0, 1.0]), np.array([0.3, 0.1, -4.0]), 0.1, 0.2
+    p = tg.nn.Parameter(p0.copy())
+    opt = cls([p], lr=lr, weight_decay=wd, maximize=True, foreach=None)
+    opt.step([tg.tensor(g)])
+    gd = -g + wd * p0
+    if cls is tg.optim.RMSprop:
+        expected = p0 - lr * gd / (np.sqrt((1 - 0.99) * gd**2) + 1e-8)
+    else:
+        expected = p0 - lr * gd / (np.sqrt(gd**2) + 1e-10)
+    np.testing.assert_allclose(p.numpy(), expected, rtol=1e-12)
+    assert opt.param_groups[0]["maximize"] is True
+    with pytest.raises(TypeError):  # keyword-only, as PyTorch's maximize
+        cls([p], 0.1, 0.9, 0.0, 0.0, 0.0, False, None, True)
 
 
 @pytest.mark.parametrize("name,kwargs", TORCH_CONFIGS, ids=[c[0] for c in TORCH_CONFIGS])
@@ -278,6 +299,8 @@ def test_matches_torch_optim_over_several_steps(name, kwargs):
     theirs = [torch.nn.Parameter(torch.tensor(a)) for a in starts]
     opt = getattr(tg.optim, name)(ours, **kwargs)
     ref = getattr(torch.optim, name)(theirs, foreach=False, **kwargs)
+    if "maximize" in kwargs:  # (our foreach= is accepted too)
+        opt = getattr(tg.optim, name)(ours, foreach=False, **kwargs)
     for _ in range(6):
         grads = [rng.standard_normal(s) for s in shapes]
         for p, g in zip(theirs, grads):

@@ -149,7 +149,8 @@ class AdamW(Adam):
 class RMSprop(Optimizer):
     """RMSprop, PyTorch's rule: g += wd*p; v = alpha*v + (1-alpha)*g^2; centered: a = alpha*a +
     (1-alpha)*g and v - a^2 replaces v; d = g / (sqrt(v) + eps); with momentum b = momentum*b + d,
-    p -= lr*b, else p -= lr*d.
+    p -= lr*b, else p -= lr*d. maximize=True ascends (g is negated first); foreach (PyTorch's
+    multi-tensor kernels) is accepted and changes nothing here.
 
     >>> opt = tg.optim.RMSprop(net.parameters(), lr=1e-2, momentum=0.9)
     """
@@ -163,6 +164,9 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -171,6 +175,8 @@ class RMSprop(Optimizer):
             weight_decay=weight_decay,
             momentum=momentum,
             centered=centered,
+            foreach=foreach,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
 
@@ -212,6 +218,7 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     """Adagrad, PyTorch's rule: g += wd*p; s += g^2;
     p -= lr / (1 + (t-1)*lr_decay) * g / (sqrt(s) + eps); s starts at initial_accumulator_value.
+    maximize=True ascends (g is negated first); foreach is accepted and changes nothing here.
 
     >>> opt = tg.optim.Adagrad(net.parameters(), lr=1e-2)
     """
@@ -224,6 +231,9 @@ class Adagrad(Optimizer):
         weight_decay: float = 0.0,
         initial_accumulator_value: float = 0.0,
         eps: float = 1e-10,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -231,6 +241,8 @@ class Adagrad(Optimizer):
             weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
+            foreach=foreach,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
         for group in self.param_groups:  # PyTorch fills the state at construction

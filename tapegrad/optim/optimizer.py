@@ -92,6 +92,8 @@ class Optimizer:
     def _validate(self, group: dict) -> None:
         group["lr"] = hyperparameter("lr", group["lr"])
         group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
+        if "maximize" in group:
+            group["maximize"] = bool(group["maximize"])
 
     @property
     def params(self) -> list:
@@ -145,6 +147,8 @@ class Optimizer:
                         f"in the optimizer's parameter order (e.g. both from "
                         f"net.trainable_params())"
                     )
+                if group.get("maximize"):  # (PyTorch's maximize: ascend, g negated first)
+                    g = np.negative(g)
                 updates.append((p, g, group))
         state = self.state
         with no_grad():
