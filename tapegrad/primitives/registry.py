@@ -63,6 +63,9 @@ class SavePlan:
     saved: tuple[int, ...]  # inputs whose values some needed rule reads
     shaped: tuple[int, ...]  # inputs whose shape and dtype the engine or a rule needs
     out: bool  # some needed rule reads `out`
+    # the needed rules as one function `(g, out, *inputs, **params) -> one gradient per input`
+    # (None where none is needed); None for variadic ops and custom Functions (rule_for_all)
+    backward: Callable | None = None
 
 
 class Primitive:
@@ -83,6 +86,7 @@ class Primitive:
         "view",
         "elementwise",
         "plans",
+        "_overridden",
         "_namespace",
         "_reads",
         "__weakref__",
@@ -124,6 +128,7 @@ class Primitive:
         if self.variadic and rule_for_all is None:
             self.rule_for_all = self._compile(self.texts[0])
         self.plans: dict[Any, SavePlan] = {}
+        self._overridden: dict[int, Callable] = {}
 
     # ---- rules -------------------------------------------------------------------------------
     def compile(self) -> tuple:
@@ -132,7 +137,8 @@ class Primitive:
             self.rules = tuple(None if t is None else self._compile(t) for t in self.texts)
         return self.rules
 
-    def _compile(self, text: str | None) -> Callable:
+    def _head(self) -> str:
+        """A rule's parameters: `g, out, x, y, *, axis=None` (the forward's inputs and params)."""
         if self.variadic:
             inputs: tuple = ("*" + self.input_names[0],)
         else:  # (an input the forward has a default for may be left out: `b=None`)
@@ -143,15 +149,38 @@ class Primitive:
             head += ("" if self.variadic else ", *") + "".join(
                 f", {p}" if d is _REQUIRED else f", {p}={d!r}" for p, d in self.params.items()
             )
-        source = f"lambda {head}: {text}"
+        return head
+
+    def _compile(self, text: str | None) -> Callable:
+        source = f"lambda {self._head()}: {text}"
         return eval(compile(source, f"<rule of {self.name}>", "eval"), self._namespace)
+
+    def _compile_needed(self, needed: list[int]) -> Callable:
+        """The rules of the inputs in `needed` as one function returning a tuple (one call per
+        node, not one per input: the engine's commonest call)."""
+        parts, fused = [], {}
+        for i, text in enumerate(self.texts):
+            if i not in needed or text is None:
+                parts.append("None")
+            elif i in self._overridden:  # a fused.py function: called with the rule's arguments
+                fused[f"_rule{i}"] = self._overridden[i]
+                keywords = [f"{p}={p}" for p in self.params]
+                args = ", ".join(["g", "out", *self.input_names, *keywords])
+                parts.append(f"_rule{i}({args})")
+            else:
+                parts.append(f"({text})")
+        source = f"lambda {', '.join(fused) or '_'}: lambda {self._head()}: ({', '.join(parts)},)"
+        make = eval(compile(source, f"<rules of {self.name}>", "eval"), self._namespace)
+        return make(*fused.values()) if fused else make(None)
 
     def override(self, **rules: Callable) -> None:
         """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
         compiled = list(self.compile())
         for input_name, fn in rules.items():
-            compiled[self.input_names.index(input_name)] = fn
+            i = self.input_names.index(input_name)
+            compiled[i] = self._overridden[i] = fn
         self.rules = tuple(compiled)
+        self.plans.clear()  # (their combined rules call the old ones)
 
     def plan(self, needs: int, n: int) -> SavePlan:
         """What to save when the inputs in bitmask `needs` (of `n` inputs) need gradients (cached:
@@ -175,7 +204,8 @@ class Primitive:
                     saved |= full
                     shaped |= shape_only
                     out = out or reads_out
-            found = SavePlan(tuple(sorted(saved)), tuple(sorted(shaped)), out)
+            backward = None if self.rule_for_all is not None else self._compile_needed(needed)
+            found = SavePlan(tuple(sorted(saved)), tuple(sorted(shaped)), out, backward)
             self.plans[key] = found
         return found
 

@@ -83,20 +83,23 @@ def run_backward(
     return captured if targets is None else plan.targets_gradients(captured, targets, raw)
 
 
-def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> list:
+def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> Any:
     """Run a node's rules for the edges that need a gradient; each result fit to its input's shape
     and dtype (None: a zero gradient). `given`, when passed, gets the rules' results unfitted."""
     if node.saved is None and node.shapes is None:  # (Node.inputs' commonest case, inlined)
         inputs: Any = (g,) * len(edges)
     else:
-        inputs = tuple(node.inputs(g, raw))
+        inputs = node.inputs(g, raw)
     out = node.out_data
     if out is not None and (not raw or node.out_vc[0]):  # (a plain array: as it is, unless
         out = node.output(raw)  # changed in place)
     prim, params, shapes = node.prim, node.params, node.shapes
-    if prim.rule_for_all is not None:  # variadic ops and custom Functions: one rule for all
+    backward = node.plan.backward
+    if backward is not None and edges is node.edges:  # the needed rules, in one call
+        grads: Any = backward(g, out, *inputs, **params) if params else backward(g, out, *inputs)
+    elif prim.rule_for_all is not None:  # variadic ops and custom Functions: one rule for all
         grads = list(_rule_for_all(node, g, out, inputs, raw))
-    else:
+    else:  # pruned edges: only the rules of the edges that lead to a target
         rules = prim.rules or prim.compile()
         grads = [None] * len(edges)
         i = -1
@@ -110,17 +113,24 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
         given.extend(grads)
     if shapes is None and prim.elementwise:  # (an elementwise rule gives g's shape and dtype)
         return grads
+    fitted = None
     i = -1
     for gi in grads:
         i += 1
         if gi is None:
             continue
         if shapes is not None:
-            if gi.shape != shapes[i] or gi.dtype is not node.dtypes[i]:
-                grads[i] = fit(gi, shapes[i], node.dtypes[i], node, i)
-        elif gi is not g and (gi.shape != g.shape or gi.dtype != g.dtype):
-            grads[i] = fit(gi, g.shape, g.dtype, node, i)  # (inputs shaped as the output)
-    return grads
+            if gi.shape == shapes[i] and gi.dtype is node.dtypes[i]:
+                continue
+            gi = fit(gi, shapes[i], node.dtypes[i], node, i)
+        elif gi is g or gi.shape == g.shape and gi.dtype == g.dtype:
+            continue
+        else:
+            gi = fit(gi, g.shape, g.dtype, node, i)  # (inputs shaped as the output)
+        if fitted is None:
+            fitted = list(grads)
+        fitted[i] = gi
+    return grads if fitted is None else fitted
 
 
 def _rule_for_all(node: Node, g: Any, out: Any, inputs: Any, raw: bool) -> tuple:

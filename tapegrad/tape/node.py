@@ -15,7 +15,7 @@ import numpy as np
 from .._utils import unbroadcast_axes
 from ..primitives import registry
 from ..primitives.reduction import sum as sum_
-from ..primitives.registry import Primitive
+from ..primitives.registry import Primitive, SavePlan
 from ..primitives.shape import reshape
 
 FREED = object()  # marks `Node.saved` after a backward without retain_graph
@@ -44,6 +44,7 @@ class Node:
     __init__ call: it runs once per recorded op):
 
     prim       the Primitive: forward, rules, formulas
+    plan       its SavePlan for the inputs that need a gradient (what is saved, the rules to run)
     edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
     saved      per input the value its rules read (a Tensor or a constant) or None; None for
                all when no rule reads an input; FREED after a backward without retain_graph
@@ -61,6 +62,7 @@ class Node:
 
     __slots__ = (
         "prim",
+        "plan",
         "edges",
         "saved",
         "versions",
@@ -75,6 +77,7 @@ class Node:
         "__weakref__",
     )
     prim: Primitive
+    plan: SavePlan
     edges: tuple
     saved: Any
     versions: Any  # (these four: a tuple or list, or None; see above)

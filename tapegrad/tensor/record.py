@@ -80,6 +80,7 @@ def record(
     plan = prim.plans.get(needs) or prim.plan(needs, len(args))
     node = _new(Node)  # (fields set here without an __init__ call: this runs once per op)
     node.prim = prim
+    node.plan = plan
     node.params = params or _NO_PARAMS
     node.edges, node.saved, node.versions, node.constants = take_inputs(args, needs, plan.saved)
     node.shapes = node.dtypes = None  # None: every input that matters looks like the output
