@@ -118,6 +118,7 @@ from .math import (  # PyTorch's further names (their in-place forms too)
     neg_,
     norm,
     outer,
+    reciprocal,
     relu_,
     round,
     round_,

@@ -154,7 +154,7 @@ def make_step(
         contributions=max(1, seen.arrivals.get(node, 0)) if g is not None else 1,
         broadcast_from={labels[i]: s for i, s in seen.broadcast_from.get(node, {}).items()},
         rules=rules,
-        reads=tapeinfo.read_values(node),
+        reads=seen.reads[node] if node in seen.reads else tapeinfo.read_values(node),
         output=names.of_node(node),
         module=module,
     )

@@ -18,6 +18,7 @@ from . import creation, dtypes
 from . import math as tgmath
 from ._utils import normalize_axis, one_axis, tree_map
 from ._state import is_grad_enabled
+from .interop_functions import NUMPY_MEANING
 from .tensor import Tensor
 
 __all__ = [
@@ -39,7 +40,8 @@ def _public_functions(module: Any) -> dict[str, Callable]:
 
 # tapegrad.math names that follow PyTorch where NumPy's namesake means something else (np.sort
 # gives an array, tg.sort (values, indices); np.cumsum and np.flip default to every axis; np.outer
-# flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are not sent to them.
+# flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are not sent to them
+# (interop_functions.py gives NumPy's meaning: NUMPY_MEANING).
 _PYTORCH_MEANING = frozenset(
     "sort argsort cumsum flip tile tril triu diag trace outer einsum round floor ceil trunc".split()
 )
@@ -373,7 +375,7 @@ def numpy_support() -> dict[str, str]:
     kinds.update({f"np.{u}": "value" for u in _VALUE_UFUNCS})
     for funcs, kind in ((_CONVERSIONS, "conversion"), (_VALUE_FUNCTIONS | _ATTRIBUTES, "value")):
         kinds.update({_numpy_name(f): kind for f in funcs})
-    kinds.update({_numpy_name(f): "op" for f in _FUNCTIONS})
+    kinds.update({_numpy_name(f): "op" for f in (*_FUNCTIONS, *NUMPY_MEANING)})
     return dict(sorted(kinds.items()))
 
 
@@ -408,6 +410,11 @@ def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
     op = _FUNCTIONS.get(func)
     if op is not None:
         return _dispatch(func, op, args, kwargs)
+    adapter = NUMPY_MEANING.get(func)
+    if adapter is not None:  # (written with NumPy's signature)
+        kwargs = dict(kwargs)
+        _check_harmless(_numpy_name(func), kwargs)
+        return adapter(*args, **kwargs)
     if func in _VALUE_FUNCTIONS:
         return _wrap(func(*_values(args), **_values(kwargs)))
     if func in _CONVERSIONS:

@@ -83,6 +83,15 @@ def neg(x: Any) -> Tensor:
     return -as_tensor(x)
 
 
+def reciprocal(x: Any) -> Tensor:
+    """1 / x elementwise (floats for an integer tensor, as PyTorch).
+
+    >>> tg.reciprocal(tg.tensor([2.0, 4.0]))
+    tensor([0.5000, 0.2500])
+    """
+    return apply(P.elementwise.reciprocal, as_tensor(x))
+
+
 def maximum(x: Any, y: Any) -> Tensor:
     return as_tensor(x).maximum(y)
 

@@ -8,13 +8,15 @@ changes the tape: the backward it runs keeps the graph (retain_graph=True) and t
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from ._utils import unbroadcast_axes
 from .tape.engine import run_backward
+from .tape.node import FREED
 from .tape.plan import execution_order
 from .tensor import Tensor
 
@@ -23,12 +25,14 @@ __all__ = [
     "Observation",
     "format_values",
     "input_label",
+    "input_values",
     "is_node",
     "leaves_of",
     "node_scope",
     "node_values",
     "observe",
     "read_values",
+    "refilled",
     "scope_paths",
     "shape_text",
 ]
@@ -167,6 +171,30 @@ class Names:
 
 
 # ---- values ---------------------------------------------------------------------------------
+def input_values(node: Any, values: dict) -> list | None:
+    """The arrays a node was computed from: saved ones, the Python numbers it kept, leaves' data
+    and other nodes' results in `values`; None when one of them is not known."""
+    saved = node.saved if isinstance(node.saved, tuple) else None
+    constants = node.constants
+    inputs = []
+    for i, e in enumerate(node.edges):
+        x: Any = saved[i] if saved is not None else None
+        if x is None and constants is not None:
+            x = constants[i]
+        if x is not None:
+            x = x.numpy() if isinstance(x, Tensor) else x
+        elif e is None:
+            return None  # a constant the op did not keep
+        elif isinstance(e, Tensor):
+            x = e.numpy()
+        else:
+            x = values.get(e)
+            if x is None:
+                return None
+        inputs.append(x)
+    return inputs
+
+
 def node_values(order: list, outputs: dict) -> dict:
     """{node: the array it made}: from its live output tensor or the tape, else recomputed from its
     inputs with the primitive's (pure, NumPy) forward. Nodes whose inputs are gone are absent."""
@@ -179,31 +207,48 @@ def node_values(order: list, outputs: dict) -> dict:
             continue
         if "ctx" in (node.params or {}):  # a user Function's forward is user code: not re-run
             continue
-        saved = node.saved if isinstance(node.saved, tuple) else None
-        constants = getattr(node, "constants", None)
-        inputs = []
-        for i, e in enumerate(node.edges):
-            x: Any = saved[i] if saved is not None else None
-            if x is None and constants is not None:
-                x = constants[i]
-            if x is not None:
-                x = x.numpy() if isinstance(x, Tensor) else x
-            elif e is None:
-                break  # a constant the op did not keep
-            elif isinstance(e, Tensor):
-                x = e.numpy()
-            else:
-                x = values.get(e)
-                if x is None:
-                    break
-            inputs.append(x)
-        else:
+        inputs = input_values(node, values)
+        if inputs is not None:
             try:
                 with np.errstate(all="ignore"):
                     values[node] = np.asarray(node.prim.forward(*inputs, **(node.params or {})))
             except Exception:  # noqa: BLE001 (a value we cannot show is left out, never an error)
                 pass
     return values
+
+
+@contextmanager
+def refilled(order: list, root: Tensor) -> Iterator[None]:
+    """Inside the block, nodes whose saved values a backward() without retain_graph freed hold
+    them again, recomputed (micrograd draws after `g.backward()`); after it, they are freed again.
+    A node whose values cannot be recomputed (a custom Function, a constant not kept) stays freed.
+    """
+    freed = [node for node in order if node.saved is FREED]
+    if not freed:
+        yield
+        return
+    outputs = output_tensors(order)
+    if root.grad_fn is not None:
+        outputs[root.grad_fn] = root
+    values = node_values(order, outputs)
+    kept = []
+    try:
+        for node in freed:
+            inputs = input_values(node, values)
+            if inputs is None or "ctx" in (node.params or {}) or node not in values:
+                continue
+            needs = sum(1 << i for i, e in enumerate(node.edges) if e is not None)
+            plan = node.prim.plans.get(needs) or node.prim.plan(needs, len(node.edges))
+            kept.append((node, node.saved, node.versions, node.out_data, node.out_vc))
+            saved = [x if i in plan.saved else None for i, x in enumerate(inputs)]
+            node.saved = tuple(saved) if plan.saved else None
+            node.versions = (None,) * len(saved)  # (constants: read as they are, not checked)
+            node.out_data, node.out_vc = (values[node], [0]) if plan.out else (None, None)
+        yield
+    finally:
+        for node, saved, versions, out_data, out_vc in kept:
+            node.saved, node.versions = saved, versions
+            node.out_data, node.out_vc = out_data, out_vc
 
 
 # ---- gradients: the engine, watched --------------------------------------------------------
@@ -218,6 +263,7 @@ class Observation:
     broadcast_from: dict = field(default_factory=dict)  # node -> {input index: shape before sum}
     arrivals: dict = field(default_factory=dict)  # node or leaf -> gradients delivered to it
     leaf_grads: dict = field(default_factory=dict)  # leaf -> array or None
+    reads: dict = field(default_factory=dict)  # node -> its read_values (a refilled tape's too)
 
 
 class Watcher:
@@ -283,7 +329,8 @@ def observe(
     ones: bool = False,
     on_step: Callable[[Any], None] | None = None,
 ) -> Observation:
-    """Run the real engine once from `t`, watching every step; no .grad is written, the tape stays.
+    """Run the real engine once from `t`, watching every step; no .grad is written, the tape stays
+    (a tape a backward() freed is refilled with recomputed values while the engine runs).
 
     >>> x = tg.tensor(2.0, requires_grad=True)
     >>> tapeinfo.observe(x * x).leaf_grads[x]  # doctest: +SKIP
@@ -295,9 +342,11 @@ def observe(
     leaves = leaves_of(order) if order else [t]
     seen = Observation(order, seed.numpy())
     # Hooks still run, as in any backward (a retain_grad() tensor's hook writes its .grad).
-    captured = run_backward(
-        [root], [seed], set(leaves), retain_graph=True, observer=Watcher(seen, on_step)
-    )
+    with refilled(order, t):
+        captured = run_backward(
+            [root], [seed], set(leaves), retain_graph=True, observer=Watcher(seen, on_step)
+        )
+        seen.reads = {node: read_values(node) for node in order}
     if not order:
         seen.arrivals[t] = 1
     for leaf in leaves:

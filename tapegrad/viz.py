@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import textwrap
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -77,6 +78,8 @@ def _one_line(a: Any) -> str:
 def _const_label(node: Any, i: int) -> str:
     """A constant input, by its name or value (its shape when big or not kept)."""
     saved = node.saved[i] if isinstance(node.saved, tuple) else None
+    if saved is None and node.constants is not None:  # a Python number: kept even once freed
+        saved = node.constants[i]
     if isinstance(saved, Tensor) and saved.name:
         return saved.name
     value = saved.numpy() if isinstance(saved, Tensor) else saved
@@ -205,8 +208,10 @@ def to_dot(
     if show_grads and t.requires_grad:
         try:
             seen = tapeinfo.observe(t, ones=True)
-        except RuntimeError as error:  # e.g. the tape was freed by a backward() (no retain_graph)
-            grads_note = f"gradients of intermediate nodes not shown: {str(error).split(';')[0]}"
+        except RuntimeError as error:  # e.g. a freed tape that cannot be recomputed
+            grads_note = "gradients of intermediate nodes not shown:\n" + "\n".join(
+                textwrap.wrap(str(error).split(";")[0], 60)
+            )
     keys: dict = {}  # node -> its cluster: the paths of the modules it ran in, outermost first
     labels: dict = {}  # cluster -> (module path, class name)
     for node, chain in (tapeinfo.scope_paths(shown) if group_by_module else {}).items():

@@ -67,6 +67,25 @@ def test_explain_twice_and_then_explain_gives_the_same():
     assert all(np.array_equal(p.grad, q.grad) for p, q in zip(a.leaves, b.leaves))
 
 
+def test_explain_after_a_backward_that_freed_the_tape():
+    """A teacher runs backward() first (as micrograd's README does), then explains: the freed
+    values are recomputed for the explanation, which equals the one before; the tape stays freed."""
+    x, y, z = _example()
+    before = tg.explain(z, show=False)
+    w = (x * 2.0).exp().sum()  # exp reads `out`, mul reads the constant 2.0
+    w_before = tg.explain(w, show=False)
+    z.backward()
+    w.backward()
+    after = tg.explain(z, show=False)
+    assert after.text == before.text
+    for p, q in zip(after, before):
+        assert p.reads.keys() == q.reads.keys()
+        assert all(np.array_equal(p.reads[k], q.reads[k]) for k in p.reads)
+    assert tg.explain(w, show=False).text == w_before.text
+    with pytest.raises(RuntimeError, match="second time"):
+        z.backward()  # explain gave the values back only while it ran
+
+
 def test_printed_output_is_aligned_and_readable(capsys):
     x, y, z = _example()
     steps = tg.explain(z)

@@ -141,13 +141,37 @@ def test_values_and_gradients_on_every_intermediate_node():
     np.testing.assert_allclose(w.grad.numpy(), xs)
 
 
-def test_gradients_after_the_tape_was_freed_say_why():
+def test_gradients_after_the_tape_was_freed_are_recomputed():
     x, w, z = _example()
+    before = tg.viz.to_dot(z, show_values=True, show_grads=True)
+    z.backward()  # frees what the tape saved (no retain_graph), as micrograd's `g.backward()`
+    dot = tg.viz.to_dot(z, show_values=True, show_grads=True)
+    assert dot == before and "gradnote" not in dot  # the values recomputed, then freed again
+    assert "grad [1. 2. 3.]" in _label_of(dot, "w")
+    with pytest.raises(RuntimeError, match="second time"):
+        z.backward()
+
+
+def test_gradients_after_the_tape_was_freed_say_why_when_they_cannot_be_recomputed():
+    class Square(tg.autograd.Function):  # user code: its forward is not re-run by a drawing
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    x, w, _ = _example()
+    z = Square.apply(x * w).sum()
     z.backward()
     dot = tg.viz.to_dot(z, show_grads=True)
-    assert "grad [1. 2. 3.]" in _label_of(dot, "w")  # leaves still show their .grad
+    assert "grad [" in _label_of(dot, "w")  # (the leaves show their .grad)
     note = next(v for k, v in _nodes(dot).items() if k == "gradnote")
-    assert "not shown" in note and "second time" in note
+    assert "not shown" in note and "freed" in note
+    assert max(len(line) for line in note.split("\\n")) <= 70  # wrapped, not one long line
 
 
 def test_big_values_are_summarised():
@@ -321,9 +345,10 @@ def test_collapse_draws_a_module_as_one_box(monkeypatch):
 
 
 # ---- the micrograd README example -------------------------------------------------------------
-def _micrograd_readme():
+def _micrograd_readme(backward_first: bool = False):
     """micrograd's README example, as written there, with micrograd's names (float64, so the four
-    printed decimals are exact). Returns every named tensor and the drawing of g."""
+    printed decimals are exact). Returns every named tensor and the drawing of g (drawn after
+    g.backward() when `backward_first`, as micrograd's README does: `g.backward(); draw_dot(g)`)."""
 
     def t(v, name):
         return tg.tensor(v, dtype=tg.float64, requires_grad=True, name=name)
@@ -344,12 +369,15 @@ def _micrograd_readme():
     g = f / 2.0
     g.name = "g"
     g += 10.0 / f
+    if backward_first:
+        g.backward()
     drawing = tg.viz.draw(g, show_values=True, show_grads=True)
     return dict(a=a, b=b, c=c, d=d, e=e, f=f, g=g), _nodes(drawing.source)
 
 
-def test_micrograd_example_draws_its_names_with_data_and_grad():
-    tensors, nodes = _micrograd_readme()
+@pytest.mark.parametrize("backward_first", [False, True])
+def test_micrograd_example_draws_its_names_with_data_and_grad(backward_first):
+    tensors, nodes = _micrograd_readme(backward_first)
     boxes = {v.split("\\n")[0]: v for v in nodes.values()}
     # micrograd's README (g = 24.7041, a.grad = 138.8338, b.grad = 645.5773) and by hand:
     # c = -1, d = 6, e = -7, f = 49; dg/df = 1/2 - 10/f**2, dg/de = 2e dg/df = dg/dc = -dg/dd
@@ -370,8 +398,15 @@ def test_micrograd_example_draws_its_names_with_data_and_grad():
     for label in nodes.values():  # every backward node shows the gradient arriving at it
         if "Backward" in label and "\\n" in label:
             assert "grad " in label and "grad None" not in label, label
+    constants = [v for k, v in nodes.items() if k.startswith("c")]
+    assert {"10.", "2.", "1"} <= set(constants)  # (10.0 / f, f / 2.0, c + 1)
+    assert "gradnote" not in nodes
     g = tensors["g"]
-    g.backward()
+    if backward_first:  # the drawing gave the freed tape its values only while it drew
+        with pytest.raises(RuntimeError, match="second time"):
+            g.backward()
+    else:
+        g.backward()
     assert f"{g.item():.4f}" == "24.7041"
     assert f"{tensors['a'].grad.item():.4f}" == "138.8338"
     assert f"{tensors['b'].grad.item():.4f}" == "645.5773"

@@ -38,9 +38,14 @@ tanh: Primitive = primitive("tanh", "tanh(x)", elementwise=True, x="g * (1 - out
 sqrt: Primitive = primitive("sqrt", "sqrt(x)", elementwise=True, x="g / (2 * out)")(np.sqrt)
 abs: Primitive = primitive("abs", "|x|", elementwise=True, x="g * sign(x)")(np.abs)
 sign: Primitive = primitive("sign", "sign(x)", elementwise=True, x=None)(np.sign)
-reciprocal: Primitive = primitive("reciprocal", "1 / x", elementwise=True, x="-g * out * out")(
-    np.reciprocal
-)
+
+
+@primitive("reciprocal", "1 / x", elementwise=True, x="-g * out * out")
+def reciprocal(x):
+    # integers and bools: a true division (floats), as the `/` operator and PyTorch divide
+    return np.reciprocal(x if x.dtype.kind == "f" else x.astype(np.float64))
+
+
 log1p: Primitive = primitive("log1p", "log(1 + x)", elementwise=True, x="g / (1 + x)")(np.log1p)
 expm1: Primitive = primitive("expm1", "exp(x) - 1", elementwise=True, x="g * (out + 1)")(np.expm1)
 
