@@ -46,16 +46,36 @@ def _reduction(name: str) -> Any:
 sum, mean, var, std, prod, logsumexp, amax, amin = (
     _reduction(n) for n in ("sum", "mean", "var", "std", "prod", "logsumexp", "amax", "amin")
 )
+amax.__doc__ += """ Always the values, never (values, indices).
+
+    >>> tg.amax(tg.tensor([[1.0, 5.0], [7.0, 2.0]]), 1), tg.amin(tg.tensor([[1.0, 5.0]]), dim=1)
+    (tensor([5., 7.]), tensor([1.]))
+    """
+amin.__doc__ = amax.__doc__.replace("amax over", "amin over")
 
 
 def max(x: Any, *args: Any, **kwargs: Any) -> Any:
     """The largest value; `tg.max(x, 1)` / `dim=1`: the named tuple (values, indices), as
-    torch.max; `axis=1`: the values (NumPy); `tg.max(a, b)`: the elementwise maximum."""
+    torch.max; `axis=1`: the values (NumPy); `tg.max(a, b)`: the elementwise maximum.
+
+    >>> x = tg.tensor([[1.0, 5.0], [7.0, 2.0]])
+    >>> tg.max(x, 1)
+    max(values=tensor([5., 7.]), indices=tensor([1, 0]))
+    >>> _, pred = tg.max(x, 1); pred
+    tensor([1, 0])
+    >>> tg.max(x, axis=1), tg.max(x)
+    (tensor([5., 7.]), tensor(7.))
+    """
     return as_tensor(x).max(*args, **kwargs)
 
 
 def min(x: Any, *args: Any, **kwargs: Any) -> Any:
-    """The smallest value; spellings as tg.max."""
+    """The smallest value; spellings as tg.max.
+
+    >>> x = tg.tensor([[1.0, 5.0], [7.0, 2.0]])
+    >>> tg.min(x, dim=0).indices, tg.min(x, axis=0), tg.min(x, tg.tensor(3.0))
+    (tensor([0, 1]), tensor([1., 2.]), tensor([[1., 3.], [3., 2.]]))
+    """
     return as_tensor(x).min(*args, **kwargs)
 
 

@@ -322,6 +322,12 @@ OFF_TAPE = {
     "NumpyFunctionExp": lambda r, g: g * tg.tensor(np.exp(np.log(r.numpy()))),
     "ItemExp": lambda r, g: g * r.item(),
     "DataExp": lambda r, g: g * r.data,
+    # PyTorch refuses .numpy() on a tensor that requires grad, so its users write these:
+    "DetachNumpyExp": lambda r, g: g * tg.tensor(r.detach().numpy()),
+    "DetachCpuNumpyExp": lambda r, g: g * tg.tensor(r.detach().cpu().numpy()),
+    "DetachItemExp": lambda r, g: g * r.detach().item(),
+    "DetachAsarrayExp": lambda r, g: g * tg.tensor(np.asarray(r.detach())),
+    "TensorOfTensorExp": lambda r, g: g * tg.tensor(r),
 }
 
 
@@ -349,6 +355,17 @@ def test_off_tape_backward_second_derivative_is_never_a_silent_zero(name):
     fn = _exp_with_backward(name, OFF_TAPE[name])
     with pytest.raises(RuntimeError, match=name):
         tg.grad(tg.grad(fn.apply))(tg.tensor(1.0, dtype=tg.float64))
+
+
+def test_detached_values_stay_usable_where_nothing_is_lost():
+    """Only what .detach() makes of a tensor on the tape inside a recorded backward is refused in
+    NumPy: a detached constant used as a tensor, and .detach().numpy() elsewhere, are fine."""
+    fn = _exp_with_backward("DetachedConstantExp", lambda r, g: g * r.detach() + 0 * r)
+    x = tg.tensor(0.5, dtype=tg.float64, requires_grad=True)
+    (g,) = tg.autograd.grad(fn.apply(x), x, create_graph=True)
+    assert g.item() == pytest.approx(math.exp(0.5), rel=1e-12)
+    assert g.detach().numpy() == pytest.approx(math.exp(0.5), rel=1e-12)
+    assert (x * 2).detach().numpy() == pytest.approx(1.0)
 
 
 def test_backward_returning_a_numpy_array_raises_under_create_graph():

@@ -615,8 +615,9 @@ def test_docstring_examples_run():
 
     import tapegrad.functional
     import tapegrad.gradient_tape
+    import tapegrad.math
 
-    for module in (tapegrad.functional, tapegrad.gradient_tape):
+    for module in (tapegrad.functional, tapegrad.gradient_tape, tapegrad.math):
         result = doctest.testmod(
             module, extraglobs={"tg": tg}, optionflags=doctest.NORMALIZE_WHITESPACE
         )

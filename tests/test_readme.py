@@ -39,3 +39,18 @@ def test_readme_block_runs(index: int, tmp_path: Path, monkeypatch: pytest.Monke
     if "loss" in namespace and index == 0:
         assert (tmp_path / "tape.svg").exists()
         assert namespace["x"].grad is not None and namespace["x"].grad.shape == (3,)
+
+
+def test_every_tapegrad_name_in_the_names_table_exists() -> None:
+    """The last column of "Names, side by side": each `tg.a.b` spelled there resolves."""
+    table = README.read_text().split("## Names, side by side", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    names = set()
+    for row in rows[1:]:  # (after the header)
+        names.update(re.findall(r"`(tg(?:\.\w+)+)", row.rstrip(" |").rsplit(" | ", 1)[-1]))
+    assert {"tg.max", "tg.einsum", "tg.set_printoptions", "tg.ops.GradOperation"} <= names
+    for name in sorted(names):
+        obj: object = tg
+        for part in name.split(".")[1:]:
+            assert hasattr(obj, part), f"{name} (README's name table) does not exist"
+            obj = getattr(obj, part)

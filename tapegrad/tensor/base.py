@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Any, Iterator, cast
 
 import numpy as np
@@ -23,11 +24,18 @@ if TYPE_CHECKING:
 _COUNTER_LOCK = threading.Lock()
 _UNSAID_DTYPES = (np.dtype(np.int64), np.dtype(np.bool_))
 
+# Tensors made by .detach() of a tensor on the tape inside a custom Function's backward recorded
+# for create_graph (by id; entries leave with their tensors): turned into NumPy there, they are
+# PyTorch's `x.detach().numpy()`, which drops the second derivative as .numpy() does.
+DETACHED_IN_BACKWARD: "weakref.WeakValueDictionary[int, TensorBase]" = weakref.WeakValueDictionary()
+
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     """User data as an ndarray: Python floats default to float32, ints stay integer, arrays keep
     their dtype."""
     if isinstance(data, TensorBase):
+        if overrides[0] and state.strict_backward:
+            data._leaving_tape("tg.tensor(...)")
         data = data._data
     if isinstance(data, (dict, set, str, bytes)):
         raise TypeError(
@@ -308,15 +316,19 @@ class TensorBase:
 
     def _leaving_tape(self, how: str) -> None:
         """Inside a custom Function's backward recorded for create_graph, taking a tensor on the
-        tape off it would make its second derivative a silent zero: a clear error instead."""
-        if self._requires_grad:
-            raise RuntimeError(
-                f"{state.strict_backward}.backward takes a tensor that is on the tape off it "
-                f"({how}) while create_graph=True records the backward to differentiate it again: "
-                f"that derivative would be silently lost. Write backward with tapegrad ops (no "
-                f".numpy(), .item(), .data or NumPy on the values), or use .detach() where a "
-                f"value is meant to be a constant."
-            )
+        tape off it would make its second derivative a silent zero: a clear error instead. So does
+        taking off it what .detach() made there of a tensor on the tape (`x.detach().numpy()`)."""
+        if not self._requires_grad:
+            if DETACHED_IN_BACKWARD.get(id(self)) is not self:
+                return  # a constant: nothing is lost
+            how = f".detach(), then {how}"
+        raise RuntimeError(
+            f"{state.strict_backward}.backward takes a tensor that is on the tape off it "
+            f"({how}) while create_graph=True records the backward to differentiate it again: "
+            f"that derivative would be silently lost. Write backward with tapegrad ops (no "
+            f".numpy(), .item(), .data or NumPy on the values, even after .detach()); a value "
+            f"meant to be a constant can stay a tensor: x.detach()."
+        )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if overrides[0] and state.strict_backward:

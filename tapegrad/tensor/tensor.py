@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
-from .base import TensorBase
+from .._state import overrides, state
+from .base import DETACHED_IN_BACKWARD, TensorBase
 from .. import primitives as P
 
 _new = object.__new__
@@ -177,6 +178,8 @@ class Tensor(TensorBase):
         """The same values, cut from the tape (shares memory, hence the version counter too)."""
         t = Tensor._make(self._data)
         t._vc = self._version_counter()
+        if overrides[0] and state.strict_backward and self._requires_grad:
+            DETACHED_IN_BACKWARD[id(t)] = t  # (its values leaving the tape there: an error)
         return t
 
     def detach_(self) -> "Tensor":
