@@ -89,7 +89,7 @@ def record(
         for i in plan.shaped:
             a = args[i]
             d = a._data if isinstance(a, Tensor) else a
-            if d.__class__ is not _ndarray or d.shape != oshape or d.dtype != odtype:
+            if d.__class__ is not _ndarray or d.shape != oshape or d.dtype is not odtype:
                 node.shapes, node.dtypes = shapes_and_dtypes(args)
                 break
     node.pre_hooks = node.scope = None

@@ -59,8 +59,8 @@ def _binary(prim: Any) -> Any:
     """The operator `t <op> other`."""
 
     def op(self: "Tensor", other: Any) -> "Tensor":
-        # (`other.__class__ is Tensor` first: the commonest operand needs no coerce call)
-        return apply(prim, self, other if other.__class__ is Tensor else coerce(other))
+        # (the commonest operands, Tensors and Python numbers, need no coerce call)
+        return apply(prim, self, other if other.__class__ in AS_IS else coerce(other))
 
     op.__name__ = prim.name
     return op
@@ -70,7 +70,7 @@ def _reflected(prim: Any) -> Any:
     """The operator `other <op> t` for an `other` that is not a Tensor."""
 
     def op(self: "Tensor", other: Any) -> "Tensor":
-        return apply(prim, coerce(other), self)
+        return apply(prim, other if other.__class__ in AS_IS else coerce(other), self)
 
     op.__name__ = "r" + prim.name
     return op
@@ -454,6 +454,8 @@ class Tensor(TensorBase):
     t, flip, repeat, tile = _defer("t", "flip", "repeat", "tile")
     tril, triu, diag = _defer("tril", "triu", "diag")
 
+
+AS_IS = frozenset({Tensor, float, int})  # operands that coerce() would return as they are
 
 # The helpers make Tensors, so they import this module: they come after the class.
 from .coerce import as_tensor, check_device, coerce, normalize_index, split_int_indices  # noqa: E402
