@@ -115,16 +115,16 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
         given.extend(grads)
     if shapes is None and prim.elementwise:  # (an elementwise rule gives g's shape and dtype)
         return grads
-    fitted = None
+    fitted, dtypes = None, node.dtypes
     i = -1
     for gi in grads:
         i += 1
         if gi is None:
             continue
         if shapes is not None:
-            if gi.shape == shapes[i] and gi.dtype is node.dtypes[i]:
+            if gi.shape == shapes[i] and gi.dtype is dtypes[i]:
                 continue
-            gi = fit(gi, shapes[i], node.dtypes[i], node, i)
+            gi = fit(gi, shapes[i], dtypes[i], node, i)
         elif gi is g or gi.shape == g.shape and gi.dtype == g.dtype:
             continue
         else:

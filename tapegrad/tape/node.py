@@ -141,9 +141,10 @@ class Node:
                     self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], 0, x)
             return saved if not raw else [x._data for x in saved]
         seen: list = []
+        shapes = self.shapes
         for i, x in enumerate(saved):
             if x is None:
-                seen.append(g if self.shapes is None else Meta(self.shapes[i], self.dtypes[i]))
+                seen.append(g if shapes is None else Meta(shapes[i], self.dtypes[i]))
                 continue
             v = versions[i]
             if v is None:  # a constant, as it is (a Python number stays weak: it never upcasts g)

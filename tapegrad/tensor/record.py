@@ -165,8 +165,12 @@ def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
     shapes, dtypes = [], []
     for a in args:
         d = a._data if isinstance(a, Tensor) else a
-        shapes.append(np.shape(d))
-        dtypes.append(getattr(d, "dtype", None))
+        if d.__class__ is _ndarray:  # (the common case without np.shape's Python call)
+            shapes.append(d.shape)
+            dtypes.append(d.dtype)
+        else:
+            shapes.append(np.shape(d))
+            dtypes.append(getattr(d, "dtype", None))
     return tuple(shapes), tuple(dtypes)
 
 
