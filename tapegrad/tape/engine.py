@@ -42,7 +42,8 @@ def run_backward(
     state.enabled = create_graph or previous_mode  # see arrays); create_graph records it all
     try:
         while ready:
-            node, g = ready.pop()
+            node = ready.pop()
+            g = buffers.pop(node, None)
             if g is not None and node.pre_hooks:
                 g = run_hooks(node.pre_hooks, g, raw)
             if pruned is None:
@@ -52,28 +53,25 @@ def run_backward(
                     captured[node] = g
                 edges = pruned[node]
             results: Any = [] if watch else None  # the rules' own results (for explain)
-            if g is not None and edges:
-                grads = node_grads(node, g, edges, raw, results)
-            else:  # (a zero gradient: none for the inputs either)
-                grads = (None,) * len(edges)
-            for e, gi in zip(edges, grads):
+            grads = node_grads(node, g, edges, raw, results) if g is not None and edges else None
+            i = -1
+            for e in edges:
+                i += 1
                 if e is None:
                     continue
+                gi = grads[i] if grads is not None else None
                 if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                     collect(leaf_grads, e, gi, raw)
                     continue
+                if gi is not None:
+                    prev = buffers.get(e)
+                    buffers[e] = gi if prev is None else prev + gi
                 left = deps[e] - 1  # (a node runs once every consumer has delivered)
-                if left:  # more to come: keep the sum so far
+                if left:
                     deps[e] = left
-                    if gi is not None:
-                        prev = buffers.get(e)
-                        buffers[e] = gi if prev is None else prev + gi
-                else:  # ready (its count is never read again), with the sum kept, if any
-                    prev = buffers.pop(e, None) if buffers else None
-                    if prev is not None:
-                        gi = prev if gi is None else prev + gi
-                    ready.append((e, gi))
-            if watch and g is not None and edges:
+                else:  # (its count is never read again)
+                    ready.append(e)
+            if watch and grads is not None:
                 _watch(node, g, results, raw, observer)
             if not retain_graph and (
                 node.saved is not None or node.out_data is not None or node.params

@@ -63,8 +63,7 @@ def ready_roots(root_nodes: list, deps: dict) -> list:
 class Plan:
     """What the engine's loop works with: gradients waiting at nodes (`buffers`) and at leaves
     (`leaf_grads`), consumer counts (`deps`), the edges worth following when targets are given
-    (`pruned`, else None), the leaf targets reached, and the stack of nodes ready to run (with
-    their gradients)."""
+    (`pruned`, else None), the leaf targets reached, and the stack of nodes ready to run."""
 
     def __init__(self, roots: list, seeds: list, targets: set | None, raw: bool) -> None:
         self.buffers: dict = {}
@@ -90,8 +89,7 @@ class Plan:
                 deps, self.pruned, self.reached_leaves = _consumers_and_needed(root_nodes, targets)
                 root_nodes = list(filter(self.pruned.__contains__, root_nodes))
         self.deps: dict = deps
-        # the stack of (node, its gradient) ready to run; the others' gradients wait in buffers
-        self.ready = [(r, self.buffers.pop(r, None)) for r in ready_roots(root_nodes, deps)]
+        self.ready = ready_roots(root_nodes, deps)
 
     def targets_gradients(self, captured: dict, targets: set, raw: bool) -> dict:
         """The targets' gradients as Tensors: a target reached only by zero rules (through sign)
