@@ -138,6 +138,16 @@ from .math import (  # PyTorch's further names (their in-place forms too)
     trunc,
     trunc_,
 )
+from .math import (  # and more: rsqrt, cumprod, narrow, unbind, mm, bmm, reciprocal_
+    bmm,
+    cumprod,
+    mm,
+    narrow,
+    reciprocal_,
+    rsqrt,
+    rsqrt_,
+    unbind,
+)
 from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions

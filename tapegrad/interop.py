@@ -39,11 +39,12 @@ def _public_functions(module: Any) -> dict[str, Callable]:
 
 
 # tapegrad.math names that follow PyTorch where NumPy's namesake means something else (np.sort
-# gives an array, tg.sort (values, indices); np.cumsum and np.flip default to every axis; np.outer
-# flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are not sent to them
-# (interop_functions.py gives NumPy's meaning: NUMPY_MEANING).
+# gives an array, tg.sort (values, indices); np.cumsum, np.cumprod and np.flip default to every
+# axis; np.outer flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are
+# not sent to them (interop_functions.py gives NumPy's meaning: NUMPY_MEANING).
 _PYTORCH_MEANING = frozenset(
-    "sort argsort cumsum flip tile tril triu diag trace outer einsum round floor ceil trunc".split()
+    "sort argsort cumsum cumprod flip tile tril triu diag trace outer einsum".split()
+    + "round floor ceil trunc".split()
 )
 _OPS = {n: f for n, f in _public_functions(tgmath).items() if n not in _PYTORCH_MEANING}
 

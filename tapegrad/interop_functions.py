@@ -1,5 +1,6 @@
-"""NumPy's meaning of tapegrad ops named as PyTorch names them: np.cumsum and np.flip work over
-every axis by default, np.sort gives the values only, np.outer flattens, np.tril takes k=, ...
+"""NumPy's meaning of tapegrad ops named as PyTorch names them: np.cumsum, np.cumprod and np.flip
+work over every axis by default, np.sort gives the values only, np.outer flattens, np.tril takes
+k=, ...
 
 Layer L5: imports math only. interop.py dispatches these NumPy functions here, called with the
 caller's arguments as NumPy's signature names them (its harmless keywords already dropped).
@@ -30,6 +31,13 @@ def cumsum(a: Any, axis: Any = None, dtype: Any = None) -> Any:
     if axis is None:
         a, axis = _flat(a), 0
     return tgmath.cumsum(a, axis, dtype=dtype)
+
+
+def cumprod(a: Any, axis: Any = None, dtype: Any = None) -> Any:
+    """np.cumprod: axis=None runs over the flattened array."""
+    if axis is None:
+        a, axis = _flat(a), 0
+    return tgmath.cumprod(a, axis, dtype=dtype)
 
 
 def flip(m: Any, axis: Any = None) -> Any:
@@ -90,5 +98,5 @@ def einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
 # NumPy function -> its adapter: interop.py adds them to its table of NumPy functions.
 NUMPY_MEANING = {
     getattr(np, f.__name__): f
-    for f in (cumsum, flip, sort, trace, outer, tile, tril, triu, diag, einsum)
+    for f in (cumsum, cumprod, flip, sort, trace, outer, tile, tril, triu, diag, einsum)
 }

@@ -261,12 +261,16 @@ t, norm, cumsum, gather, masked_fill, outer, trace = (
 sort, argsort, topk, flip, tile, tril, triu, diag = (
     _method(n) for n in ("sort", "argsort", "topk", "flip", "tile", "tril", "triu", "diag")
 )
+rsqrt, cumprod, narrow, unbind, mm, bmm = (
+    _method(n) for n in ("rsqrt", "cumprod", "narrow", "unbind", "mm", "bmm")
+)
 # in-place forms (torch.exp_(x) and friends)
 exp_, log_, log1p_, expm1_, sqrt_, sin_, cos_, tan_, tanh_, sigmoid_, relu_, erf_ = (
     _method(n + "_")
     for n in ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sigmoid")
     + ("relu", "erf")
 )
+rsqrt_, reciprocal_ = _method("rsqrt_"), _method("reciprocal_")
 abs_, neg_, floor_, ceil_, trunc_, round_, frac_, square_, clamp_, clip_ = (
     _method(n + "_")
     for n in ("abs", "neg", "floor", "ceil", "trunc", "round", "frac", "square", "clamp", "clip")

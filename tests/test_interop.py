@@ -298,6 +298,7 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.full_like": (lambda a, b: np.full_like(a, 3.0), False),
     # tapegrad names these as PyTorch does; NumPy's meaning (interop_functions.py):
     "np.cumsum": (lambda a, b: np.cumsum(a) + np.cumsum(b, axis=1).sum(), True),
+    "np.cumprod": (lambda a, b: np.cumprod(a) + np.cumprod(b, axis=1).sum(), True),
     "np.flip": (lambda a, b: np.flip(a) * np.flip(b, axis=1) + np.flip(a, (0,)), True),
     "np.sort": (lambda a, b: np.sort(a * b) + np.sort(a, axis=0) + np.sort(b, axis=None)[:3], True),
     "np.trace": (lambda a, b: np.trace(np.dot(a, np.transpose(b))), True),

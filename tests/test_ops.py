@@ -376,6 +376,17 @@ CASES = {
         Case(lambda x: tg.cumsum(x, 1), normal(2, 3, 2), id="function-3d"),
         Case(lambda x: x.cumsum(0), normal(), id="0-d"),
     ],
+    "cumprod": [
+        Case(lambda x: x.cumprod(0), normal(3, 4), id="dim0"),
+        Case(lambda x: x.cumprod(dim=-1), normal(3, 4), id="dim-last"),
+        Case(lambda x: tg.cumprod(x, 1), normal(2, 3, 2), id="function-3d"),
+        Case(lambda x: x.cumprod(0), normal(), id="0-d"),
+        Case(
+            lambda x: x.cumprod(1),
+            np.array([[1.5, 0.0, -2.0, 0.0], [0.0, 2.0, 0.5, 1.0]]),
+            id="zeros",
+        ),
+    ],
     "einsum": [
         Case(lambda a, b: tg.einsum("ij,jk->ik", a, b), normal(2, 3), normal(3, 4), id="matmul"),
         Case(lambda a, b: tg.einsum("ij,jk", [a, b]), normal(2, 3), normal(3, 2), id="implicit"),

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from . import functional, functional_conv, init, utils
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus
+from .activation import Tanh
 from .conv import Conv1d, Conv2d
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .layers import Dense, Dropout, Flatten, Identity, Linear
@@ -46,6 +47,7 @@ __all__ = [
     "CrossEntropyLoss",
     "Dense",
     "Dropout",
+    "ELU",
     "DynamicLossScaler",
     "Embedding",
     "Flatten",
@@ -72,6 +74,7 @@ __all__ = [
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
+    "Softplus",
     "StaticLossScaler",
     "Tanh",
     "all_finite",

@@ -1,5 +1,5 @@
 """Activation layers (PyTorch's names and options): ReLU, Tanh, Sigmoid, GELU, LeakyReLU, SiLU,
-Softmax, LogSoftmax. Each keeps its options and calls its functional form.
+Softplus, ELU, Softmax, LogSoftmax. Each keeps its options and calls its functional form.
 
 Layer L5: imports tensor.py, nn/module.py and nn/functional.py (where the math lives).
 """
@@ -102,6 +102,42 @@ class SiLU(Module):
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, linear (x) where beta * x > threshold.
+
+    >>> tg.nn.Softplus()(tg.tensor([0.0]))
+    tensor([0.6931])
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class ELU(Module):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise; inplace=True writes into the input.
+
+    >>> tg.nn.ELU()(tg.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class Softmax(Module):

@@ -52,6 +52,7 @@ __all__ = [
     "conv2d",
     "cross_entropy",
     "dropout",
+    "elu",
     "embedding",
     "gelu",
     "huber_loss",
@@ -64,6 +65,7 @@ __all__ = [
     "max_pool2d",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
     "relu",
@@ -71,6 +73,7 @@ __all__ = [
     "silu",
     "smooth_l1_loss",
     "softmax",
+    "softplus",
     "tanh",
 ]
 
@@ -145,6 +148,49 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate != "none":
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch's, for
+    stability); its derivative sigmoid(beta * x), 1 in the linear part.
+
+    >>> F.softplus(tg.tensor([0.0, 30.0]))
+    tensor([ 0.6931, 30.0000])
+    """
+    x = _tensor(input, "softplus")
+    linear = x.numpy() * beta > threshold
+    # (the log branch on a safe input where it is not taken: no overflow, no 0 * inf in backward)
+    safe = where(linear, 0.0, x) * beta
+    return where(linear, x, safe.exp().log1p() / beta)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x for x > 0, alpha * (exp(x) - 1) otherwise (its derivative at 0 is alpha, as PyTorch's).
+
+    >>> F.elu(tg.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    _tensor(input, "elu")
+
+    def fn(x: Tensor) -> Tensor:
+        positive = x.numpy() > 0
+        return where(positive, x, where(positive, 0.0, x).expm1() * alpha)
+
+    return _in_place(input, inplace, fn)
+
+
+def normalize(
+    input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None
+) -> Tensor:
+    """x / max(norm_p(x) along dim, eps): each slice along dim scaled to unit p-norm.
+
+    >>> F.normalize(tg.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    x = _tensor(input, "normalize")
+    if out is not None:
+        raise TypeError("normalize: out= is not supported in tapegrad; use the returned tensor")
+    return x / x.norm(p, dim, keepdim=True).clip(eps)
 
 
 def _softmax_dim(input: Tensor, dim: int | None, name: str, stacklevel: int) -> int:

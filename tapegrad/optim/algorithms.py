@@ -19,7 +19,8 @@ from .optimizer import Optimizer, hyperparameter
 class SGD(Optimizer):
     """Stochastic gradient descent, PyTorch's rule:
     g += wd*p; b = g (first step) or momentum*b + (1-dampening)*g;
-    g = g + momentum*b (nesterov) or b; p -= lr*g.
+    g = g + momentum*b (nesterov) or b; p -= lr*g. maximize=True ascends (g is negated first);
+    foreach (PyTorch's multi-tensor kernels) is accepted and changes nothing here.
 
     >>> opt = tg.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
     """
@@ -32,6 +33,9 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
         nesterov: bool = False,
         dampening: float = 0.0,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
     ) -> None:
         super().__init__(
             params,
@@ -41,6 +45,8 @@ class SGD(Optimizer):
                 weight_decay=weight_decay,
                 nesterov=nesterov,
                 dampening=dampening,
+                maximize=maximize,
+                foreach=foreach,
             ),
         )
 
@@ -75,6 +81,8 @@ class Adam(Optimizer):
     """Adam, PyTorch's rule (weight_decay is L2, added to the gradient):
     m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2;
     p -= lr * (m/(1-b1^t)) / (sqrt(v/(1-b2^t)) + eps).
+    amsgrad=True: v_max = max(v_max, v) replaces v in the last line (PyTorch's AMSGrad);
+    maximize=True ascends (g is negated first); foreach is accepted and changes nothing here.
 
     >>> opt = tg.optim.Adam(net.parameters(), lr=1e-3)
     """
@@ -88,8 +96,21 @@ class Adam(Optimizer):
         betas: tuple = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
 
     def _validate(self, group: dict) -> None:
         super()._validate(group)
@@ -104,6 +125,7 @@ class Adam(Optimizer):
             hyperparameter("betas[1]", b2, 0.0, 1.0),
         )
         group["eps"] = hyperparameter("eps", group["eps"])
+        group["amsgrad"] = bool(group["amsgrad"])
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict, state: dict) -> None:
         (b1, b2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
@@ -119,6 +141,11 @@ class Adam(Optimizer):
         m += np.multiply(g, 1 - b1, out=work)
         v *= b2
         v += np.multiply(np.square(g, out=work), 1 - b2, out=work)
+        if group["amsgrad"]:  # the largest second moment so far, bias-corrected as v would be
+            v_max = state.get("max_exp_avg_sq")
+            if v_max is None:  # (PyTorch's state name)
+                v_max = state["max_exp_avg_sq"] = np.zeros_like(g)
+            v = np.maximum(v_max, v, out=v_max)
         # Bias correction (m and v start at 0) folded into two scalars, which saves a pass:
         # lr/c1 * m / (sqrt(v)/sqrt(c2) + eps) == lr*sqrt(c2)/c1 * m / (sqrt(v) + eps*sqrt(c2)).
         root_c2 = math.sqrt(1 - b2**t)
@@ -142,8 +169,21 @@ class AdamW(Adam):
         betas: tuple = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        super().__init__(
+            params,
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+        )
 
 
 class RMSprop(Optimizer):

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max and min (ties share the gradient), prod and logsumexp; cumsum.
+"""Reductions: sum, mean, max and min (ties share the gradient), prod, logsumexp; cumsum, cumprod.
 
 Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
 reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .elementwise import div, exp, sub, where
+from .elementwise import div, exp, mul, sub, where
 from .registry import primitive, value
-from .shape import expand, getitem, reshape, transpose
+from .shape import expand, getitem, inverse, reshape, transpose
 
 
 def kept_shape(shape, axis):
@@ -141,3 +141,52 @@ def cumsum(x, *, axis):
 def flip(g, axis):
     """g reversed along `axis` (a view)."""
     return getitem(g, index=(slice(None),) * axis + (slice(None, None, -1),)) if g.ndim else g
+
+
+@primitive("cumprod", "cumprod(x, axis)", x="cumprod_grad(g, x, out, axis)")
+def cumprod(x, *, axis):
+    return np.cumprod(x, axis=axis) if x.ndim else x.copy()
+
+
+def reversed_cumsum(a, axis):
+    """sum over j >= i of a_j, along axis (what each x_i reaches in a running op)."""
+    return flip(cumsum(flip(a, axis), axis=axis), axis)
+
+
+def cumprod_grad(g, x, out, axis):
+    """dL/dx_i = sum over j >= i of g_j * (out_j without its factor x_i): reversed_cumsum(g * out)
+    / x where x has no zeros; with zeros (as PyTorch), NumPy's O(n) split at each line's first
+    zero, or under create_graph an n x n form whose derivative is the second derivative too."""
+    x_data = value(x)
+    if x_data.ndim == 0:
+        return g
+    if np.all(x_data != 0):
+        return div(reversed_cumsum(mul(g, out), axis), x)
+    if x is x_data:  # a plain backward (arrays): in NumPy
+        return _cumprod_grad_with_zeros(g, x_data, out, axis)
+    return _cumprod_grad_recorded(g, x, axis)
+
+
+def _cumprod_grad_with_zeros(g, x, out, axis):
+    """Before a line's first zero z: reversed_cumsum(g * out) / x (out is 0 from z on); at z: the
+    products with x_z left out, cumprod(x with x_z = 1); after z: 0 (x_z stays a factor)."""
+    zeros_so_far = np.cumsum(x == 0, axis=axis)
+    before, first = zeros_so_far == 0, (zeros_so_far == 1) & (x == 0)
+    grad = np.where(before, reversed_cumsum(g * out, axis) / np.where(before, x, 1), 0)
+    without_first = np.cumprod(np.where(first, 1, x), axis=axis)
+    return np.where(first, reversed_cumsum(g * without_first, axis), grad).astype(x.dtype)
+
+
+def _cumprod_grad_recorded(g, x, axis):
+    """The same with tapegrad ops: row i of an n x n copy of each line has x_i replaced by 1, so
+    its cumprod at j >= i is out_j without x_i (exact as a function of x: differentiable again)."""
+    nd, n = x.ndim, x.shape[axis]
+    perm = tuple(i for i in range(nd) if i != axis) + (axis,)
+    xt, gt = transpose(x, axes=perm), transpose(g, axes=perm)
+    lead = xt.shape[:-1]
+    rows = expand(reshape(xt, shape=lead + (1, n)), shape=lead + (n, n))
+    others = cumprod(where(np.eye(n, dtype=bool), 1.0, rows), axis=nd)
+    terms = where(
+        np.triu(np.ones((n, n), dtype=bool)), mul(others, reshape(gt, shape=lead + (1, n))), 0.0
+    )
+    return transpose(sum(terms, axis=(nd,), keepdims=False), axes=inverse(perm))

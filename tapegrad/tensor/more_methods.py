@@ -505,3 +505,8 @@ def square_(self: Tensor) -> Tensor:
     tensor([9.])
     """
     return unary_(self, "square_", lambda old, _: old * old)
+
+
+# ---- further methods: their code is in extra_methods.py (this file's length); `_defer` finds them
+from .extra_methods import bmm, cumprod, mm, narrow, reciprocal, reciprocal_  # noqa: E402, F401
+from .extra_methods import rsqrt, rsqrt_, unbind  # noqa: E402, F401

@@ -168,3 +168,27 @@ def tensor_repr(data: np.ndarray, suffixes: list[str], prefix: str = "tensor(") 
             out += ", " + suffix
             line += len(suffix) + 2
     return out + ")"
+
+
+def unary_doc(prim: Any, inplace: bool = False) -> str:
+    """The docstring of a one-input op's method (tensor.py's `_unary`, `_inplace_unary`): what it
+    computes, where its rule is, and a tiny example whose output is computed here by the forward.
+
+    >>> unary_doc(tg.primitives.elementwise.exp).splitlines()[2:4]
+    ['    >>> tg.tensor([-0.5, 2.0]).exp()', '    tensor([0.6065, 7.3891])']
+    """
+    values = [-0.5, 2.0]
+    with np.errstate(invalid="ignore"):
+        out = prim.forward(np.array(values, np.float32))
+    if np.isnan(out).any():  # (log, sqrt: an example inside the domain)
+        values = [0.5, 2.0]
+        out = prim.forward(np.array(values, np.float32))
+    dtype = [] if out.dtype == np.float32 else [f"dtype={out.dtype.name}"]
+    shown = tensor_repr(out, dtype)
+    if inplace:
+        head = f"In place: self = {prim.expr}."
+        call = f"x = tg.tensor({values}); x.{prim.name}_()"
+    else:
+        head = f"Elementwise {prim.expr} (its rule: tg.autograd.formula({prim.name!r}))."
+        call = f"tg.tensor({values}).{prim.name}()"
+    return f"{head}\n\n    >>> {call}\n    {shown}\n    "

@@ -100,6 +100,7 @@ KIND_PRIMS = {
     "avg_pool": "avg_pool2d",
     "erf": "erf",
     "cumsum": "cumsum",
+    "cumprod": "cumprod",
     "einsum": "einsum",
 }
 PIECEWISE = (
@@ -1246,6 +1247,14 @@ class _Gen:
         ax = self.integer(-ndim, ndim - 1)
         form = self.choice(["{a}.cumsum({ax})", "{a}.cumsum(dim={ax})", "tg.cumsum({a}, {ax})"])
         return self.emit(kind, form.format(a=a, ax=ax), f"np.cumsum({a}, axis={ax})")
+
+    def op_cumprod(self, kind):
+        a = self.pick(lambda s: len(s) >= 1, new_shape=(2, 3))
+        a_tg, a_np = self.scaled(a, a, 2.0)
+        ndim = len(self.shape_of(a))
+        ax = self.integer(-ndim, ndim - 1)
+        form = self.choice(["{a}.cumprod({ax})", "{a}.cumprod(dim={ax})", "tg.cumprod({a}, {ax})"])
+        return self.emit(kind, form.format(a=a_tg, ax=ax), f"np.cumprod({a_np}, axis={ax})")
 
     def op_einsum(self, kind):
         """a (its axes named a, b, c; a diagonal `aa` when the first two match) with a new leaf

@@ -299,6 +299,7 @@ DTYPE_CASES = {
     "trunc": lambda a, b, m: (a * 3).trunc() * a,
     "round": lambda a, b, m: (a * 3).round(decimals=1) * a,
     "cumsum": lambda a, b, m: a.cumsum(1),
+    "cumprod": lambda a, b, m: a.cumprod(1),
     "einsum": lambda a, b, m: tg.einsum("ij,kj->ik", a, b),
     "sum": lambda a, b, m: a.sum(axis=1),
     "mean": lambda a, b, m: a.mean(axis=0),
