@@ -16,12 +16,11 @@ from .. import primitives as P
 from .._utils import one_axis
 from .more_methods import unary_
 from .record import apply
-from .tensor import Tensor, _defer
+from .tensor import Tensor
 
 E, R, L = P.elementwise, P.reduction, P.linalg
 
 # the Tensor methods defined here (tensor.py's class body does not list them yet: see the end)
-NAMES = ("rsqrt", "rsqrt_", "reciprocal", "reciprocal_", "cumprod", "narrow", "unbind", "mm", "bmm")
 
 
 def _dim(self: Tensor, dim: Any, name: str) -> int:
@@ -172,10 +171,3 @@ def bmm(self: Tensor, mat2: Any) -> Tensor:
             f"got: {list(other.shape[:2])} (batch1 has shape {list(self.shape)})"
         )
     return apply(L.matmul, self, other)
-
-
-# Until tensor.py's class body lists these names (`rsqrt, rsqrt_, ... = _defer(...)`), they are
-# attached here, through the same _defer (and tensor.py's loop then gives them their docstrings).
-for _method in _defer(*NAMES):
-    if _method.__name__ not in Tensor.__dict__:
-        setattr(Tensor, _method.__name__, _method)

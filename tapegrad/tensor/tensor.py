@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes
 from .._state import overrides, state
 from .base import DETACHED_IN_BACKWARD, TensorBase
+from .printing import unary_doc
 from .. import primitives as P
 
 _new = object.__new__
@@ -33,7 +34,7 @@ def _unary(prim: Any) -> Any:
         return apply(prim, self)
 
     method.__name__ = prim.name
-    method.__doc__ = f"Elementwise {prim.expr} (its rule: tg.autograd.formula({prim.name!r}))."
+    method.__doc__ = unary_doc(prim)
     return method
 
 
@@ -109,7 +110,7 @@ def _inplace_unary(prim: Any) -> Any:
         return X.unary_(self, prim.name + "_", lambda old, _: prim(old))
 
     method.__name__ = prim.name + "_"
-    method.__doc__ = f"In place: self = {prim.expr}."
+    method.__doc__ = unary_doc(prim, inplace=True)
     return method
 
 
@@ -232,6 +233,7 @@ class Tensor(TensorBase):
     sqrt_, sigmoid_, relu_, erf_ = (_inplace_unary(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf))
     abs_, neg_, sign_ = (_inplace_unary(p) for p in (E.abs, E.neg, E.sign))
     floor_, ceil_, trunc_ = (_inplace_unary(p) for p in (E.floor, E.ceil, E.trunc))
+    rsqrt_, reciprocal_ = _defer("rsqrt_", "reciprocal_")
     round_, frac_, square_, pow_ = _defer("round_", "frac_", "square_", "pow_")
     clamp_, masked_fill_ = _defer("clamp_", "masked_fill_")
     clip_ = clamp_
@@ -309,6 +311,8 @@ class Tensor(TensorBase):
     round, frac, norm, cumsum = _defer("round", "frac", "norm", "cumsum")
     outer, trace, gather, masked_fill = _defer("outer", "trace", "gather", "masked_fill")
     sort, argsort, topk = _defer("sort", "argsort", "topk")
+    rsqrt, reciprocal, cumprod = _defer("rsqrt", "reciprocal", "cumprod")
+    narrow, unbind, mm, bmm = _defer("narrow", "unbind", "mm", "bmm")
 
     def square(self) -> "Tensor":
         """self * self."""
