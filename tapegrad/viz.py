@@ -387,7 +387,8 @@ class Drawing:
     def __repr__(self) -> str:
         nodes = self.source.count("shape=ellipse")
         where = f", saved to {self.path}" if self.path is not None else ""
-        return f"<tapegrad Drawing of {nodes} backward nodes{where}; .source is its DOT text>"
+        noun = "backward node" if nodes == 1 else "backward nodes"
+        return f"<tapegrad Drawing of {nodes} {noun}{where}; .source is its DOT text>"
 
 
 def draw(

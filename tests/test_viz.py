@@ -506,3 +506,9 @@ def test_a_non_scalar_output_is_seeded_with_ones():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     dot = tg.viz.to_dot(x * 3.0, show_grads=True)
     assert "grad [1. 1.]" in _label_of(dot, "output") and "grad [3. 3.]" in _label_of(dot, "leaf0")
+
+
+def test_drawing_repr_counts_nodes_in_words() -> None:
+    x = tg.tensor(2.0, requires_grad=True)
+    assert "of 1 backward node;" in repr(tg.viz.draw(x.sin()))
+    assert "of 2 backward nodes;" in repr(tg.viz.draw(x.sin().exp()))
