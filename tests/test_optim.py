@@ -342,3 +342,9 @@ def test_state_dict_round_trip_resumes_exactly(cls, kwargs):
         opt.step((g,))
         twin.step((g,))
     assert np.array_equal(a[0].numpy(), b[0].numpy())
+
+
+def test_optimizer_parameters_is_mindspores_name_for_its_parameter_list() -> None:
+    net = tg.nn.Dense(3, 2)
+    opt = tg.optim.SGD(net.trainable_params(), 0.1)
+    assert opt.parameters == opt.params and opt.parameters[0] is net.weight

@@ -100,6 +100,9 @@ class Optimizer:
         """All parameters in order (the order `step(grads)` expects its gradients in)."""
         return [p for group in self.param_groups for p in group["params"]]
 
+    # MindSpore's name: `ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)`
+    parameters = params
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of all parameters (None by default, as PyTorch)."""
         for p in self.params:
