@@ -141,7 +141,9 @@ class Optimizer:
                 g, i = grads[i], i + 1
                 if g is None:
                     continue
-                g = np.asarray(g.numpy() if isinstance(g, Tensor) else g, dtype=p.dtype)
+                g = g._data if isinstance(g, Tensor) else np.asarray(g)
+                if g.dtype is not p._data.dtype:
+                    g = g.astype(p._data.dtype)
                 if g.shape != p.shape:
                     name = getattr(p, "name", None)
                     raise ValueError(
@@ -231,11 +233,14 @@ class Optimizer:
     def _scratch(self, like: np.ndarray, slot: int = 0) -> np.ndarray:
         """A work array shaped like `like`, shared by all parameters and steps: updates write their
         temporaries here (NumPy `out=`) instead of allocating. Different slots never overlap."""
-        key = (like.dtype, slot)
-        flat = self._work.get(key)
-        if flat is None or flat.size < like.size:
-            flat = self._work[key] = np.empty(like.size, like.dtype)
-        return flat[: like.size].reshape(like.shape)
+        view = self._work.get((like.shape, like.dtype, slot))  # (the view, made once per shape)
+        if view is None:
+            key = (like.dtype, slot)
+            flat = self._work.get(key)
+            if flat is None or flat.size < like.size:
+                flat = self._work[key] = np.empty(like.size, like.dtype)
+            view = self._work[like.shape, like.dtype, slot] = flat[: like.size].reshape(like.shape)
+        return view
 
     def __repr__(self) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in self.defaults.items())
