@@ -82,7 +82,7 @@ def record(
     node.prim = prim
     node.plan = plan
     node.params = params or _NO_PARAMS
-    node.edges, node.saved, node.versions, node.constants = take_inputs(args, needs, plan.saved)
+    keep_inputs(node, args, needs, plan.saved)
     node.shapes = node.dtypes = None  # None: every input that matters looks like the output
     if not prim.elementwise:
         oshape, odtype = out.shape, out.dtype
@@ -115,17 +115,23 @@ def record(
 _NUMBERS = frozenset({float, int})
 
 
-def take_inputs(args: Sequence[Any], needs: int, saved_at: tuple) -> tuple:
-    """What a Node keeps of its inputs: per input its node (or the leaf itself) when it needs a
-    gradient, else None (the edges); the inputs at `saved_at`, None elsewhere (or None for all:
-    none saved), with their versions now (None for all: every input saved, a Tensor at version
-    0); the Python numbers among them (None: none), which cost nothing to keep, so drawings can
-    show every value. One or two inputs are handled without loops (nearly every op)."""
+def keep_inputs(node: Node, args: Sequence[Any], needs: int, saved_at: tuple) -> None:
+    """Set what a Node keeps of its inputs: `edges`, per input its node (or the leaf itself) when
+    it needs a gradient, else None; `saved`, the inputs at `saved_at`, None elsewhere (or None for
+    all: none saved), with their `versions` now (None for all: every input saved, a Tensor at
+    version 0); `constants`, the Python numbers among them (None: none), which cost nothing to
+    keep, so drawings can show every value. One or two inputs are handled without loops (nearly
+    every op)."""
     if len(args) == 1:
         a = args[0]  # (a Tensor that needs a gradient)
+        node.edges = (a._grad_fn or a,)
+        node.constants = None
         if not saved_at:
-            return (a._grad_fn or a,), None, None, None
-        return (a._grad_fn or a,), args, None if a._vc is None else (a._vc[0],), None
+            node.saved = node.versions = None
+        else:
+            node.saved = args
+            node.versions = None if a._vc is None else (a._vc[0],)
+        return
     numbers: Any
     edges: tuple
     if len(args) == 2:
@@ -136,25 +142,32 @@ def take_inputs(args: Sequence[Any], needs: int, saved_at: tuple) -> tuple:
             edges, numbers = (a._grad_fn or a, None), (None, b) if b.__class__ in _NUMBERS else None
         else:
             edges, numbers = (None, b._grad_fn or b), (a, None) if a.__class__ in _NUMBERS else None
+        node.edges, node.constants = edges, numbers
         if not saved_at:
-            return edges, None, None, numbers
+            node.saved = node.versions = None
+            return
         if len(saved_at) == 2:
             if needs == 3 and a._vc is None and b._vc is None:
-                return edges, args, None, numbers
-        elif numbers is not None:  # (x * 2.0: the rule reads the number, a constant)
-            return edges, numbers, (None, None), numbers
+                node.saved, node.versions = args, None
+                return
+        elif numbers is not None and numbers[saved_at[0]] is not None:
+            node.saved, node.versions = numbers, (None, None)  # (x * 2.0: only 2.0 is read)
+            return
     else:
-        edges = tuple([(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)])
-        numbers = None
+        node.edges = tuple(
+            [(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)]
+        )
+        node.constants = None
         if not saved_at:
-            return edges, None, None, numbers
+            node.saved = node.versions = None
+            return
     saved: list = [None] * len(args)
     versions: list = [None] * len(args)
     for i in saved_at:
         a = saved[i] = args[i]
         if isinstance(a, Tensor):  # (a constant keeps version None: never checked)
             versions[i] = a._vc[0] if a._vc is not None else 0
-    return edges, tuple(saved), tuple(versions), numbers
+    node.saved, node.versions = tuple(saved), tuple(versions)
 
 
 def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
