@@ -1,7 +1,8 @@
 """tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps.
 
 Layer L5: re-exports only (the code lives in parameter, module, containers, layers, activation,
-normalization, sparse, losses, the functional modules, init, utils and amp).
+normalization, sparse, losses, the functional modules, init, utils, amp, and optimizers: MindSpore's
+nn.SGD / nn.Momentum / nn.Adam).
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from .losses import (
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .optimizers import SGD, Adam, Momentum
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 __all__ = [
+    "Adam",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
@@ -61,6 +64,7 @@ __all__ = [
     "LogSoftmax",
     "MSELoss",
     "Module",
+    "Momentum",
     "ModuleDict",
     "ModuleList",
     "NLLLoss",
@@ -68,6 +72,7 @@ __all__ = [
     "ParameterDict",
     "ParameterList",
     "ReLU",
+    "SGD",
     "Sequential",
     "SequentialCell",
     "SiLU",
