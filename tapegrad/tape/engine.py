@@ -15,7 +15,7 @@ from typing import Any, Callable
 from .._state import no_grad, state
 from ..primitives import registry
 from . import anomaly
-from .node import Node, fit
+from .node import FREED, Node, fit
 from .plan import Plan, collect, deliver_to_leaves, run_hooks
 
 
@@ -73,10 +73,11 @@ def run_backward(
                     ready.append(e)
             if watch and grads is not None:
                 _watch(node, g, results, raw, observer)
-            if not retain_graph and (
-                node.saved is not None or node.out_data is not None or node.params
-            ):
-                node.release()
+            if not retain_graph:  # drop what was saved for backward (the tape is used up)
+                if node.saved is not None or node.out_data is not None:
+                    node.saved, node.out_data, node.versions = FREED, None, None
+                if node.params and "ctx" in node.params:  # a custom Function's saved tensors
+                    node.params["ctx"].release()
         deliver_to_leaves(plan, seeds, targets, captured, raw, create_graph)
     finally:
         state.enabled = previous_mode

@@ -18,7 +18,7 @@ from ..primitives.reduction import sum as sum_
 from ..primitives.registry import Primitive, SavePlan
 from ..primitives.shape import reshape
 
-FREED = object()  # marks `Node.saved` after a backward without retain_graph
+FREED = object()  # marks `Node.saved` after a backward without retain_graph (the engine frees)
 
 
 class Meta:
@@ -188,16 +188,6 @@ class Node:
             f"version {expected}. Compute the in-place change on a copy (or out of place: "
             f"`x = x + 1` instead of `x += 1`), or do it after backward."
         )
-
-    def release(self) -> None:
-        """Drop what was saved for backward (after a backward without retain_graph)."""
-        if self.saved is not None or self.out_data is not None:
-            self.saved = FREED
-            self.out_data = None
-            self.versions = None
-        ctx = self.params.get("ctx") if self.params else None
-        if ctx is not None:  # a custom Function keeps its saved tensors on its ctx
-            ctx.release()
 
 
 def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
