@@ -70,3 +70,16 @@ def finite_differences(
             g.flat[j] = (f(plus) - f(minus)) / (2 * eps)
         grads.append(g)
     return grads
+
+
+def leaf(a: object) -> tg.Tensor:
+    """A float64 leaf that requires grad."""
+    return tg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+
+
+def check_grads(fn: Callable, *arrays: object, second: bool = True) -> None:
+    """gradcheck (and gradgradcheck unless second=False) of fn at float64 leaves of `arrays`."""
+    inputs = [leaf(a) for a in arrays]
+    assert tg.autograd.gradcheck(fn, inputs)
+    if second:
+        assert tg.autograd.gradgradcheck(fn, inputs)

@@ -267,6 +267,12 @@ TORCH_CONFIGS = [
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
     ("RMSprop", dict(lr=0.01, weight_decay=0.1, momentum=0.5, maximize=True)),
     ("Adagrad", dict(lr=0.1, weight_decay=0.1, maximize=True)),
+    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01, maximize=True)),
+    ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True, maximize=True)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    ("AdamW", dict(lr=0.01, maximize=True)),
 ]
 
 
@@ -301,14 +307,18 @@ def test_matches_torch_optim_over_several_steps(name, kwargs):
     ref = getattr(torch.optim, name)(theirs, foreach=False, **kwargs)
     if "maximize" in kwargs:  # (our foreach= is accepted too)
         opt = getattr(tg.optim, name)(ours, foreach=False, **kwargs)
-    for _ in range(6):
-        grads = [rng.standard_normal(s) for s in shapes]
+    for _ in range(8):
+        grads = [rng.standard_normal(s) * rng.uniform(0.1, 3.0) for s in shapes]  # v goes down too
         for p, g in zip(theirs, grads):
             p.grad = torch.tensor(g)
         ref.step()
         opt.step(tuple(tg.tensor(g) for g in grads))
     for p, q in zip(ours, theirs):
         np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)
+    if kwargs.get("amsgrad"):  # PyTorch's state layout too
+        ours_state, their_state = opt.state_dict()["state"][0], ref.state_dict()["state"][0]
+        assert set(ours_state) == set(their_state)
+        np.testing.assert_allclose(ours_state["max_exp_avg_sq"], their_state["max_exp_avg_sq"])
 
 
 def test_new_optimizers_reject_bad_hyperparameters():

@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pytest
 
+from helpers import check_grads, leaf
+
 import tapegrad as tg
 
 F64 = tg.float64
@@ -27,17 +29,6 @@ def distinct(*shape, seed=0):
     """Values at least 0.25 apart, in random order (no ties to sort)."""
     n = int(np.prod(shape))
     return (np.random.default_rng(seed).permutation(n) * 0.25 - n * 0.125 + 0.05).reshape(shape)
-
-
-def leaf(a):
-    return tg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
-
-
-def check_grads(fn, *arrays, second=True):
-    inputs = [leaf(a) for a in arrays]
-    assert tg.autograd.gradcheck(fn, inputs)
-    if second:
-        assert tg.autograd.gradgradcheck(fn, inputs)
 
 
 # ---- t, flip, repeat, tile -------------------------------------------------------------------

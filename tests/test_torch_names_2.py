@@ -13,7 +13,7 @@ import doctest
 
 import numpy as np
 import pytest
-from helpers import finite_differences
+from helpers import check_grads, finite_differences, leaf
 
 import tapegrad as tg
 from tapegrad import nn
@@ -22,17 +22,6 @@ from tapegrad.nn import functional as F
 
 def rand(*shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
-
-
-def leaf(a):
-    return tg.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
-
-
-def check_grads(fn, *arrays, second=True):
-    inputs = [leaf(a) for a in arrays]
-    assert tg.autograd.gradcheck(fn, inputs)
-    if second:
-        assert tg.autograd.gradgradcheck(fn, inputs)
 
 
 WITH_ZEROS = np.array([[1.5, 0.0, -2.0, 0.5, 0.0, 3.0], [0.0, 2.0, 0.7, -1.0, 1.2, 0.9]])
@@ -291,40 +280,6 @@ def test_amsgrad_uses_the_largest_second_moment():
     plain = tg.optim.Adam([nn.Parameter(tg.ones(2))])
     plain.step([tg.ones(2)])
     assert "max_exp_avg_sq" not in next(iter(plain.state.values()))  # (PyTorch's layout)
-
-
-TORCH_OPTIM = [
-    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01, maximize=True)),
-    ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True)),
-    ("Adam", dict(lr=0.01, amsgrad=True)),
-    ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True, maximize=True)),
-    ("AdamW", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
-    ("AdamW", dict(lr=0.01, maximize=True)),
-]
-
-
-@pytest.mark.parametrize("name,kwargs", TORCH_OPTIM, ids=[c[0] for c in TORCH_OPTIM])
-def test_optimizers_match_torch(name, kwargs):
-    torch = pytest.importorskip("torch", reason="the comparison with torch.optim needs PyTorch")
-    rng = np.random.default_rng(0)
-    shapes = [(3, 4), (5,)]
-    starts = [rng.standard_normal(s) for s in shapes]
-    ours = [nn.Parameter(tg.tensor(a)) for a in starts]
-    theirs = [torch.nn.Parameter(torch.tensor(a)) for a in starts]
-    opt = getattr(tg.optim, name)(ours, foreach=False, **kwargs)
-    ref = getattr(torch.optim, name)(theirs, foreach=False, **kwargs)
-    for _ in range(8):
-        grads = [rng.standard_normal(s) * rng.uniform(0.1, 3.0) for s in shapes]  # v goes down too
-        for p, g in zip(theirs, grads):
-            p.grad = torch.tensor(g)
-        ref.step()
-        opt.step(tuple(tg.tensor(g) for g in grads))
-    for p, q in zip(ours, theirs):
-        np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)
-    if kwargs.get("amsgrad"):
-        ours_state, their_state = opt.state_dict()["state"][0], ref.state_dict()["state"][0]
-        assert set(ours_state) == set(their_state)
-        np.testing.assert_allclose(ours_state["max_exp_avg_sq"], their_state["max_exp_avg_sq"])
 
 
 # ---- against PyTorch ----------------------------------------------------------------------------
