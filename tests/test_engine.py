@@ -8,9 +8,11 @@ import gc
 import math
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
+
 import pytest
 
 import tapegrad as tg
@@ -25,7 +27,8 @@ def test_grad_accumulates_across_backward_calls_on_leaves_only():
     y.sum().backward()
     (x * x).sum().backward()
     assert x.grad.tolist() == [5.0, 7.0]
-    assert y.grad is None  # non-leaf: not kept without retain_grad()
+    with pytest.warns(UserWarning, match="retain_grad"):
+        assert y.grad is None  # non-leaf: not kept without retain_grad()
 
 
 def test_accumulated_grad_does_not_alias_the_gradient_sources():
@@ -193,7 +196,9 @@ def test_grad_of_several_outputs_and_non_leaf_inputs():
     (gh, gx) = tg.autograd.grad([a, b], [h, x])
     assert gh.item() == pytest.approx(3 + math.cos(4), rel=1e-6)
     assert gx.item() == pytest.approx((3 + math.cos(4)) * 4, rel=1e-6)
-    assert x.grad is None and h.grad is None
+    assert x.grad is None
+    with pytest.warns(UserWarning, match="retain_grad"):
+        assert h.grad is None
 
 
 def test_grad_touches_no_dot_grad():
@@ -211,7 +216,9 @@ def test_backward_inputs_only_touches_those():
     w = x * y
     mid = w * 1
     (mid * 3).backward(inputs=[mid])
-    assert mid.grad.item() == 3.0 and x.grad.item() == 2.0 and y.grad is None
+    with warnings.catch_warnings():  # a non-leaf given as an input has its .grad: no warning
+        warnings.simplefilter("error")
+        assert mid.grad.item() == 3.0 and x.grad.item() == 2.0 and y.grad is None
 
 
 def test_pruning_seed_000_grad_x_then_grad_y_without_retain_graph():
@@ -334,7 +341,9 @@ def test_retain_grad():
     y.retain_grad()
     z = y * y
     z.sum().backward(retain_graph=True)
-    assert y.grad.tolist() == [4.0, 8.0] and z.grad is None
+    assert y.grad.tolist() == [4.0, 8.0]
+    with pytest.warns(UserWarning, match="retain_grad"):
+        assert z.grad is None
     z.sum().backward()
     assert y.grad.tolist() == [8.0, 16.0]  # accumulates like a leaf
     assert y.retains_grad

@@ -392,7 +392,11 @@ def p1():
         (lambda: nn.Adam(p1(), learning_rate=-1e-3), ValueError, "learning_rate"),
         (lambda: nn.SGD([]), ValueError, "empty"),
         (lambda: nn.SGD([{"params": p1(), "learning_rate": 0.1}]), ValueError, "'lr'"),
-        (lambda: nn.SGD([{"params": p1(), "grad_centralization": True}]), NotImplementedError, ""),
+        (
+            lambda: nn.SGD([{"params": p1(), "grad_centralization": True}]),
+            NotImplementedError,
+            "grad_centralization",
+        ),
         (lambda: nn.SGD([{"params": p1()}, *p1()]), TypeError, "mix"),
         (lambda: nn.SGD([{"params": p1(), "lr": -1.0}]), ValueError, "learning_rate"),
         (lambda: nn.SGD([np.zeros(2)]), TypeError, "Tensors"),

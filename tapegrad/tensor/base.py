@@ -249,7 +249,9 @@ class TensorBase:
     @property
     def grad(self) -> "Tensor | None":
         """The gradient accumulated by backward() (None before the first)."""
-        if self._grad_fn is not None and not getattr(self, "_retains_grad", False):
+        grad = getattr(self, "_grad", None)
+        # PyTorch warns only when there is nothing (backward(inputs=[t]) fills a non-leaf)
+        if grad is None and self._grad_fn is not None and not getattr(self, "_retains_grad", False):
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed: "
                 "backward() does not fill it. Call .retain_grad() on the tensor before backward() "
@@ -257,7 +259,7 @@ class TensorBase:
                 UserWarning,
                 stacklevel=2,
             )
-        return getattr(self, "_grad", None)
+        return grad
 
     @grad.setter
     def grad(self, value: "Tensor | None") -> None:
