@@ -844,3 +844,27 @@ def test_fused_overrides_give_what_the_table_says():
             np.testing.assert_allclose(
                 fast(gt, ot, *ts).numpy(), table(gt, ot, *ts).numpy(), rtol=1e-12
             )
+
+
+@pytest.mark.parametrize("name", ["mul", "div", "matmul", "tanh", "sum"])
+def test_a_plans_combined_rules_are_its_needed_rules(name):
+    """Each save plan runs its needed rules as one function (the engine's call): one gradient per
+    input, None for the inputs that need none, each equal to that input's own rule."""
+    rng = np.random.default_rng(4)
+    prim = REGISTRY[name]
+    inputs: tuple = (
+        (rng.standard_normal((3, 4)), rng.standard_normal((4, 2)))
+        if name == "matmul"
+        else tuple(rng.uniform(0.5, 1.5, (3, 4)) for _ in prim.input_names)
+    )
+    out = prim.forward(*inputs)
+    g = rng.standard_normal(np.shape(out))
+    n = len(inputs)
+    for needs in range(1, 2**n):
+        grads = prim.plan(needs, n).backward(g, out, *inputs)
+        assert isinstance(grads, tuple) and len(grads) == n
+        for i, gi in enumerate(grads):
+            if not (needs >> i) & 1:
+                assert gi is None
+            else:
+                np.testing.assert_allclose(gi, prim.compile()[i](g, out, *inputs), rtol=1e-12)
