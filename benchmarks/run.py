@@ -22,8 +22,10 @@ Method (what makes the numbers honest):
 - Ratios are the median over rounds of per-round ratios (arm / reference in the same round, so a
   slow spell of the machine cancels out), with their p25-p75 spread; never ratios of medians.
 - The garbage collector stays ON while timing (its pauses are a real cost of a Python tape). Objects
-  that exist before timing (the imported modules of every arm) are moved out of its way with
-  gc.freeze(), so one arm's imports do not slow another arm's full collections.
+  that exist before timing (the imported modules of every arm, also those an arm imports lazily
+  on its first step, as torch.optim does, and the workload's data) are moved out of its way with
+  gc.freeze() before each workload is timed, so one arm's imports do not slow another arm's
+  full collections.
 - Memory per recorded op and growth over 1,000 training steps are measured in a fresh child process
   per arm, with tracemalloc (Python heap and NumPy buffers) and RSS (everything, incl. C++ heaps).
 - The 1-min load average is recorded when each workload starts; a busy machine is warned about.
@@ -431,6 +433,9 @@ def run_all(selected: list, arms: list, args: argparse.Namespace, wls: dict) -> 
             wl = wls[name]
             cases, warns = check_workload(name, wl.data(), wl.arms(arms))
             run["warnings"] += warns
+            if not args.no_freeze:  # (modules the first steps imported: out of the GC's way)
+                gc.collect()
+                gc.freeze()
             repeats = args.repeats or (3 if args.quick else wl.repeats)
             target = args.sample_seconds or wl.sample_seconds / (5 if args.quick else 1)
             run["results"][name] = time_workload(wl, cases, repeats, target)

@@ -861,10 +861,34 @@ def test_a_plans_combined_rules_are_its_needed_rules(name):
     g = rng.standard_normal(np.shape(out))
     n = len(inputs)
     for needs in range(1, 2**n):
-        grads = prim.plan(needs, n).backward(g, out, *inputs)
+        grads = prim.plan(needs, n).backward(g, out, inputs, {})
         assert isinstance(grads, tuple) and len(grads) == n
         for i, gi in enumerate(grads):
             if not (needs >> i) & 1:
                 assert gi is None
             else:
                 np.testing.assert_allclose(gi, prim.compile()[i](g, out, *inputs), rtol=1e-12)
+
+
+def test_a_plans_combined_rules_read_params_and_defaulted_inputs():
+    """The combined rules take the node's parameters as given (defaults for the rest) and pad
+    inputs left out of the call with the forward's defaults (conv2d without a bias)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4))
+    prim = REGISTRY["sum"]
+    for params in ({}, {"axis": (1,)}, {"axis": (0,), "keepdims": True}):
+        out = prim.forward(x, **params)
+        g = rng.standard_normal(np.shape(out))
+        (gx,) = prim.plan(1, 1).backward(g, out, (x,), params)
+        np.testing.assert_allclose(gx, prim.compile()[0](g, out, x, **params), rtol=1e-12)
+        assert gx.shape == x.shape
+    conv = REGISTRY["conv2d"]
+    xi, w = rng.standard_normal((1, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3))
+    params = {"stride": (1, 1), "padding": (1, 1, 1, 1), "dilation": (1, 1), "groups": 1}
+    out = conv.forward(xi, w, **params)
+    g = rng.standard_normal(out.shape)
+    gx, gw, gb = conv.plan(3, 2).backward(g, out, (xi, w), params)
+    assert gb is None  # (the bias left out: no gradient)
+    expect = conv.compile()
+    np.testing.assert_allclose(gx, expect[0](g, out, xi, w, **params), rtol=1e-12)
+    np.testing.assert_allclose(gw, expect[1](g, out, xi, w, **params), rtol=1e-12)

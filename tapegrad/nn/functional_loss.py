@@ -81,7 +81,8 @@ def _difference(input: Any, target: Any, fn: str) -> Tensor:
     )
     target = _target(target, input)
     try:
-        np.broadcast_shapes(input.shape, target.shape)
+        if target.shape != input.shape:  # (np.broadcast_shapes is slow: only when it can fail)
+            np.broadcast_shapes(input.shape, target.shape)
     except ValueError:
         raise ValueError(
             f"{fn}: target shape {target.shape} does not broadcast against input shape "

@@ -33,12 +33,12 @@ def linear(x, w, b):
 
 @primitive("matmul_nt", "x @ T(y)", x="matmul(g, y)", y="matmul_tn(g, x)")
 def matmul_nt(x, y):
-    return np.matmul(x, np.swapaxes(y, -1, -2))
+    return np.matmul(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
 @primitive("matmul_tn", "T(x) @ y", x="matmul_nt(y, g)", y="matmul(x, g)")
 def matmul_tn(x, y):
-    return np.matmul(np.swapaxes(x, -1, -2), y)
+    return np.matmul(x.swapaxes(-1, -2), y)
 
 
 # Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).

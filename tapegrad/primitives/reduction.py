@@ -50,7 +50,8 @@ def sum(x, *, axis=None, keepdims=False):
 )
 def mean(x, *, axis=None, keepdims=False):
     # (NumPy's mean without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
-    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), count(np.shape(x), axis))
+    shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape: a Python call)
+    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=keepdims), count(shape, axis))
 
 
 def tie_shares(x, out, axis):

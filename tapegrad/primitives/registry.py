@@ -63,7 +63,7 @@ class SavePlan:
     saved: tuple[int, ...]  # inputs whose values some needed rule reads
     shaped: tuple[int, ...]  # inputs whose shape and dtype the engine or a rule needs
     out: bool  # some needed rule reads `out`
-    # the needed rules as one function `(g, out, *inputs, **params) -> one gradient per input`
+    # the needed rules as one function `(g, out, inputs, params) -> one gradient per input`
     # (None where none is needed); None for variadic ops and custom Functions (rule_for_all)
     backward: Callable | None = None
 
@@ -156,9 +156,10 @@ class Primitive:
         return eval(compile(source, f"<rule of {self.name}>", "eval"), self._namespace)
 
     def _compile_needed(self, needed: list[int]) -> Callable:
-        """The rules of the inputs in `needed` as one function returning a tuple (one call per
-        node, not one per input: the engine's commonest call)."""
-        parts, fused = [], {}
+        """The rules of the inputs in `needed` as one function `(g, out, inputs, params)` returning
+        a tuple, one gradient per input (the engine's commonest call: one plain call per node, the
+        inputs and parameters unpacked only when some rule reads them)."""
+        parts, fused, names = [], {}, set()
         for i, text in enumerate(self.texts):
             if i not in needed or text is None:
                 parts.append("None")
@@ -167,11 +168,32 @@ class Primitive:
                 keywords = [f"{p}={p}" for p in self.params]
                 args = ", ".join(["g", "out", *self.input_names, *keywords])
                 parts.append(f"_rule{i}({args})")
+                names |= {*self.input_names, *self.params}
             else:
                 parts.append(f"({text})")
-        source = f"lambda {', '.join(fused) or '_'}: lambda {self._head()}: ({', '.join(parts)},)"
-        make = eval(compile(source, f"<rules of {self.name}>", "eval"), self._namespace)
-        return make(*fused.values()) if fused else make(None)
+                names |= {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+        inputs = self.input_names
+        body = []
+        if names & set(inputs):  # (inputs the forward has defaults for may be left out)
+            tail = [repr(self.input_defaults[n]) for n in inputs if n in self.input_defaults]
+            given = f"(*inputs, {', '.join(tail)})[:{len(inputs)}]" if tail else "inputs"
+            body.append(f"{', '.join(inputs)}, = {given}")
+        for p, default in self.params.items():
+            if p in names:
+                got = (
+                    f"params[{p!r}]" if default is _REQUIRED else f"params.get({p!r}, {default!r})"
+                )
+                body.append(f"{p} = {got}")
+        body.append(f"return ({', '.join(parts)},)")
+        source = (
+            f"def make({', '.join(fused)}):\n"
+            "    def combined(g, out, inputs, params):\n"
+            + "".join(f"        {line}\n" for line in body)
+            + "    return combined\n"
+        )
+        made: dict = {}  # (exec'd in the rules' module: they see its names, as _compile's do)
+        exec(compile(source, f"<rules of {self.name}>", "exec"), self._namespace, made)
+        return made["make"](*fused.values())
 
     def override(self, **rules: Callable) -> None:
         """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""

@@ -97,7 +97,7 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
     prim, params, shapes = node.prim, node.params, node.shapes
     backward = node.plan.backward
     if backward is not None and edges is node.edges:  # the needed rules, in one call
-        grads: Any = backward(g, out, *inputs, **params) if params else backward(g, out, *inputs)
+        grads: Any = backward(g, out, inputs, params)
     elif prim.rule_for_all is not None:  # variadic ops and custom Functions: one rule for all
         grads = list(_rule_for_all(node, g, out, inputs, raw))
     else:  # pruned edges: only the rules of the edges that lead to a target
