@@ -53,13 +53,16 @@ def run_backward(
                     captured[node] = g
                 edges = pruned[node]
             results: Any = [] if watch else None  # the rules' own results (for explain)
-            grads = node_grads(node, g, edges, raw, results) if g is not None and edges else None
+            if g is not None and edges:
+                grads = node_grads(node, g, edges, raw, results)
+            else:  # (no gradient arrives: its inputs get none, yet they count it as delivered)
+                grads = (None,) * len(edges)
             i = -1
             for e in edges:
                 i += 1
                 if e is None:
                     continue
-                gi = grads[i] if grads is not None else None
+                gi = grads[i]
                 if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                     collect(leaf_grads, e, gi, raw)
                     continue
@@ -71,7 +74,7 @@ def run_backward(
                     deps[e] = left
                 else:  # (its count is never read again)
                     ready.append(e)
-            if watch and grads is not None:
+            if watch and g is not None and edges:
                 _watch(node, g, results, raw, observer)
             if not retain_graph:  # drop what was saved for backward (the tape is used up)
                 if node.saved is not None or node.out_data is not None:

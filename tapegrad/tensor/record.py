@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from .._state import overrides, state
 from ..primitives.elementwise import cast
-from ..primitives.registry import Primitive
+from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import Node
 from .tensor import Tensor
@@ -32,13 +32,14 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
     grad. `apply(P.elementwise.mul, x, 2.0)` is `x * 2.0`."""
     try:  # (free in CPython >= 3.11 when nothing is raised)
         needs = 0  # bitmask: the inputs that require grad, found while unwrapping the arrays
-        if len(args) == 1:  # the common arities without building a list
+        n = len(args)
+        if n == 1:  # the common arities without building a list
             a = args[0]
             if isinstance(a, Tensor):
                 needs = a._requires_grad
                 a = a._data
             out = prim.forward(a, **params) if params else prim.forward(a)
-        elif len(args) == 2:
+        elif n == 2:
             a, b = args
             if isinstance(a, Tensor):
                 needs = a._requires_grad
@@ -82,16 +83,7 @@ def record(
     node.prim = prim
     node.plan = plan
     node.params = params or _NO_PARAMS
-    keep_inputs(node, args, needs, plan.saved)
-    node.shapes = node.dtypes = None  # None: every input that matters looks like the output
-    if not prim.elementwise:
-        oshape, odtype = out.shape, out.dtype
-        for i in plan.shaped:
-            a = args[i]
-            d = a._data if isinstance(a, Tensor) else a
-            if d.__class__ is not _ndarray or d.shape != oshape or d.dtype is not odtype:
-                node.shapes, node.dtypes = shapes_and_dtypes(args)
-                break
+    keep_inputs(node, args, needs, plan, out)
     node.pre_hooks = node.scope = None
     if overrides[0]:  # (some flag is off its default: a module running, anomaly mode, ...)
         node.scope = state.scope or None
@@ -115,59 +107,89 @@ def record(
 _NUMBERS = frozenset({float, int})
 
 
-def keep_inputs(node: Node, args: Sequence[Any], needs: int, saved_at: tuple) -> None:
+def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out: Any) -> None:
     """Set what a Node keeps of its inputs: `edges`, per input its node (or the leaf itself) when
-    it needs a gradient, else None; `saved`, the inputs at `saved_at`, None elsewhere (or None for
+    it needs a gradient, else None; `saved`, the inputs the plan saves, None elsewhere (or None for
     all: none saved), with their `versions` now (None for all: every input saved, a Tensor at
     version 0); `constants`, the Python numbers among them (None: none), which cost nothing to
-    keep, so drawings can show every value. One or two inputs are handled without loops (nearly
-    every op)."""
+    keep, so drawings can show every value; `shapes` and `dtypes` of every input, or None for both
+    when each input the plan shapes looks like the output. One or two inputs are handled without
+    loops (nearly every op)."""
+    saved_at = plan.saved
     if len(args) == 1:
         a = args[0]  # (a Tensor that needs a gradient)
-        node.edges = (a._grad_fn or a,)
-        node.constants = None
+        node.edges, node.constants = (a._grad_fn or a,), None
         if not saved_at:
             node.saved = node.versions = None
         else:
             node.saved = args
             node.versions = None if a._vc is None else (a._vc[0],)
-        return
-    numbers: Any
-    edges: tuple
-    if len(args) == 2:
-        a, b = args
-        if needs == 3:
-            edges, numbers = (a._grad_fn or a, b._grad_fn or b), None
-        elif needs == 1:
-            edges, numbers = (a._grad_fn or a, None), (None, b) if b.__class__ in _NUMBERS else None
+        d = a._data
+        if node.prim.elementwise or d.shape == out.shape and d.dtype is out.dtype:
+            node.shapes = node.dtypes = None
         else:
-            edges, numbers = (None, b._grad_fn or b), (a, None) if a.__class__ in _NUMBERS else None
-        node.edges, node.constants = edges, numbers
+            node.shapes, node.dtypes = (d.shape,), (d.dtype,)
+        return
+    if len(args) == 2 and needs == 3:  # (two Tensors needing gradients: the commonest binary op)
+        a, b = args
+        node.edges, node.constants = (a._grad_fn or a, b._grad_fn or b), None
         if not saved_at:
             node.saved = node.versions = None
-            return
-        if len(saved_at) == 2:
-            if needs == 3 and a._vc is None and b._vc is None:
-                node.saved, node.versions = args, None
-                return
-        elif numbers is not None and numbers[saved_at[0]] is not None:
-            node.saved, node.versions = numbers, (None, None)  # (x * 2.0: only 2.0 is read)
-            return
+        elif len(saved_at) == 2 and a._vc is None and b._vc is None:
+            node.saved, node.versions = args, None
+        else:
+            node.saved, node.versions = _saved(args, saved_at)
+        da, db, oshape, odtype = a._data, b._data, out.shape, out.dtype
+        if da.shape == oshape and db.shape == oshape and da.dtype is odtype and db.dtype is odtype:
+            node.shapes = node.dtypes = None
+        else:
+            node.shapes, node.dtypes = shapes_and_dtypes(args)
+        return
+    numbers: Any = None
+    if len(args) == 2:  # one of two needs a gradient (x * 2.0, 1 - x: numbers are drawn too)
+        a, b = args
+        if needs == 1:
+            node.edges = (a._grad_fn or a, None)
+            numbers = (None, b) if b.__class__ in _NUMBERS else None
+        else:
+            node.edges = (None, b._grad_fn or b)
+            numbers = (a, None) if a.__class__ in _NUMBERS else None
     else:
         node.edges = tuple(
             [(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)]
         )
-        node.constants = None
-        if not saved_at:
-            node.saved = node.versions = None
-            return
+    node.constants = numbers
+    if not saved_at:
+        node.saved = node.versions = None
+    elif numbers is not None and len(saved_at) == 1 and numbers[saved_at[0]] is not None:
+        node.saved, node.versions = numbers, (None, None)  # (x * 2.0: only 2.0 is read)
+    else:
+        node.saved, node.versions = _saved(args, saved_at)
+    if looks_like(args, plan.shaped, out):
+        node.shapes = node.dtypes = None
+    else:
+        node.shapes, node.dtypes = shapes_and_dtypes(args)
+
+
+def looks_like(args: Sequence[Any], at: tuple, out: np.ndarray) -> bool:
+    """Whether every input at `at` is an array (or Tensor) of out's shape and dtype."""
+    for i in at:
+        d = args[i]
+        d = d._data if isinstance(d, Tensor) else d
+        if d.__class__ is not _ndarray or d.shape != out.shape or d.dtype is not out.dtype:
+            return False
+    return True
+
+
+def _saved(args: Sequence[Any], saved_at: tuple) -> tuple[tuple, tuple]:
+    """The inputs at `saved_at` (None elsewhere) and their versions (None: a constant)."""
     saved: list = [None] * len(args)
     versions: list = [None] * len(args)
     for i in saved_at:
         a = saved[i] = args[i]
         if isinstance(a, Tensor):  # (a constant keeps version None: never checked)
             versions[i] = a._vc[0] if a._vc is not None else 0
-    node.saved, node.versions = tuple(saved), tuple(versions)
+    return tuple(saved), tuple(versions)
 
 
 def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
