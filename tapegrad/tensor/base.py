@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import warnings
 import weakref
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Iterator, cast
 
 import numpy as np
@@ -203,9 +204,10 @@ class TensorBase:
             raise TypeError(f"a tensor's name is a str (or None), got {type(value).__name__}")
         self._name = value
 
-    shape = property(lambda self: self._data.shape, doc="The sizes of the axes, a tuple.")
-    ndim = property(lambda self: self._data.ndim, doc="The number of axes.")
-    dtype = property(lambda self: self._data.dtype, doc="The element type (a NumPy dtype).")
+    # (attrgetter: read without a Python frame; rules read these on every recorded backward)
+    shape = property(attrgetter("_data.shape"), doc="The sizes of the axes, a tuple.")
+    ndim = property(attrgetter("_data.ndim"), doc="The number of axes.")
+    dtype = property(attrgetter("_data.dtype"), doc="The element type (a NumPy dtype).")
     device = property(lambda self: "cpu", doc='Always "cpu": tapegrad computes with NumPy.')
     T = property(
         lambda self: self.permute(tuple(range(self.ndim - 1, -1, -1))), doc="The axes reversed."

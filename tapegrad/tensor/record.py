@@ -135,8 +135,10 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
         node.edges, node.constants = (a._grad_fn or a, b._grad_fn or b), None
         if not saved_at:
             node.saved = node.versions = None
-        elif len(saved_at) == 2 and a._vc is None and b._vc is None:
-            node.saved, node.versions = args, None
+        elif len(saved_at) == 2:  # (both saved: versions None when both are at version 0)
+            va, vb = a._vc, b._vc
+            node.saved = args
+            node.versions = None if va is vb is None else (va[0] if va else 0, vb[0] if vb else 0)
         else:
             node.saved, node.versions = _saved(args, saved_at)
         da, db, oshape, odtype = a._data, b._data, out.shape, out.dtype
