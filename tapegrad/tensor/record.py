@@ -145,7 +145,7 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
         if da.shape == oshape and db.shape == oshape and da.dtype is odtype and db.dtype is odtype:
             node.shapes = node.dtypes = None
         else:
-            node.shapes, node.dtypes = shapes_and_dtypes(args)
+            node.shapes, node.dtypes = (da.shape, db.shape), (da.dtype, db.dtype)
         return
     numbers: Any = None
     if len(args) == 2:  # one of two needs a gradient (x * 2.0, 1 - x: numbers are drawn too)
@@ -196,19 +196,9 @@ def _saved(args: Sequence[Any], saved_at: tuple) -> tuple[tuple, tuple]:
 
 def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
     """Every input's shape and dtype (a Python number: () and None)."""
-    if len(args) == 1:
-        d = args[0]._data
-        return (d.shape,), (d.dtype,)
-    shapes, dtypes = [], []
-    for a in args:
-        d = a._data if isinstance(a, Tensor) else a
-        if d.__class__ is _ndarray:  # (the common case without np.shape's Python call)
-            shapes.append(d.shape)
-            dtypes.append(d.dtype)
-        else:
-            shapes.append(np.shape(d))
-            dtypes.append(getattr(d, "dtype", None))
-    return tuple(shapes), tuple(dtypes)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    shapes = [d.shape if d.__class__ is _ndarray else np.shape(d) for d in arrays]
+    return tuple(shapes), tuple([getattr(d, "dtype", None) for d in arrays])
 
 
 def any_float64(args: Sequence[Any]) -> bool:
