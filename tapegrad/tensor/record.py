@@ -148,18 +148,26 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
             node.shapes, node.dtypes = (da.shape, db.shape), (da.dtype, db.dtype)
         return
     numbers: Any = None
+    shaped = plan.shaped
     if len(args) == 2:  # one of two needs a gradient (x * 2.0, 1 - x: numbers are drawn too)
         a, b = args
         if needs == 1:
             node.edges = (a._grad_fn or a, None)
             numbers = (None, b) if b.__class__ in _NUMBERS else None
+            d = a._data
         else:
             node.edges = (None, b._grad_fn or b)
             numbers = (a, None) if a.__class__ in _NUMBERS else None
+            d = b._data
+        if len(shaped) == 1:  # (only the input that needs a gradient: its shape is the test)
+            same = d.shape == out.shape and d.dtype is out.dtype
+        else:
+            same = looks_like(args, shaped, out)
     else:
         node.edges = tuple(
             [(a._grad_fn or a) if (needs >> i) & 1 else None for i, a in enumerate(args)]
         )
+        same = looks_like(args, shaped, out)
     node.constants = numbers
     if not saved_at:
         node.saved = node.versions = None
@@ -167,7 +175,7 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
         node.saved, node.versions = numbers, (None, None)  # (x * 2.0: only 2.0 is read)
     else:
         node.saved, node.versions = _saved(args, saved_at)
-    if looks_like(args, plan.shaped, out):
+    if same:
         node.shapes = node.dtypes = None
     else:
         node.shapes, node.dtypes = shapes_and_dtypes(args)
