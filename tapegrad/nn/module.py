@@ -37,6 +37,10 @@ class Module:
     ['fc.weight', 'fc.bias']
     """
 
+    # MindSpore: a Cell may define `bprop(self, *inputs, out, dout)`, its own backward (bprop.py);
+    # None here, so __call__ tests it without a failing lookup.
+    bprop: Any = None
+
     def __init__(self) -> None:
         # object.__setattr__: these must exist before our __setattr__ can register anything.
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -177,7 +181,7 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         previous = enter_module(self)  # nodes recorded inside remember this module (drawings)
         try:
-            if hasattr(type(self), "bprop"):  # MindSpore: the Cell's own backward is used
+            if type(self).bprop is not None:  # MindSpore: the Cell's own backward is used
                 return call_with_bprop(self, args, kwargs)
             return self.forward(*args, **kwargs)
         finally:

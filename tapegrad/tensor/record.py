@@ -9,6 +9,7 @@ a gradient), so `x * 3` saves nothing of x.
 from __future__ import annotations
 
 import weakref
+from operator import attrgetter
 from typing import Any, Sequence
 
 import numpy as np
@@ -24,6 +25,7 @@ from .tensor import Tensor
 _new = object.__new__
 _ndarray = np.ndarray
 _F64 = np.dtype(np.float64)
+_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 
 
@@ -205,8 +207,10 @@ def _saved(args: Sequence[Any], saved_at: tuple) -> tuple[tuple, tuple]:
 def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
     """Every input's shape and dtype (a Python number: () and None)."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    shapes = [d.shape if d.__class__ is _ndarray else np.shape(d) for d in arrays]
-    return tuple(shapes), tuple([getattr(d, "dtype", None) for d in arrays])
+    try:  # (attrgetters: no Python frame per input)
+        return tuple(map(_SHAPE, arrays)), tuple(map(_DTYPE, arrays))
+    except AttributeError:  # a Python number among them
+        return tuple(map(np.shape, arrays)), tuple([getattr(d, "dtype", None) for d in arrays])
 
 
 def any_float64(args: Sequence[Any]) -> bool:
