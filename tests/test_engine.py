@@ -1011,3 +1011,28 @@ def test_function_outputs_non_differentiable_and_unmaterialized_grads():
     with tg.no_grad():
         a2, b2 = Split.apply(x)
     assert a2.grad_fn is None and b2.grad_fn is None
+
+
+@pytest.mark.parametrize("count", [2, 3, 8, 9, 40])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3)])
+def test_gathered_leaf_gradients_sum_in_order_to_a_fresh_array(count, shape):
+    """A leaf's gathered gradients (few: one by one; many: one NumPy call) equal the in-order
+    running sum (many scalars: to rounding), come back as an array (also 0-d) and never
+    overwrite a part."""
+    rng = np.random.default_rng(count)
+    parts = [np.asarray(rng.standard_normal(shape).astype(np.float32)) for _ in range(count)]
+    kept = [p.copy() for p in parts]
+    expected = kept[0]
+    for p in kept[1:]:
+        expected = expected + p
+    total = plan.gathered_sum(parts)
+    assert isinstance(total, np.ndarray) and total.shape == shape and total.dtype == np.float32
+    if count > 8 and shape == ():  # (NumPy sums many scalars pairwise: rounding may differ)
+        np.testing.assert_allclose(total, expected, rtol=1e-6)
+    else:
+        np.testing.assert_array_equal(total, expected)
+    for p, k in zip(parts, kept):
+        np.testing.assert_array_equal(p, k)
+    x = tg.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+    sum(x * float(i + 1) for i in range(count)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(shape, count * (count + 1) / 2), rtol=1e-6)

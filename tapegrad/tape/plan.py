@@ -185,8 +185,8 @@ def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
 
 ZERO = object()  # a leaf reached only by zero gradients (e.g. through sign): .grad gets zeros
 
-# A leaf's gradients from many uses, if at most this many elements each, are summed at the end in
-# one NumPy call (about twice as fast as one addition per use for small arrays; equal results).
+# A leaf's gradients from many uses, if at most this many elements each, are gathered and summed
+# at the end (gathered_sum: about twice as fast as one addition per use for small arrays).
 GATHER_MAX = 4096
 
 
@@ -205,6 +205,18 @@ def collect(leaf_grads: dict, leaf: Any, g: Any, raw: bool) -> None:
         leaf_grads[leaf] = prev + g
 
 
+def gathered_sum(parts: list) -> np.ndarray:
+    """A leaf's gathered gradients summed in order, as one addition at a time would (an array,
+    also 0-d): a few added one by one into a fresh array, many in one NumPy call (it stacks
+    them first, which only pays for many; measured; many scalars it sums pairwise)."""
+    if len(parts) > 8:
+        return np.asarray(np.add.reduce(parts))
+    total = np.add(parts[0], parts[1])
+    for p in parts[2:]:
+        total = np.add(total, p, out=total) if total.ndim else total + p
+    return np.asarray(total)
+
+
 def deliver_to_leaves(
     plan: Plan, seeds: list, targets: set | None, captured: dict, raw: bool, create_graph: bool
 ) -> None:
@@ -212,8 +224,8 @@ def deliver_to_leaves(
     its `.grad` (no targets) or into `captured` (a leaf target)."""
     leaf_grads = plan.leaf_grads
     for leaf, g in leaf_grads.items():
-        if g.__class__ is list:  # summed in order, as one addition at a time would; 0-d stays
-            leaf_grads[leaf] = np.asarray(np.add.reduce(g))  # an array
+        if g.__class__ is list:
+            leaf_grads[leaf] = gathered_sum(g)
         elif g is ZERO:
             leaf_grads[leaf] = np.zeros(leaf.shape, leaf.dtype)
             if not raw:
