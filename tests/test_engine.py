@@ -1036,3 +1036,28 @@ def test_gathered_leaf_gradients_sum_in_order_to_a_fresh_array(count, shape):
     x = tg.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
     sum(x * float(i + 1) for i in range(count)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full(shape, count * (count + 1) / 2), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_arithmetic_gradients_keep_each_inputs_dtype_with_numbers_and_narrow_arrays(dtype):
+    """add/sub/mul/div skip the engine's shape/dtype fitting when the inputs look like the output
+    (they are flagged elementwise): their gradients must still have each leaf's dtype and value."""
+    x = tg.tensor(np.array([[0.5, 2.0], [1.5, 4.0]], dtype), requires_grad=True)
+    y = tg.tensor(np.array([[2.0, 0.5], [4.0, 1.0]], dtype), requires_grad=True)
+    small = np.array([[1, 2], [3, 4]], np.int8)
+    ops = [
+        (lambda: x * y, y._data, x._data),
+        (lambda: x / y, 1 / y._data, -x._data / y._data**2),
+        (lambda: x - y, 1.0, -1.0),
+        (lambda: x + 3.0 * x, 4.0, None),
+        (lambda: x * small, small, None),
+        (lambda: 2.0 / x, -2.0 / x._data**2, None),
+    ]
+    for make, want_x, want_y in ops:
+        x.grad = y.grad = None
+        make().sum().backward()
+        assert x.grad.dtype == dtype and x.grad.shape == (2, 2)
+        np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(want_x, (2, 2)), rtol=1e-3)
+        if want_y is not None:
+            assert y.grad.dtype == dtype
+            np.testing.assert_allclose(y.grad.numpy(), np.broadcast_to(want_y, (2, 2)), rtol=1e-3)

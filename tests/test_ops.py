@@ -792,23 +792,36 @@ def test_activation_backward_forwards_reuse_temporaries_without_touching_inputs(
 
 @pytest.mark.parametrize("name", sorted(n for n, p in P.items() if p.elementwise))
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_keeps_shape_primitives_keep_shape_and_dtype_forward_and_backward(name, dtype):
-    """The tape trusts `keeps_shape` (no shape or dtype checks for these ops): the forward and the
-    rule, on arrays and recorded on Tensors, must give the input's shape and dtype."""
+def test_elementwise_primitives_keep_shape_and_dtype_forward_and_backward(name, dtype):
+    """The tape trusts `elementwise` (no shape or dtype checks for these ops when every input has
+    the output's shape and dtype): the forward and each rule, on arrays and recorded on Tensors,
+    must give that shape and dtype, whatever the other input of a binary op is (a Python number,
+    an array of a narrower dtype)."""
     prim = P[name]
-    assert len(prim.input_names) == 1
-    x = np.random.default_rng(1).uniform(0.5, 1.5, (3, 4)).astype(dtype)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.5, 1.5, (3, 4)).astype(dtype)
     g = np.ones((3, 4), dtype)
-    out = prim.forward(x)
-    assert out.shape == x.shape and out.dtype == dtype
-    for rule in prim.compile():
-        if rule is None:
-            continue
-        gx = rule(g, out, x)
-        assert gx.shape == x.shape and gx.dtype == dtype
-        xt = tg.tensor(x, requires_grad=True)
-        recorded = rule(tg.tensor(g, requires_grad=True), prim(xt), xt)
-        assert recorded.shape == x.shape and recorded.dtype == dtype
+    others = [x[::-1].copy(), 2.0, 3, np.full((3, 4), 2, np.int8), np.ones((1, 4), dtype)]
+    cases = [(x,)] if len(prim.input_names) == 1 else [(x, y) for y in others]
+    cases += [(y, x) for (_, y) in cases[1:]]
+    assert 1 <= len(prim.input_names) <= 2
+    for inputs in cases:
+        out = prim.forward(*inputs)
+        assert out.shape == x.shape and out.dtype == dtype, inputs
+        looks_like_out = [
+            np.shape(v) == x.shape and getattr(v, "dtype", 0) == dtype for v in inputs
+        ]
+        for i, rule in enumerate(prim.compile()):
+            if rule is None or not looks_like_out[i]:
+                continue
+            gx = rule(g, out, *inputs)
+            assert gx.shape == x.shape and gx.dtype == dtype, (name, i, inputs)
+            tensors = [
+                tg.tensor(v, requires_grad=v.dtype == dtype) if isinstance(v, np.ndarray) else v
+                for v in inputs
+            ]
+            recorded = rule(tg.tensor(g, requires_grad=True), prim(*tensors), *tensors)
+            assert recorded.shape == x.shape and recorded.dtype == dtype, (name, i, inputs)
 
 
 def test_fused_overrides_give_what_the_table_says():

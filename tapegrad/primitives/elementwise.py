@@ -16,10 +16,12 @@ import numpy as np
 from .._erf import erf as erf_values
 from .registry import Primitive, primitive, value
 
-add: Primitive = primitive("add", "x + y", x="g", y="g")(np.add)
-sub: Primitive = primitive("sub", "x - y", x="g", y="-g")(np.subtract)
-mul: Primitive = primitive("mul", "x * y", x="g * y", y="g * x")(np.multiply)
-div: Primitive = primitive("div", "x / y", x="g / y", y="-g * x / (y * y)")(np.true_divide)
+add: Primitive = primitive("add", "x + y", elementwise=True, x="g", y="g")(np.add)
+sub: Primitive = primitive("sub", "x - y", elementwise=True, x="g", y="-g")(np.subtract)
+mul: Primitive = primitive("mul", "x * y", elementwise=True, x="g * y", y="g * x")(np.multiply)
+div: Primitive = primitive("div", "x / y", elementwise=True, x="g / y", y="-g * x / (y * y)")(
+    np.true_divide
+)
 neg: Primitive = primitive("neg", "-x", elementwise=True, x="-g")(np.negative)
 
 pow: Primitive = primitive(

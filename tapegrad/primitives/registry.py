@@ -109,7 +109,8 @@ class Primitive:
         self.expr = expr
         self.node_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
         self.view = view  # the output may share the input's memory (basic indexing, reshape, ...)
-        # one input, output of its shape and dtype: nothing for the tape to un-broadcast or cast
+        # value by value: a one-input op keeps its input's shape and dtype, and when every input
+        # has the output's shape and dtype, each rule gives g's (nothing to un-broadcast or cast)
         self.elementwise = elementwise
         self.input_names, self.params, self.variadic, self.input_defaults = _signature(forward)
         unknown = set(texts) - set(self.input_names)
