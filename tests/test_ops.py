@@ -839,7 +839,7 @@ def test_fused_overrides_give_what_the_table_says():
             for r in p.rules
         )
     }
-    assert {"matmul", "tanh", "sigmoid"} <= set(overridden)
+    assert {"matmul", "tanh", "sigmoid", "relu"} <= set(overridden)
     for name, prim in overridden.items():
         if name == "matmul":
             x, y = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
@@ -857,6 +857,46 @@ def test_fused_overrides_give_what_the_table_says():
             np.testing.assert_allclose(
                 fast(gt, ot, *ts).numpy(), table(gt, ot, *ts).numpy(), rtol=1e-12
             )
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
+    """fused.masked(g, keep) selects by bits; it must equal np.where(keep, g, 0) exactly: an inf
+    or NaN of g gives 0 where keep is False (g * keep would give NaN), -0.0 stays where kept."""
+    from tapegrad.primitives.fused import masked
+
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal((4, 6)).astype(dtype)
+    g.flat[:5] = [np.inf, -np.inf, np.nan, -0.0, 0.0]
+    for keep in (rng.random((4, 6)) > 0.5, np.zeros((4, 6), bool), np.ones((4, 6), bool)):
+        want = np.where(keep, g, 0)
+        got = masked(g, keep)
+        assert got.dtype == dtype and got.shape == g.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))  # (the bits)
+        into = np.full((4, 12), 7, dtype)[:, ::2]  # a strided view, as max-pool's taps
+        assert masked(g, keep, out=into) is into
+        assert np.array_equal(into.copy().view(np.uint8), want.view(np.uint8))
+    wide = masked(g, np.ones((1, 6), bool))  # (another shape: np.where's broadcasting)
+    assert np.array_equal(wide, g, equal_nan=True)
+
+
+def test_relu_and_max_pool_gradients_are_exact_at_infinities_and_nan():
+    """relu's rule is PyTorch's threshold_backward, where(out <= 0, 0, g): a NaN input passes g;
+    an infinite g gives 0 where relu or max-pool blocks it, never NaN (as PyTorch)."""
+    r = tg.tensor([-1.0, 0.0, 2.0, np.nan], requires_grad=True)
+    r.relu().sum().backward()
+    assert r.grad.numpy().tolist() == [0.0, 0.0, 1.0, 1.0]
+    r = tg.tensor([-1.0, 0.0, 4.0], requires_grad=True)
+    with np.errstate(divide="ignore"):
+        r.relu().sqrt().sum().backward()  # sqrt's gradient at 0 is inf
+    assert r.grad.numpy().tolist() == [0.0, 0.0, 0.25]
+    x = tg.tensor(np.arange(1.0, 17.0).reshape(1, 1, 4, 4), requires_grad=True)
+    y = tg.nn.functional.max_pool2d(x, 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        (y - tg.tensor([[[[6.0, 8.0], [14.0, 16.0]]]])).sqrt().sum().backward()
+    want = np.zeros((4, 4))
+    want[1, 1] = want[1, 3] = want[3, 1] = want[3, 3] = np.inf
+    assert np.array_equal(x.grad.numpy()[0, 0], want)
 
 
 @pytest.mark.parametrize("name", ["mul", "div", "matmul", "tanh", "sum"])

@@ -58,8 +58,8 @@ def sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-@primitive("relu", "max(x, 0)", elementwise=True, x="where(out > 0, g, 0)")  # (reads out, as
-# PyTorch's: changing relu's input in place later is fine)
+# (reads out, as PyTorch's: changing relu's input in place later is fine; a NaN passes g, as there)
+@primitive("relu", "max(x, 0)", elementwise=True, x="where(out <= 0, 0, g)")
 def relu(x):
     return np.maximum(x, 0)
 

@@ -6,7 +6,8 @@ convolution) and
 conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters g to each window's
 winner and gathers at the winners; avg-pool and its backward are each other's adjoint. Parameters
 arrive normalised by tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left,
-right) with ceil_mode's extra rows already in bottom/right. Layer L1: numpy, registry, reduction.
+right) with ceil_mode's extra rows already in bottom/right. Layer L1: numpy, registry, reduction,
+fused (masked).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .fused import masked
 from .reduction import sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive, value  # noqa: F401  (max-pool's rule)
 
@@ -274,10 +276,10 @@ def max_pool2d_backward(dy, x, pooled, *, kernel_size, stride, padding, dilation
     apart = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
     for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
         view = _tap(dxp, i, j, out.shape[2:], stride, dilation)
-        if apart:  # no two taps read the same element: write g * hit straight into place
-            np.multiply(g, hit, out=view)
-        else:  # (ufuncs' where= would skip the temporary, but measured 4x slower)
-            view += g * hit
+        if apart:  # no two taps read the same element: write g where hit straight into place
+            masked(g, hit, out=view)
+        else:  # (`masked`, not g * hit: an infinite g must give 0 off the winners, not NaN)
+            view += masked(g, hit)
     return _cropped(dxp, x.shape, padding)
 
 
