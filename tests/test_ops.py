@@ -839,24 +839,40 @@ def test_fused_overrides_give_what_the_table_says():
             for r in p.rules
         )
     }
-    assert {"matmul", "tanh", "sigmoid", "relu"} <= set(overridden)
+    assert {"matmul", "tanh", "sigmoid", "relu", "where", "clip"} <= set(overridden)
     for name, prim in overridden.items():
+        params: dict = {}
         if name == "matmul":
-            x, y = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
-            out = x @ y
-            inputs = (x, y)
+            inputs: tuple = (rng.standard_normal((3, 4)), rng.standard_normal((4, 2)))
+        elif name == "where":  # (a mask of g's shape, and one that broadcasts)
+            inputs = (rng.random((3, 4)) > 0.5, rng.standard_normal((3, 4)), np.zeros((3, 4)))
         else:
             inputs = (rng.standard_normal((3, 4)),)
-            out = prim.forward(*inputs)
+        if name == "clip":
+            params = {"min": -0.5, "max": 0.7}
+        out = prim.forward(*inputs, **params)
         g = rng.standard_normal(out.shape)
-        for i, text in enumerate(prim.texts):
-            fast, table = prim.rules[i], prim._compile(text)
-            np.testing.assert_allclose(fast(g, out, *inputs), table(g, out, *inputs), rtol=1e-12)
-            ts = [tg.tensor(a, requires_grad=True) for a in inputs]
-            gt, ot = tg.tensor(g, requires_grad=True), tg.tensor(out)
-            np.testing.assert_allclose(
-                fast(gt, ot, *ts).numpy(), table(gt, ot, *ts).numpy(), rtol=1e-12
-            )
+        if name in ("relu", "where", "clip"):  # (selected away, an inf must give 0, not NaN)
+            g.flat[:2] = [np.inf, -np.inf]
+        cases = [inputs] + ([(inputs[0][:1], *inputs[1:])] if name == "where" else [])
+        for inputs in cases:
+            for i, text in enumerate(prim.texts):
+                if text is None:
+                    continue
+                fast, table = prim.rules[i], prim._compile(text)
+                want = table(g, out, *inputs, **params)
+                np.testing.assert_allclose(fast(g, out, *inputs, **params), want, rtol=1e-12)
+                ts = [
+                    tg.tensor(a, requires_grad=a.dtype.kind == "f")
+                    if isinstance(a, np.ndarray)
+                    else a
+                    for a in inputs
+                ]
+                gt, ot = tg.tensor(g, requires_grad=True), tg.tensor(out)
+                got = fast(gt, ot, *ts, **params)
+                want = table(gt, ot, *ts, **params).numpy()
+                np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+                assert got.requires_grad  # (recorded: higher orders see the rule)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])

@@ -3,8 +3,8 @@
 `linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). matmul's rules run as
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
-small. relu's rule selects by bits (`masked`). `fuse` swaps them in for the table's rules; tests
-check both give the same values.
+small. The rules of relu, where (so leaky_relu, elu, softplus...) and clip select by bits
+(`masked`). `fuse` swaps them in for the table's rules; tests check both give the same values.
 Layer L1: numpy, registry and the other families.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .elementwise import relu, sigmoid, tanh, where
+from .elementwise import clip, relu, sigmoid, tanh, where, within
 from .reduction import sum  # noqa: F401  (linear's rule text for b)
 from .linalg import matmul, rows  # noqa: F401  (linear's rule text uses rows)
 from .registry import primitive
@@ -80,7 +80,7 @@ def masked(g, keep, out=None):
     mask (relu's, max-pool's) makes about 10x slower (measured); the bits are exact: an inf or NaN
     of g becomes 0 where keep is False, as with where (g * keep would give NaN there)."""
     uint = _UINT.get(g.itemsize) if g.dtype.kind in "fc" else None
-    if uint is None or g.shape != keep.shape:
+    if uint is None or keep.__class__ is not np.ndarray or g.shape != keep.shape or not g.ndim:
         if out is None:
             return np.where(keep, g, 0)
         np.copyto(out, np.where(keep, g, 0))
@@ -95,19 +95,39 @@ def masked(g, keep, out=None):
 
 def relu_grad(g, out):
     """relu's rule, where(out <= 0, 0, g): on arrays by `masked`, on Tensors as the table says."""
-    if g.__class__ is np.ndarray and out.__class__ is np.ndarray:
+    if g.__class__ is np.ndarray and out.__class__ is np.ndarray and out.ndim:
         drop = out <= 0
         return masked(g, np.logical_not(drop, out=drop))
     return where(out <= 0, 0, g)
 
 
+def where_grad(g, cond, taken):
+    """where's rules, where(cond, g, 0) for x (`taken`) and where(cond, 0, g) for y: by `masked`
+    on arrays of one shape (cond bool), else as the table says."""
+    if g.__class__ is np.ndarray and cond.__class__ is np.ndarray and cond.dtype == bool:
+        return masked(g, cond if taken else np.logical_not(cond))
+    return where(cond, g, 0) if taken else where(cond, 0, g)
+
+
+def clip_grad(g, x, low, high):
+    """clip's rule, where(within(x, min, max), g, 0): by `masked` on arrays."""
+    if g.__class__ is np.ndarray:
+        return masked(g, within(x, low, high))
+    return where(within(x, low, high), g, 0)
+
+
 def fuse() -> None:
-    """Run matmul's, tanh's, sigmoid's and relu's rules as the fused ops above (same values,
-    tested)."""
+    """Run the rules of matmul, tanh, sigmoid, relu, where and clip as the functions above (same
+    values, tested)."""
     matmul.override(x=lambda g, out, x, y: matmul_nt(g, y), y=lambda g, out, x, y: matmul_tn(x, g))
     tanh.override(x=lambda g, out, x: tanh_backward(g, out))
     sigmoid.override(x=lambda g, out, x: sigmoid_backward(g, out))
     relu.override(x=lambda g, out, x: relu_grad(g, out))
+    where.override(
+        x=lambda g, out, cond, x, y: where_grad(g, cond, True),
+        y=lambda g, out, cond, x, y: where_grad(g, cond, False),
+    )
+    clip.override(x=lambda g, out, x, min, max: clip_grad(g, x, min, max))
 
 
 fuse()
