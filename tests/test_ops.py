@@ -915,6 +915,34 @@ def test_relu_and_max_pool_gradients_are_exact_at_infinities_and_nan():
     assert np.array_equal(x.grad.numpy()[0, 0], want)
 
 
+def test_max_and_min_select_exactly_at_infinities_and_nan_as_pytorch_max():
+    """max/min give an infinite g to the extreme and exactly 0 elsewhere (g * 0 would be NaN), also
+    over an axis (amax: PyTorch gives NaN there); a NaN extreme takes the gradient, as PyTorch's
+    max(). Max-pool's double backward (the gather) selects exactly too."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cases = [
+            (lambda t: t.max(), [1.0, 3.0, 2.0], -3.0),
+            (lambda t: t.amax(0), [1.0, 3.0, 2.0], -3.0),
+            (lambda t: t.min(), [1.0, -3.0, -2.0], 3.0),
+        ]
+        for reduce, values, shift in cases:
+            x = tg.tensor(values, requires_grad=True)
+            (reduce(x) + shift).sqrt().backward()  # sqrt at +0: d/d(extreme) is inf
+            assert x.grad.numpy().tolist() == [0.0, np.inf, 0.0]
+        x = tg.tensor([[1.0, np.nan, 2.0], [1.0, 5.0, 2.0]], requires_grad=True)
+        x.max().backward()
+        assert x.grad.numpy().tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+        x.grad = None
+        x.amax(1).sum().backward()
+        assert x.grad.numpy().tolist() == [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+        x = tg.tensor(np.arange(1.0, 17.0).reshape(1, 1, 4, 4), requires_grad=True)
+        y = tg.nn.functional.max_pool2d(x, 2)
+        (g,) = tg.autograd.grad((y * y).sum() / 2, x, create_graph=True)  # y at the winners
+        v = np.where(np.arange(16).reshape(1, 1, 4, 4) % 2, 1.0, np.inf)  # inf off the winners
+        (gg,) = tg.autograd.grad((g * tg.tensor(v)).sum(), x)
+    assert gg.numpy().tolist() == [[[[0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]] * 2]]
+
+
 @pytest.mark.parametrize("name", ["mul", "div", "matmul", "tanh", "sum"])
 def test_a_plans_combined_rules_are_its_needed_rules(name):
     """Each save plan runs its needed rules as one function (the engine's call): one gradient per

@@ -298,7 +298,7 @@ def max_pool2d_gather(dy, x, pooled, *, kernel_size, stride, padding, dilation):
     gp = _padded(g, padding)
     picked = np.zeros(out.shape, g.dtype)
     for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
-        picked += _tap(gp, i, j, out.shape[2:], stride, dilation) * hit
+        picked += masked(_tap(gp, i, j, out.shape[2:], stride, dilation), hit)
     return picked
 
 

@@ -55,17 +55,31 @@ def mean(x, *, axis=None, keepdims=False):
 
 
 def tie_shares(x, out, axis):
-    """1/k at each of the k positions equal to the extreme, 0 elsewhere (a constant)."""
-    hit = np.asarray(value(x) == np.reshape(value(out), kept_shape(x.shape, axis)))
-    return np.asarray(hit / np.sum(hit, axis=axis, keepdims=True), dtype=value(x).dtype)
+    """1/k at each of the k positions equal to the extreme, 0 elsewhere (a constant); where the
+    extreme is NaN, the k NaNs share (as PyTorch's max())."""
+    x, extreme = value(x), np.reshape(value(out), kept_shape(x.shape, axis))
+    hit = np.asarray(x == extreme)
+    if extreme.dtype.kind in "fc" and np.isnan(extreme).any():
+        hit |= np.isnan(x) & np.isnan(extreme)
+    return np.asarray(hit / np.sum(hit, axis=axis, keepdims=True), dtype=x.dtype)
 
 
-@primitive("max", "max(x, axis)", x="keep(g, x.shape, axis, keepdims) * tie_shares(x, out, axis)")
+def spread(g, shares):
+    """g * shares, and exactly 0 where a share is 0 (g * 0 is NaN for an infinite g; PyTorch's
+    max() gives 0 there too)."""
+    return where(value(shares) > 0, g * shares, 0)
+
+
+@primitive(
+    "max", "max(x, axis)", x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))"
+)
 def max(x, *, axis=None, keepdims=False):
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
-@primitive("min", "min(x, axis)", x="keep(g, x.shape, axis, keepdims) * tie_shares(x, out, axis)")
+@primitive(
+    "min", "min(x, axis)", x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))"
+)
 def min(x, *, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
