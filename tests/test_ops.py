@@ -418,6 +418,19 @@ CASES = {
         Case(lambda x: x.logsumexp(1), normal(2, 3) * 300, id="large"),
     ],
     # convolution and pooling (more in test_conv.py and test_pooling.py)
+    "normalize": [
+        Case(
+            lambda x: P_NN.normalize(x, axes=(0, 2, 3), eps=1e-5) * normal(4, 3, 2, 2, seed=1),
+            normal(4, 3, 2, 2),
+            id="batch-norm-axes",
+        ),
+        Case(
+            lambda x: P_NN.normalize(x, axes=(1,), eps=0.1) ** 3,
+            normal(3, 5),
+            id="layer-norm-axis-cubed",
+        ),
+        Case(lambda x: P_NN.normalize(x, axes=(0, 1), eps=1e-3), normal(2, 3), id="all-axes"),
+    ],
     "conv2d": [
         Case(
             lambda x, w, b: F_CONV.conv2d(x, w, b),

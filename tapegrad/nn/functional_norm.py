@@ -1,8 +1,8 @@
 """Normalisation as functions: batch_norm (with its running statistics) and layer_norm, plus the
 input checks their layers share (so an error names the layer, e.g. BatchNorm2d, and the shapes).
 
-Layer L5: tapegrad ops only (Tensor methods and operators; tg.no_grad for the running statistics,
-which are updated in place off the tape, as PyTorch's).
+Layer L5: tapegrad ops (Tensor methods and operators, the normalize primitive; tg.no_grad for the
+running statistics, which are updated in place off the tape, as PyTorch's).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import math
 from typing import Any, Sequence
 
 from ..autograd import no_grad
+from ..primitives.nn import normalize
 from ..tensor import Tensor
 
 
@@ -87,18 +88,21 @@ def batch_norm(
     def average(t: Tensor) -> Tensor:  # an empty batch: 0 rather than 0/0 (its output is empty)
         return t.mean(axes, keepdims=True) if n else t.sum(axes, keepdims=True)
 
-    if training or running_mean is None or running_var is None:
-        mean = average(input)
-        centered = input - mean
-        var = average(centered * centered)
-        # an empty batch has no statistics: the running ones stay as they were (as PyTorch)
-        if training and running_mean is not None and running_var is not None and n > 0:
-            _update(running_mean, mean.detach(), momentum)
-            _update(running_var, var.detach() * (n / (n - 1)), momentum)  # unbiased, as PyTorch
-    else:
+    if not training and running_mean is not None and running_var is not None:
         centered = input - running_mean.reshape(per_channel)
-        var = running_var.reshape(per_channel)
-    out = centered / (var + eps).sqrt()
+        out = centered / (running_var.reshape(per_channel) + eps).sqrt()
+    elif n:  # the batch's statistics (one primitive: its backward is a third of the composite's)
+        out = normalize(input, axes=axes, eps=eps)
+        if training and running_mean is not None and running_var is not None:
+            with no_grad():
+                mean = average(input)
+                centered = input - mean
+                var = average(centered * centered) * (n / (n - 1))  # unbiased, as PyTorch
+            _update(running_mean, mean, momentum)
+            _update(running_var, var, momentum)
+    else:  # an empty batch: no statistics (the running ones stay, as PyTorch), an empty output
+        centered = input - average(input)
+        out = centered / (average(centered * centered) + eps).sqrt()
     if weight is not None:
         out = out * weight.reshape(per_channel)
     if bias is not None:
@@ -156,9 +160,11 @@ def layer_norm(
                 f"layer_norm: {name} has shape {t.shape}, expected normalized_shape {shape}"
             )
     axes = tuple(range(input.ndim - len(shape), input.ndim))
-    centered = input - input.mean(axes, keepdims=True)
-    var = (centered * centered).mean(axes, keepdims=True)
-    out = centered / (var + eps).sqrt()
+    if math.prod(shape):
+        out = normalize(input, axes=axes, eps=eps)
+    else:  # (nothing to normalize over: the composite's empty result)
+        centered = input - input.mean(axes, keepdims=True)
+        out = centered / ((centered * centered).mean(axes, keepdims=True) + eps).sqrt()
     if weight is not None:
         out = out * weight
     if bias is not None:

@@ -1,22 +1,26 @@
-"""Convolution and pooling primitives (NCHW arrays; 1-D ops reach them through a unit H axis).
+"""Convolution, pooling and normalization primitives (NCHW arrays; 1-D ops reach them through a
+unit H axis).
 
 Conventions as in elementwise.py. Each family is closed under its VJPs, so every order of
 derivative is one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed
-convolution) and
-conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters g to each window's
-winner and gathers at the winners; avg-pool and its backward are each other's adjoint. Parameters
-arrive normalised by tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left,
-right) with ceil_mode's extra rows already in bottom/right. Layer L1: numpy, registry, reduction,
-fused (masked).
+convolution) and conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters
+g to each window's winner and gathers at the winners; avg-pool and its backward are each other's
+adjoint; normalize's rule is in ops that record. Parameters arrive normalised by
+tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left, right) with
+ceil_mode's extra rows already in bottom/right.
+Layer L1: numpy, registry, the elementwise and reduction families, fused (masked).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .elementwise import sqrt
 from .fused import masked
-from .reduction import sum  # noqa: F401  (conv2d's rule for b)
+from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive, value  # noqa: F401  (max-pool's rule)
 
 # ---- geometry ------------------------------------------------------------------------------------
@@ -340,3 +344,29 @@ def avg_pool2d_backward(dy, *, input_shape, kernel_size, stride, padding, diviso
             view = _tap(dxp, i, j, g.shape[2:], stride, (1, 1))
             view += share
     return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
+
+
+# ---- normalization (batch norm's and layer norm's core) --------------------------------------
+
+
+def inverse_std(x, axes, eps):
+    """1 / sqrt(var(x) + eps) over `axes` (kept as size 1), in ops that record on Tensors."""
+    centered = x - mean(x, axis=axes, keepdims=True)
+    return 1 / sqrt(mean(centered * centered, axis=axes, keepdims=True) + eps)
+
+
+@primitive(
+    "normalize",
+    "(x - mean(x)) / sqrt(var(x) + eps) over axes",
+    x=(
+        "(g - mean(g, axis=axes, keepdims=True) - out * mean(g * out, axis=axes, keepdims=True))"
+        " * inverse_std(x, axes, eps)"
+    ),
+)
+def normalize(x, *, axes, eps):
+    # (one primitive rather than the composite's six ops: its backward makes a third of the
+    # passes over x, and batch and layer norm are in most models)
+    n = math.prod([x.shape[a] for a in axes])
+    centered = x - np.add.reduce(x, axis=axes, keepdims=True) / n
+    var = np.add.reduce(centered * centered, axis=axes, keepdims=True) / n
+    return np.multiply(centered, 1 / np.sqrt(var + eps), out=centered)

@@ -102,6 +102,7 @@ KIND_PRIMS = {
     "cumsum": "cumsum",
     "cumprod": "cumprod",
     "einsum": "einsum",
+    "norm": "normalize",
 }
 PIECEWISE = (
     "relu",
@@ -1255,6 +1256,17 @@ class _Gen:
         ax = self.integer(-ndim, ndim - 1)
         form = self.choice(["{a}.cumprod({ax})", "{a}.cumprod(dim={ax})", "tg.cumprod({a}, {ax})"])
         return self.emit(kind, form.format(a=a_tg, ax=ax), f"np.cumprod({a_np}, axis={ax})")
+
+    def op_norm(self, kind):
+        """layer_norm over the last axis (eps 0.1: well conditioned for finite differences)."""
+        a = self.pick(lambda s: len(s) >= 1 and s[-1] >= 2, new_shape=(2, 3))
+        n = self.shape_of(a)[-1]
+        mean, var = f"({a}).mean(-1, keepdims=True)", f"({a}).var(-1, keepdims=True)"
+        return self.emit(
+            kind,
+            f"tg.nn.functional.layer_norm({a}, ({n},), eps=0.1)",
+            f"(({a}) - {mean}) / np.sqrt({var} + 0.1)",
+        )
 
     def op_einsum(self, kind):
         """a (its axes named a, b, c; a diagonal `aa` when the first two match) with a new leaf
