@@ -160,6 +160,15 @@ def _np_setitem(a, index, value):
     return out
 
 
+def _viewable(a: np.ndarray, shape: tuple) -> bool:
+    """Whether a's memory can be seen as `shape` without a copy (the condition of Tensor.view)."""
+    try:
+        np.reshape(a, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def _cast32_exact(a):
     return a.astype(np.float32).astype(np.float64)
 
@@ -938,7 +947,7 @@ class _Gen:
             src = f"{a}.reshape({t2!r})"
         elif form == "fn":
             src = f"tg.reshape({a}, {target!r})"
-        elif form == "view":
+        elif form == "view" and _viewable(self.value(a), target):  # (else view rightly refuses)
             src = f"{a}.view({target!r})"
         else:
             src = f"{a}.reshape({target!r})"
