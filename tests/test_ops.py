@@ -907,6 +907,8 @@ def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
         assert np.array_equal(into.copy().view(np.uint8), want.view(np.uint8))
     wide = masked(g, np.ones((1, 6), bool))  # (another shape: np.where's broadcasting)
     assert np.array_equal(wide, g, equal_nan=True)
+    counts = np.full((4, 6), 2)  # (not bool: np.where's truth, not bits)
+    assert np.array_equal(masked(g, counts), g, equal_nan=True)
 
 
 def test_relu_and_max_pool_gradients_are_exact_at_infinities_and_nan():

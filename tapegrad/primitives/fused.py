@@ -80,7 +80,8 @@ def masked(g, keep, out=None):
     mask (relu's, max-pool's) makes about 10x slower (measured); the bits are exact: an inf or NaN
     of g becomes 0 where keep is False, as with where (g * keep would give NaN there)."""
     uint = _UINT.get(g.itemsize) if g.dtype.kind in "fc" else None
-    if uint is None or keep.__class__ is not np.ndarray or g.shape != keep.shape or not g.ndim:
+    same = keep.__class__ is np.ndarray and keep.dtype == bool and keep.shape == g.shape
+    if uint is None or not same or not g.ndim:
         if out is None:
             return np.where(keep, g, 0)
         np.copyto(out, np.where(keep, g, 0))
