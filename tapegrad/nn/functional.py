@@ -173,7 +173,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _tensor(input, "elu")
 
     def fn(x: Tensor) -> Tensor:
-        positive = x.numpy() > 0
+        positive = ~(x.numpy() <= 0)  # (a NaN takes x's branch: its gradient passes, as PyTorch's)
         return where(positive, x, where(positive, 0.0, x).expm1() * alpha)
 
     return _in_place(input, inplace, fn)
