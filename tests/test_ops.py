@@ -1007,3 +1007,32 @@ def test_a_plans_combined_rules_read_params_and_defaulted_inputs():
     expect = conv.compile()
     np.testing.assert_allclose(gx, expect[0](g, out, xi, w, **params), rtol=1e-12)
     np.testing.assert_allclose(gw, expect[1](g, out, xi, w, **params), rtol=1e-12)
+
+
+def test_product_is_matmul_also_for_outer_products_and_errors():
+    """linalg.product (matmul's forward, the fused products, the conv GEMMs) multiplies by
+    broadcasting when the inner size is 1 (NumPy's matmul is slow there): the same values, dtype
+    and shape as np.matmul, batch axes included, and the same error for mismatched shapes."""
+    from tapegrad.primitives.linalg import product
+
+    rng = np.random.default_rng(6)
+    pairs = [
+        ((5, 1), (1, 7)),
+        ((3, 4, 1), (1, 1, 6)),  # (batch axes broadcast)
+        ((2, 1, 1), (1, 1, 2)),
+        ((4, 3), (3, 2)),
+        ((3,), (3, 2)),
+        ((3, 1), (1,)),
+    ]
+    for sa, sb in pairs:
+        for da, db in ((np.float32, np.float32), (np.float32, np.float64), (np.int64, np.float32)):
+            a, b = rng.standard_normal(sa).astype(da), rng.standard_normal(sb).astype(db)
+            want = np.matmul(a, b)
+            got = product(a, b)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        product(np.ones((4, 1)), np.ones((4, 5)))  # (matmul's error, not a broadcast)
+    x = tg.tensor(rng.standard_normal((1, 3)), requires_grad=True)
+    w = tg.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    assert tg.autograd.gradcheck(lambda x, w: tg.nn.functional.linear(x, w), (x, w))

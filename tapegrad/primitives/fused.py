@@ -14,7 +14,7 @@ import numpy as np
 
 from .elementwise import clip, relu, sigmoid, tanh, where, within
 from .reduction import sum  # noqa: F401  (linear's rule text for b)
-from .linalg import matmul, rows  # noqa: F401  (linear's rule text uses rows)
+from .linalg import matmul, product, rows  # noqa: F401  (linear's rule text uses rows)
 from .registry import primitive
 
 
@@ -26,7 +26,7 @@ from .registry import primitive
     b="sum(rows(g), axis=(0,), keepdims=False)",
 )
 def linear(x, w, b):
-    out = np.matmul(x, w.T)
+    out = product(x, w.T)
     if out.dtype == np.result_type(out, b):  # (the bias added into the fresh product: one
         return np.add(out, b, out=out)  # array per layer, as hand-written NumPy does)
     return out + b
@@ -34,12 +34,12 @@ def linear(x, w, b):
 
 @primitive("matmul_nt", "x @ T(y)", x="matmul(g, y)", y="matmul_tn(g, x)")
 def matmul_nt(x, y):
-    return np.matmul(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
+    return product(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
 @primitive("matmul_tn", "T(x) @ y", x="matmul_nt(y, g)", y="matmul(x, g)")
 def matmul_tn(x, y):
-    return np.matmul(x.swapaxes(-1, -2), y)
+    return product(x.swapaxes(-1, -2), y)
 
 
 # Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).

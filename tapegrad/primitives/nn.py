@@ -20,6 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .elementwise import sqrt
 from .fused import masked
+from .linalg import product
 from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive, value  # noqa: F401  (max-pool's rule)
 
@@ -149,9 +150,9 @@ def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
     ho, wo = _out_hw(x.shape, w.shape[2:], stride, padding, dilation)
     cols = _im2col(x, w.shape[2:], stride, padding, dilation)
     if groups == 1:
-        y = np.matmul(w.reshape(o, -1), cols)  # the one GEMM: (O, K) @ (K, Ho*Wo*N)
+        y = product(w.reshape(o, -1), cols)  # the one GEMM: (O, K) @ (K, Ho*Wo*N)
     else:  # one GEMM per group, in one call
-        y = np.matmul(w.reshape(groups, o // groups, -1), _grouped(cols, groups))
+        y = product(w.reshape(groups, o // groups, -1), _grouped(cols, groups))
     y = y.reshape(o, ho, wo, n).transpose(3, 0, 1, 2)
     out = np.empty((n, o, ho, wo), y.dtype)
     if b is None:
@@ -175,9 +176,9 @@ def conv2d_input_grad(dy, w, *, input_shape, stride, padding, dilation, groups):
     o = w.shape[0]
     wm = w.reshape(o, -1)
     if groups == 1:
-        cols = np.matmul(wm.T, _grad_matrix(g))
+        cols = product(wm.T, _grad_matrix(g))
     else:
-        cols = np.matmul(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
+        cols = product(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
     return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
 
 
@@ -194,9 +195,9 @@ def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups
     g = dy
     cols = _im2col(x, weight_shape[2:], stride, padding, dilation)
     if groups == 1:
-        dw = np.matmul(_grad_matrix(g), cols.T)  # the one GEMM: (O, Ho*Wo*N) @ (Ho*Wo*N, K)
+        dw = product(_grad_matrix(g), cols.T)  # the one GEMM: (O, Ho*Wo*N) @ (Ho*Wo*N, K)
     else:
-        dw = np.matmul(_grouped(_grad_matrix(g), groups), _grouped(cols, groups).transpose(0, 2, 1))
+        dw = product(_grouped(_grad_matrix(g), groups), _grouped(cols, groups).transpose(0, 2, 1))
     return dw.reshape(weight_shape)
 
 
