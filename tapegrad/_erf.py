@@ -17,6 +17,7 @@ _STEPS_PER_UNIT = 256
 _CUTOFF = 6.0
 _LAST = int(_CUTOFF * _STEPS_PER_UNIT)
 _TERMS = 7  # the first term left out is < 1e-20 of the result for h < 1/256
+_TERMS_SINGLE = 4  # float32 and float16 results: correctly rounded with 4 (tested on a dense grid)
 
 
 def _taylor_table() -> tuple[np.ndarray, np.ndarray]:
@@ -56,8 +57,9 @@ def erf(x: np.ndarray) -> np.ndarray:
     # centre too, while minimum keeps it in h, so the result is nan
     j = (np.fmin(ax, _CUTOFF) * _STEPS_PER_UNIT).astype(np.intp)
     h = np.minimum(ax, _CUTOFF) - j / _STEPS_PER_UNIT  # exact: c is a binary fraction just below
-    acc = np.take(_COEF[_TERMS - 1], j)
-    for k in range(_TERMS - 2, -1, -1):  # Horner in h
+    terms = _TERMS if dtype.itemsize >= 8 else _TERMS_SINGLE  # (fewer: a third faster)
+    acc = np.take(_COEF[terms - 1], j)
+    for k in range(terms - 2, -1, -1):  # Horner in h
         acc *= h
         acc += np.take(_COEF[k], j)
     acc *= h

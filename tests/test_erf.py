@@ -64,3 +64,15 @@ def test_dtypes_and_shapes():
     grid = np.linspace(-2, 2, 24).reshape(2, 3, 4)
     assert np.array_equal(erf(grid), erf(grid.ravel()).reshape(2, 3, 4))
     assert erf(0.5) == math.erf(0.5)  # plain Python numbers work too
+
+
+def test_float32_is_correctly_rounded_on_a_dense_grid():
+    """float32 input uses fewer Taylor terms (_TERMS_SINGLE): the result must still be math.erf
+    rounded to float32, across the range, near 0 and in the tails."""
+    x = np.concatenate(
+        [np.linspace(-7, 7, 200_001), np.geomspace(1e-30, 7, 20_001), -np.geomspace(1e-8, 7, 5001)]
+    ).astype(np.float32)
+    want = np.array([math.erf(float(v)) for v in x]).astype(np.float32)
+    got = erf(x)
+    assert got.dtype == np.float32
+    assert np.array_equal(got, want)
