@@ -266,3 +266,21 @@ def test_the_median_decides_a_target_and_a_straddling_spread_is_said(vs_torch, s
     row = next(r for r, t in zip(R.target_rows(results, {}, {}), R.TARGETS) if t.key == "mlp_small")
     assert row[2:5] == ["6.00x (5.00-7.00)", "5.00x (4.00-6.00)", R.ratio_text(vs_torch)]
     assert row[-1] == status
+
+
+def test_the_models_survey_builds_each_model_as_pytorch_does():
+    """benchmarks/models.py: every model takes a training step in tapegrad; with torch installed,
+    the first loss equals PyTorch's (the same network, weights and data; dropout aside)."""
+    import models
+
+    import tapegrad as tg
+
+    from cases import arm_available, torch_one_thread
+
+    torch = torch_one_thread() if arm_available("torch") else None
+    for name in models.MODELS:
+        loss = float(models.build(tg, name)().item())
+        assert math.isfinite(loss), name
+        if torch is not None and "dropout" not in name:
+            want = float(models.build(torch, name)().item())
+            assert loss == pytest.approx(want, rel=1e-4, abs=1e-5), name
