@@ -6,7 +6,7 @@ allocates them again, so every step page-faults its working set back in: a small
 images (activations of 2-3.5 MB) took 3,500 page faults and 25 ms a step, 11 ms without them
 (measured). The settings below are where glibc's own adaptive thresholds end up after it has seen
 a 32 MB block freed: blocks under 32 MB come from the heap, and up to 64 MB of freed heap is kept.
-`TAPEGRAD_MALLOC=system` (or any MALLOC_* tuning in the environment) leaves malloc as it is.
+`TAPEGRAD_MALLOC=system` (or MALLOC_* or glibc.malloc tunables in the environment) leaves it.
 Layer L0: standard library only.
 """
 
@@ -29,7 +29,8 @@ def keep_freed_memory() -> bool:
     """
     if not sys.platform.startswith("linux") or os.environ.get("TAPEGRAD_MALLOC") == "system":
         return False
-    if any(name.startswith("MALLOC_") for name in os.environ):  # the user tunes malloc already
+    tuned = "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", "")
+    if tuned or any(name.startswith("MALLOC_") for name in os.environ):  # the user's own tuning
         return False
     try:
         libc = ctypes.CDLL("libc.so.6")

@@ -30,7 +30,11 @@ GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION") i
 
 
 def _faults_per_step(**env: str) -> float:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "TAPEGRAD_"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MALLOC_", "TAPEGRAD_", "GLIBC_TUNABLES"))
+    }
     clean["PYTHONPATH"] = str(ROOT)
     out = subprocess.run(
         [sys.executable, "-c", STEPS], env={**clean, **env}, capture_output=True, text=True
@@ -46,10 +50,16 @@ def test_freed_activations_are_reused_without_page_faults():
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's mallopt: Linux with glibc only")
 def test_the_setting_is_left_alone_when_asked_or_when_malloc_is_tuned(monkeypatch):
+    for name in list(os.environ):  # (start from an untuned environment)
+        if name.startswith(("MALLOC_", "TAPEGRAD_", "GLIBC_TUNABLES")):
+            monkeypatch.delenv(name)
     monkeypatch.setenv("TAPEGRAD_MALLOC", "system")
     assert _malloc.keep_freed_memory() is False
     monkeypatch.delenv("TAPEGRAD_MALLOC")
     monkeypatch.setenv("MALLOC_ARENA_MAX", "2")
     assert _malloc.keep_freed_memory() is False
     monkeypatch.delenv("MALLOC_ARENA_MAX")
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1000000")
+    assert _malloc.keep_freed_memory() is False
+    monkeypatch.delenv("GLIBC_TUNABLES")
     assert _malloc.keep_freed_memory() is True
