@@ -48,6 +48,15 @@ def test_accumulated_grad_does_not_alias_the_gradient_sources():
     assert seed.tolist() == [1.0, 1.0, 1.0] and c.grad.tolist() == [2.0, 2.0]
 
 
+def test_one_gradient_array_reaching_two_leaves_becomes_two_grads():
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    b = tg.tensor([3.0, 4.0], requires_grad=True)
+    ((a + b) * 2.0).sum().backward()  # add's rules hand one fresh array (2 * g) to both leaves
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.numpy()[0] = 5.0  # (.grad is writable: the next backward accumulates into it)
+    assert b.grad.tolist() == [2.0, 2.0]
+
+
 def test_second_backward_without_retain_graph_is_an_error():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()

@@ -230,18 +230,18 @@ def deliver_to_leaves(
             leaf_grads[leaf] = np.zeros(leaf.shape, leaf.dtype)
             if not raw:
                 leaf_grads[leaf] = registry.layer.wrap(leaf_grads[leaf])
-    if targets is None and raw:  # arrays only the engine holds can become .grad uncopied
-        holders: dict = {}  # how many places hold each array
-        for g in leaf_grads.values():
-            holders[id(g)] = holders.get(id(g), 0) + 1
-        for s in seeds:  # the caller's arrays
-            holders[id(getattr(s, "_data", s))] = 2
+    if targets is None and raw:  # arrays only the engine holds can become .grad uncopied: not
+        # the caller's (a seed), not one given to two leaves (add's rules pass g to both)
+        given = [id(g) for g in leaf_grads.values()]
+        shared = {id(getattr(s, "_data", s)) for s in seeds}
+        if len(set(given)) < len(given):
+            shared.update([i for i in given if given.count(i) > 1])
     for leaf, g in leaf_grads.items():
         hooks = getattr(leaf, "_hooks", None)
         if hooks:
             g = run_hooks(hooks, g, raw)
         if targets is None:
-            owned = raw and not hooks and holders[id(g)] == 1 and getattr(g, "base", 0) is None
+            owned = raw and not hooks and id(g) not in shared and getattr(g, "base", 0) is None
             registry.layer.accumulate(leaf, g, create_graph, owned)
         elif leaf in targets:
             captured[leaf] = g
