@@ -35,6 +35,58 @@ CONFIGS = [  # (x shape, w shape, keyword arguments)
 ]
 
 
+@pytest.fixture(params=["per sample", "batch last"])
+def layout(request, monkeypatch):
+    """Every column layout of the conv primitives (each is chosen by shape; here forced)."""
+    monkeypatch.setattr(P, "_per_sample", lambda n, wo: request.param == "per sample")
+    return request.param
+
+
+def direct_conv2d(x, w, stride, padding, dilation, groups):
+    """The textbook sum over kernel taps, for reference (NCHW; padding top, bottom, left, right)."""
+    (sh, sw), (pt, pb, pl, pr), (dh, dw) = stride, padding, dilation
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    o, cg, kh, kw = w.shape
+    ho = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    wo = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((x.shape[0], o, ho, wo))
+    for k in range(o):
+        c0 = (k // (o // groups)) * cg
+        for i in range(kh):
+            for j in range(kw):
+                tap = xp[:, c0 : c0 + cg, i * dh :: sh, j * dw :: sw][:, :, :ho, :wo]
+                out[:, k] += np.einsum("nchw,c->nhw", tap, w[k, :, i, j])
+    return out
+
+
+@pytest.mark.parametrize("xs,ws,kw", CONFIGS)
+def test_both_column_layouts_give_the_direct_sum_and_check_their_gradients(xs, ws, kw, layout):
+    x, w = t64(*xs), t64(*ws)
+    p = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+    p.update({k: v for k, v in kw.items() if k == "groups"})
+    for k in ("stride", "dilation"):
+        if k in kw:
+            p[k] = kw[k] if isinstance(kw[k], tuple) else (kw[k], kw[k])
+    if isinstance(kw.get("padding"), (int, tuple)):
+        ph, pw = kw["padding"] if isinstance(kw["padding"], tuple) else (kw["padding"],) * 2
+        p["padding"] = (ph, ph, pw, pw)
+    out = P.conv2d(x, w, None, **p)
+    np.testing.assert_allclose(out.numpy(), direct_conv2d(x.numpy(), w.numpy(), **p), atol=1e-12)
+    g = t64(*out.shape)
+    assert tg.autograd.gradgradcheck(lambda x, w: P.conv2d(x, w, None, **p), (x, w))
+    assert tg.autograd.gradgradcheck(
+        lambda g, w: P.conv2d_input_grad(g, w, input_shape=x.shape, **p), (g, w)
+    )
+    assert tg.autograd.gradgradcheck(
+        lambda g, x: P.conv2d_weight_grad(g, x, weight_shape=w.shape, **p), (g, x)
+    )
+
+
+def test_the_layout_follows_the_run_lengths_of_its_copies():
+    assert P._per_sample(64, 24) and P._per_sample(2, 5)  # LeNet's first conv; a short batch
+    assert not P._per_sample(64, 8)  # LeNet's second conv: batch-last
+
+
 @pytest.mark.parametrize("xs,ws,kw", CONFIGS)
 def test_conv2d_gradcheck_and_gradgradcheck(xs, ws, kw):
     x, w, b = t64(*xs), t64(*ws), t64(ws[0])
