@@ -265,3 +265,24 @@ def test_layer_norm_matches_pytorch():
         assert np.allclose(gx.grad.numpy(), tx.grad.numpy(), atol=1e-10)
         for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
             assert np.allclose(p.grad.numpy(), q.grad.numpy(), atol=1e-10), name
+
+
+@pytest.mark.parametrize("axes", [(0, 2, 3), (1,), (2, 3)])
+def test_normalize_given_the_moments_gives_what_it_computes_itself(axes):
+    """batch_norm and layer_norm pass `normalize` the moments they computed (stats=): the output and
+    a plain backward must be those of normalize computing them itself."""
+    from tapegrad.primitives.nn import moments, normalize
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 3, 5, 2)) * 3 + 1
+    mean, var = moments(x, axes)
+    np.testing.assert_allclose(mean, x.mean(axes, keepdims=True), rtol=1e-13)
+    np.testing.assert_allclose(var, x.var(axes, keepdims=True), rtol=1e-13)
+    g = tg.tensor(rng.standard_normal(x.shape))
+    results = []
+    for stats in ((mean, var), None):
+        xt = tg.tensor(x, requires_grad=True)
+        out = normalize(xt, axes=axes, eps=1e-3, stats=stats)
+        results.append((out.numpy(), tg.autograd.grad(out, xt, g)[0].numpy()))
+    for given, computed in zip(*results):
+        np.testing.assert_allclose(given, computed, rtol=1e-12, atol=1e-13)

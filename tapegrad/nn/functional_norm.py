@@ -1,8 +1,8 @@
 """Normalisation as functions: batch_norm (with its running statistics) and layer_norm, plus the
 input checks their layers share (so an error names the layer, e.g. BatchNorm2d, and the shapes).
 
-Layer L5: tapegrad ops (Tensor methods and operators, the normalize primitive; tg.no_grad for the
-running statistics, which are updated in place off the tape, as PyTorch's).
+Layer L5: tapegrad ops (Tensor methods and operators, the normalize primitive and the moments it
+takes; tg.no_grad for the running statistics, updated in place off the tape, as PyTorch's).
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..autograd import no_grad
-from ..primitives.nn import normalize
+from ..primitives.nn import moments, normalize
 from ..tensor import Tensor
 
 
@@ -92,14 +94,11 @@ def batch_norm(
         centered = input - running_mean.reshape(per_channel)
         out = centered / (running_var.reshape(per_channel) + eps).sqrt()
     elif n:  # the batch's statistics (one primitive: its backward is a third of the composite's)
-        out = normalize(input, axes=axes, eps=eps)
+        mean, var = moments(input.numpy(), axes)
+        out = normalize(input, axes=axes, eps=eps, stats=(mean, var))
         if training and running_mean is not None and running_var is not None:
-            with no_grad():
-                mean = average(input)
-                centered = input - mean
-                var = average(centered * centered) * (n / (n - 1))  # unbiased, as PyTorch
             _update(running_mean, mean, momentum)
-            _update(running_var, var, momentum)
+            _update(running_var, var * (n / (n - 1)), momentum)  # unbiased, as PyTorch
     else:  # an empty batch: no statistics (the running ones stay, as PyTorch), an empty output
         centered = input - average(input)
         out = centered / (average(centered * centered) + eps).sqrt()
@@ -110,11 +109,10 @@ def batch_norm(
     return out
 
 
-def _update(running: Tensor, batch: Tensor, momentum: float) -> None:
+def _update(running: Tensor, batch: np.ndarray, momentum: float) -> None:
     """running <- (1 - momentum) * running + momentum * batch, in place and off the tape."""
     with no_grad():
-        new = running * (1.0 - momentum) + batch.reshape(running.shape) * momentum
-        running.copy_(new.astype(running.dtype))
+        running.mul_(1.0 - momentum).add_(batch.reshape(running.shape) * momentum)
 
 
 def _normalized_shape(normalized_shape: int | Sequence[int]) -> tuple:
@@ -161,7 +159,7 @@ def layer_norm(
             )
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     if math.prod(shape):
-        out = normalize(input, axes=axes, eps=eps)
+        out = normalize(input, axes=axes, eps=eps, stats=moments(input.numpy(), axes))
     else:  # (nothing to normalize over: the composite's empty result)
         centered = input - input.mean(axes, keepdims=True)
         out = centered / ((centered * centered).mean(axes, keepdims=True) + eps).sqrt()

@@ -403,8 +403,20 @@ def avg_pool2d_backward(dy, *, input_shape, kernel_size, stride, padding, diviso
 # ---- normalization (batch norm's and layer norm's core) --------------------------------------
 
 
-def inverse_std(x, axes, eps):
-    """1 / sqrt(var(x) + eps) over `axes` (kept as size 1), in ops that record on Tensors."""
+def moments(x, axes):
+    """x's mean and (biased) variance over `axes`, each kept as size-1 axes (arrays)."""
+    n = math.prod([x.shape[a] for a in axes])
+    mean = np.add.reduce(x, axis=axes, keepdims=True) / n
+    centered = x - mean
+    squares = np.multiply(centered, centered, out=centered)
+    return mean, np.add.reduce(squares, axis=axes, keepdims=True) / n
+
+
+def inverse_std(x, axes, eps, stats=None):
+    """1 / sqrt(var(x) + eps) over `axes` (kept as size 1): on arrays from the forward's `stats`
+    when it had them; on Tensors in ops that record (create_graph: higher orders see x in it)."""
+    if stats is not None and x.__class__ is np.ndarray:
+        return 1 / np.sqrt(stats[1] + eps)
     centered = x - mean(x, axis=axes, keepdims=True)
     return 1 / sqrt(mean(centered * centered, axis=axes, keepdims=True) + eps)
 
@@ -414,13 +426,14 @@ def inverse_std(x, axes, eps):
     "(x - mean(x)) / sqrt(var(x) + eps) over axes",
     x=(
         "(g - mean(g, axis=axes, keepdims=True) - out * mean(g * out, axis=axes, keepdims=True))"
-        " * inverse_std(x, axes, eps)"
+        " * inverse_std(x, axes, eps, stats)"
     ),
 )
-def normalize(x, *, axes, eps):
+def normalize(x, *, axes, eps, stats=None):
     # (one primitive rather than the composite's six ops: its backward makes a third of the
-    # passes over x, and batch and layer norm are in most models)
-    n = math.prod([x.shape[a] for a in axes])
-    centered = x - np.add.reduce(x, axis=axes, keepdims=True) / n
-    var = np.add.reduce(centered * centered, axis=axes, keepdims=True) / n
+    # passes over x, and batch and layer norm are in most models. `stats`, x's `moments`, come
+    # from callers that need them too (batch norm's running statistics): neither the forward nor
+    # a plain backward computes them again)
+    mean, var = moments(x, axes) if stats is None else stats
+    centered = x - mean
     return np.multiply(centered, 1 / np.sqrt(var + eps), out=centered)
