@@ -32,13 +32,20 @@ CONFIGS = [  # (x shape, w shape, keyword arguments)
     ((2, 1, 5, 6), (2, 1, 2, 3), dict(padding="same", dilation=(2, 1))),
     ((1, 2, 7, 5), (2, 2, 3, 3), dict(stride=2, padding=(2, 0), dilation=2)),
     ((2, 3, 4, 4), (3, 1, 2, 2), dict(groups=3, padding="valid")),
+    # stride 1 with as many input channels as output ones: x's gradient as a transposed conv,
+    # also where the padding goes beyond the kernel's reach (g is cropped there)
+    ((2, 3, 5, 6), (2, 3, 2, 3), dict(padding=(2, 3), dilation=(1, 2))),
+    ((3, 4, 6, 5), (4, 2, 3, 3), dict(padding=1, groups=2)),
 ]
 
 
-@pytest.fixture(params=["per sample", "batch last"])
+@pytest.fixture(params=["per sample", "per sample, one sample at a time", "batch last"])
 def layout(request, monkeypatch):
-    """Every column layout of the conv primitives (each is chosen by shape; here forced)."""
-    monkeypatch.setattr(P, "_per_sample", lambda n, wo: request.param == "per sample")
+    """Every column layout of the conv primitives (each is chosen by shape; here forced), and
+    per-sample columns made in chunks of one sample."""
+    monkeypatch.setattr(P, "_per_sample", lambda n, wo: request.param.startswith("per sample"))
+    if request.param.endswith("at a time"):
+        monkeypatch.setattr(P, "_CHUNK", 1)
     return request.param
 
 
@@ -85,6 +92,20 @@ def test_both_column_layouts_give_the_direct_sum_and_check_their_gradients(xs, w
 def test_the_layout_follows_the_run_lengths_of_its_copies():
     assert P._per_sample(64, 24) and P._per_sample(2, 5)  # LeNet's first conv; a short batch
     assert not P._per_sample(64, 8)  # LeNet's second conv: batch-last
+
+
+def test_chunks_cover_the_batch_once_in_order():
+    for n, sample_bytes in [(0, 100), (1, 10**9), (7, P._CHUNK // 3), (64, 1)]:
+        covered = [i for s in P._chunks(n, sample_bytes) for i in range(n)[s]]
+        assert covered == list(range(n))
+    assert len(P._chunks(7, P._CHUNK // 3)) == 3  # three samples a chunk
+    for layout_by_width in (5, 40):  # (batch-last is never taken for an empty batch)
+        empty = tg.zeros(0, 2, layout_by_width, 5, dtype=tg.float64, requires_grad=True)
+        w = t64(3, 2, 3, 3)
+        out = F.conv2d(empty, w)
+        assert out.shape == (0, 3, layout_by_width - 2, 3)
+        out.sum().backward()
+        assert (w.grad.numpy() == 0).all() and empty.grad.shape == empty.shape
 
 
 @pytest.mark.parametrize("xs,ws,kw", CONFIGS)

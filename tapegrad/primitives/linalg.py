@@ -14,13 +14,14 @@ from .registry import primitive
 from .shape import reshape, transpose
 
 
-def product(x, y):
-    """x @ y on arrays; an outer product (x's last axis and y's second-last of size 1) as a
-    broadcast multiply, the same values: NumPy's matmul runs a slow non-BLAS loop there (4-8x
-    slower, measured: a batch-of-one weight gradient, a Linear(1, n), a depthwise conv)."""
+def product(x, y, out=None):
+    """x @ y on arrays (into `out` if given); an outer product (x's last axis and y's second-last
+    of size 1) as a broadcast multiply, the same values: NumPy's matmul runs a slow non-BLAS loop
+    there (4-8x slower, measured: a batch-of-one weight gradient, a Linear(1, n), a depthwise
+    conv)."""
     if x.ndim > 1 and y.ndim > 1 and x.shape[-1] == 1 and y.shape[-2] == 1:
-        return np.multiply(x, y)
-    return np.matmul(x, y)
+        return np.multiply(x, y, out=out)
+    return np.matmul(x, y, out=out)
 
 
 @primitive("matmul", "x @ y", x="g @ T(y)", y="T(x) @ g")

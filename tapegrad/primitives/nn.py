@@ -80,34 +80,43 @@ def _per_sample(n, wo):
     return wo >= 16 or wo >= n
 
 
-def _im2col_per_sample(x, kernel, stride, padding, dilation):
-    """The columns of each sample, (N, C*kh*kw, Ho*Wo): one strided view of padded x, one copy."""
+# Per-sample columns are made a few samples at a time, about _CHUNK bytes, so that the GEMM reads
+# them from cache rather than memory, and a batch's columns (9x its input for a 3x3 kernel) are
+# never held at once (measured on a 32x16x32x32 conv: forward 6.0 -> 5.0 ms, weight grad 7.7 ->
+# 6.2).
+_CHUNK = 1 << 21
+
+
+def _chunks(n, sample_bytes):
+    """Slices of the batch axis, each about _CHUNK bytes of columns (one empty slice for n = 0)."""
+    step = max(1, _CHUNK // max(1, sample_bytes))
+    return [slice(a, min(a + step, n)) for a in range(0, max(n, 1), step)]
+
+
+def _windows(x, kernel, stride, padding, dilation):
+    """Each sample's view of every kernel tap, (N, C, kh, kw, Ho, Wo): padded x, strided (no copy);
+    reshaped to (N, C*kh*kw, Ho*Wo), a slice of it is the columns of those samples."""
     xp = _padded(x, padding)
     n, c = x.shape[:2]
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     ho, wo = _out_hw(x.shape, kernel, stride, padding, dilation)
     s_n, s_c, s_h, s_w = xp.strides
-    windows = as_strided(
+    return as_strided(
         xp,
         (n, c, kh, kw, ho, wo),
         (s_n, s_c, dh * s_h, dw * s_w, sh * s_h, sw * s_w),
         writeable=False,
     )
-    return windows.reshape(n, c * kh * kw, ho * wo)
 
 
-def _col2im_per_sample(cols, shape, kernel, stride, padding, dilation):
-    """The adjoint of _im2col_per_sample (one add per kernel tap, as _col2im)."""
-    n, c, h, w = shape
-    (kh, kw), (pt, pb, pl, pr) = kernel, padding
-    ho, wo = _out_hw(shape, kernel, stride, padding, dilation)
-    cols = cols.reshape(n, c, kh, kw, ho, wo)
-    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), cols.dtype)
+def _col2im_per_sample(cols, dxp, stride, dilation):
+    """The adjoint of the columns: each entry of cols (N, C, kh, kw, Ho, Wo) added into padded dxp
+    where it was read from (one add per kernel tap, as _col2im)."""
+    kh, kw, ho, wo = cols.shape[2:]
     for i in range(kh):
         for j in range(kw):
             view = _tap(dxp, i, j, (ho, wo), stride, dilation)
             view += cols[:, :, i, j]  # (in place on the view: `dxp[...] +=` would copy back)
-    return np.ascontiguousarray(_cropped(dxp, shape, padding))
 
 
 def _batch_last(x, padding):
@@ -186,9 +195,14 @@ def _grouped(m, groups):
 def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
     n, o = x.shape[0], w.shape[0]
     ho, wo = _out_hw(x.shape, w.shape[2:], stride, padding, dilation)
-    if _per_sample(n, wo):  # (N, G, O/G, Ho*Wo): NCHW as it comes out of the batched GEMM
-        cols = _im2col_per_sample(x, w.shape[2:], stride, padding, dilation)
-        y = product(_grouped(w.reshape(o, -1), groups), cols.reshape(n, groups, -1, ho * wo))
+    if _per_sample(n, wo):  # (N, G, O/G, Ho*Wo): NCHW as it comes out of the batched GEMMs
+        windows = _windows(x, w.shape[2:], stride, padding, dilation)
+        wm = w.reshape(o, -1)
+        wg = _grouped(wm, groups)
+        y = np.empty((n, groups, o // groups, ho * wo), np.result_type(x, w))
+        for s in _chunks(n, wm.size // o * ho * wo * x.itemsize):
+            cols = windows[s].reshape(-1, groups, wg.shape[2], ho * wo)  # (the copy)
+            product(wg, cols, out=y[s])
         y = y.reshape(n, o, ho, wo)
         return y if b is None else np.add(y, np.reshape(b, (o, 1, 1)), out=y)
     cols = _im2col(x, w.shape[2:], stride, padding, dilation)
@@ -217,16 +231,43 @@ def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
 def conv2d_input_grad(dy, w, *, input_shape, stride, padding, dilation, groups):
     g = dy
     n, o, ho, wo = g.shape
+    if stride == (1, 1) and w.shape[2] * w.shape[3] > 1 and w.shape[1] >= o // groups:
+        return _transposed_conv(g, w, padding, dilation, groups)  # (see there for when it pays)
     wm = w.reshape(o, -1)
     if _per_sample(n, wo):
+        (pt, pb, pl, pr), (c, h, width) = padding, input_shape[1:]
         per_group = g.reshape(n, groups, o // groups, ho * wo)
-        cols = product(_grouped(wm, groups).transpose(0, 2, 1), per_group)
-        return _col2im_per_sample(cols, input_shape, w.shape[2:], stride, padding, dilation)
+        wt = _grouped(wm, groups).transpose(0, 2, 1)
+        dxp = np.zeros((n, c, h + pt + pb, width + pl + pr), np.result_type(w, g))
+        for s in _chunks(n, wm.size // o * ho * wo * dxp.itemsize):
+            cols = product(wt, per_group[s])  # (samples, G, K/G, Ho*Wo)
+            _col2im_per_sample(cols.reshape(-1, c, *w.shape[2:], ho, wo), dxp[s], stride, dilation)
+        return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
     if groups == 1:
         cols = product(wm.T, _grad_matrix(g))
     else:
         cols = product(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
     return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
+
+
+def _transposed_conv(g, w, padding, dilation, groups):
+    """conv2d_input_grad at stride 1, as a convolution of g with w flipped and its channel axes
+    swapped (per group): g padded by what the kernel's reach leaves of the forward's padding (or
+    cropped where the forward padded beyond it). It copies g's columns once where col2im's adds
+    read and write the input's columns once per tap: 1.7-2x faster on 3x3 kernels with as many
+    input channels as output ones (measured); with fewer (LeNet's 6 -> 16) its GEMM has too few
+    rows, and a 1x1 kernel has no adds to save, so there col2im stays."""
+    o, cg, kh, kw = w.shape
+    per_group = w.reshape(groups, o // groups, cg, kh, kw).transpose(0, 2, 1, 3, 4)
+    flipped = per_group.reshape(groups * cg, o // groups, kh, kw)[:, :, ::-1, ::-1]
+    reach = (dilation[0] * (kh - 1),) * 2 + (dilation[1] * (kw - 1),) * 2
+    pads = [r - p for r, p in zip(reach, padding)]
+    t, b, left, right = [max(0, -p) for p in pads]  # (rows and columns no window reads)
+    g = g[:, :, t : g.shape[2] - b, left : g.shape[3] - right]
+    pads = tuple(max(0, p) for p in pads)
+    return conv2d.forward(
+        g, flipped, None, stride=(1, 1), padding=pads, dilation=dilation, groups=groups
+    )
 
 
 @primitive(
@@ -242,10 +283,15 @@ def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups
     g = dy
     n, o, ho, wo = g.shape
     if _per_sample(n, wo):  # one GEMM per sample and group, summed over the samples
-        cols = _im2col_per_sample(x, weight_shape[2:], stride, padding, dilation)
-        per_group = cols.reshape(n, groups, -1, ho * wo).swapaxes(-1, -2)
-        dw = product(g.reshape(n, groups, o // groups, ho * wo), per_group)
-        return np.add.reduce(dw, axis=0).reshape(weight_shape)
+        windows = _windows(x, weight_shape[2:], stride, padding, dilation)
+        per_group = g.reshape(n, groups, o // groups, ho * wo).swapaxes(-1, -2)
+        rows = math.prod(weight_shape[1:])  # (per group)
+        dw_t = None  # (dw transposed: cols @ g^T has many rows, which BLAS runs 1.7x faster
+        for s in _chunks(n, rows * groups * ho * wo * x.itemsize):  # than few, measured)
+            cols = windows[s].reshape(-1, groups, rows, ho * wo)
+            part = np.add.reduce(product(cols, per_group[s]), axis=0)
+            dw_t = part if dw_t is None else np.add(dw_t, part, out=dw_t)
+        return np.ascontiguousarray(dw_t.swapaxes(-1, -2)).reshape(weight_shape)
     cols = _im2col(x, weight_shape[2:], stride, padding, dilation)
     if groups == 1:
         dw = product(_grad_matrix(g), cols.T)  # the one GEMM: (O, Ho*Wo*N) @ (Ho*Wo*N, K)
