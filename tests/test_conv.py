@@ -388,3 +388,34 @@ def test_layers_take_pytorchs_device_and_dtype_arguments(make):
     assert all(p.dtype == np.float64 for p in layer.parameters())
     with pytest.raises(RuntimeError, match="device 'cuda' is not available"):
         make(device="cuda")
+
+
+def test_random_convs_match_torch_to_second_order():
+    """Random shapes, strides, dilations, paddings and groups (so both column layouts and both
+    input-gradient paths): output, gradients and second-order gradients equal PyTorch's."""
+    torch = pytest.importorskip("torch", reason="PyTorch parity (optional)")
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        groups = int(rng.choice([1, 1, 2, 3]))
+        cg, og = (int(v) for v in rng.integers(1, 4, 2))
+        n = int(rng.choice([1, 2, 5, 17, 40]))
+        kh, kw, sh, sw, dh, dw = (int(v) for v in rng.integers(1, [4, 4, 3, 3, 3, 3]))
+        ph, pw = (int(v) for v in rng.integers(0, 3, 2))
+        h = int(rng.integers(max(1, dh * (kh - 1) + 1 - 2 * ph), 20))
+        width = int(rng.integers(max(1, dw * (kw - 1) + 1 - 2 * pw), 40))
+        arrays = (
+            rng.standard_normal((n, cg * groups, h, width)),
+            rng.standard_normal((og * groups, cg, kh, kw)),
+            rng.standard_normal(og * groups),
+        )
+        kw_ = dict(stride=(sh, sw), padding=(ph, pw), dilation=(dh, dw), groups=groups)
+        results = []
+        for lib in (tg, torch):
+            ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+            y = lib.nn.functional.conv2d(*ts, **kw_)
+            weights = lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))
+            grads = lib.autograd.grad((y * weights).sum(), ts, create_graph=True)
+            second = lib.autograd.grad(sum((g * g).sum() for g in grads), ts[:2])
+            results.append([v.detach().numpy() for v in (y, *grads, *second)])
+        for ours, theirs in zip(*results):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
