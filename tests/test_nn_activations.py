@@ -153,3 +153,27 @@ def test_activations_match_pytorch_to_second_order():
         (td2,) = torch.autograd.grad(td.sum(), tx, allow_unused=True, materialize_grads=True)
         gd2 = tg.autograd.grad(gd.sum(), gx)[0].numpy() if gd.requires_grad else np.zeros(x.shape)
         assert np.allclose(gd2, td2.numpy(force=True), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.0, 1.0, 1.5, -0.5])
+@pytest.mark.parametrize("size", [10, 5000])  # (5000: where selects by bits)
+def test_leaky_relu_matches_pytorch_bit_for_bit_at_edge_values(slope, size):
+    """inf, NaN, -0.0 and denormals, in the output and the gradient (an infinite g included):
+    PyTorch's x > 0 ? x : slope * x, and g or g * slope (inf * 0 is NaN there too)."""
+    torch = pytest.importorskip("torch", reason="PyTorch parity checks need torch")
+    rng = np.random.default_rng(2)
+    edges = [-2.0, -0.0, 0.0, 3.0, np.nan, np.inf, -np.inf, 1e-40, -1e-40, 1e30]
+    x = np.resize(np.array(edges, np.float32), size)
+    x[len(edges) :] = rng.standard_normal(size - len(edges))
+    g = np.resize(np.array([1.0, 2.0, np.inf, -np.inf, 1.0], np.float32), size)
+    ours, theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    with np.errstate(invalid="ignore"):
+        y = F.leaky_relu(ours, slope)
+        y.backward(tg.tensor(g))
+    want = torch.nn.functional.leaky_relu(theirs, slope)
+    want.backward(torch.tensor(g))
+    for a, b in ((y.numpy(), want.detach().numpy()), (ours.grad.numpy(), theirs.grad.numpy())):
+        nan = np.isnan(b)  # (NaN where PyTorch has NaN; elsewhere the same bits, -0.0 included)
+        assert a.dtype == b.dtype and np.array_equal(np.isnan(a), nan)
+        assert np.array_equal(a[~nan].view(np.uint32), b[~nan].view(np.uint32))
+    assert type(y.grad_fn).__name__ == "Node" and y.grad_fn.name == "LeakyReluBackward"

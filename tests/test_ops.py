@@ -170,6 +170,10 @@ CASES = {
         Case(tg.sigmoid, np.array([-30.0, -5.0, 5.0, 30.0]), id="large"),
     ],
     "relu": [Case(tg.relu, away(3, 4), id="matrix", smooth=False)],
+    "leaky_relu": [
+        Case(lambda x: tg.nn.functional.leaky_relu(x, 0.1), away(3, 4), id="0.1", smooth=False),
+        Case(lambda x: tg.nn.LeakyReLU(-1.5)(x), away(8), id="steep-negative", smooth=False),
+    ],
     "sqrt": [Case(tg.sqrt, positive(3, 4), id="matrix")],
     "abs": [
         Case(tg.abs, away(3, 4), id="matrix", smooth=False),
@@ -818,8 +822,9 @@ def test_elementwise_primitives_keep_shape_and_dtype_forward_and_backward(name, 
     cases = [(x,)] if len(prim.input_names) == 1 else [(x, y) for y in others]
     cases += [(y, x) for (_, y) in cases[1:]]
     assert 1 <= len(prim.input_names) <= 2
-    for inputs in cases:
-        out = prim.forward(*inputs)
+    settings = {"leaky_relu": [dict(slope=0.2), dict(slope=-1.5)]}.get(name, [{}])  # (both paths)
+    for inputs, params in [(i, p) for i in cases for p in settings]:
+        out = prim.forward(*inputs, **params)
         assert out.shape == x.shape and out.dtype == dtype, inputs
         looks_like_out = [
             np.shape(v) == x.shape and getattr(v, "dtype", 0) == dtype for v in inputs
@@ -827,13 +832,15 @@ def test_elementwise_primitives_keep_shape_and_dtype_forward_and_backward(name, 
         for i, rule in enumerate(prim.compile()):
             if rule is None or not looks_like_out[i]:
                 continue
-            gx = rule(g, out, *inputs)
+            gx = rule(g, out, *inputs, **params)
             assert gx.shape == x.shape and gx.dtype == dtype, (name, i, inputs)
             tensors = [
                 tg.tensor(v, requires_grad=v.dtype == dtype) if isinstance(v, np.ndarray) else v
                 for v in inputs
             ]
-            recorded = rule(tg.tensor(g, requires_grad=True), prim(*tensors), *tensors)
+            recorded = rule(
+                tg.tensor(g, requires_grad=True), prim(*tensors, **params), *tensors, **params
+            )
             assert recorded.shape == x.shape and recorded.dtype == dtype, (name, i, inputs)
 
 
@@ -890,9 +897,9 @@ def test_fused_overrides_give_what_the_table_says():
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
 def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
-    """fused.masked(g, keep) selects by bits; it must equal np.where(keep, g, 0) exactly: an inf
+    """bits.masked(g, keep) selects by bits; it must equal np.where(keep, g, 0) exactly: an inf
     or NaN of g gives 0 where keep is False (g * keep would give NaN), -0.0 stays where kept."""
-    from tapegrad.primitives.fused import masked
+    from tapegrad.primitives.bits import masked
 
     rng = np.random.default_rng(5)
     g = rng.standard_normal((4, 6)).astype(dtype)
@@ -909,6 +916,36 @@ def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
     assert np.array_equal(wide, g, equal_nan=True)
     counts = np.full((4, 6), 2)  # (not bool: np.where's truth, not bits)
     assert np.array_equal(masked(g, counts), g, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+def test_select_is_where_bit_for_bit_and_falls_back_to_it(dtype):
+    """bits.select(cond, x, y), where's forward, equals np.where(cond, x, y) exactly (inf, NaN,
+    -0.0 included), by bits on large same-shaped arrays and by np.where on anything else."""
+    from tapegrad.primitives import bits
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((64, 80)).astype(dtype)  # (above the size where bits take over)
+    y = rng.standard_normal((64, 80)).astype(dtype)
+    x.flat[:5] = [np.inf, -np.inf, np.nan, -0.0, 0.0]
+    y.flat[5:10] = [np.inf, -np.inf, np.nan, -0.0, 0.0]
+    assert x.size >= bits._SELECT_FROM
+    for cond in (rng.random(x.shape) > 0.5, np.zeros(x.shape, bool), np.ones(x.shape, bool)):
+        for a, b in ((x, y), (x.T.copy().T, y[::-1])):  # (contiguous and strided views)
+            want = np.where(cond, a, b)
+            got = bits.select(cond, a, b)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(np.ascontiguousarray(got).view(np.uint8), want.view(np.uint8))
+    half = rng.random(x.shape) > 0.5
+    others = [  # broadcasting, a number, a non-bool condition, small arrays, mixed dtypes
+        (half[:1], x, y),
+        (half, x, 0.0),
+        (np.full(x.shape, 2), x, y),
+        (half[:2, :3], x[:2, :3], y[:2, :3]),
+        (half, x, y.astype(np.result_type(dtype, np.float64))),
+    ]
+    for cond, a, b in others:
+        assert np.array_equal(bits.select(cond, a, b), np.where(cond, a, b), equal_nan=True)
 
 
 def test_relu_and_max_pool_gradients_are_exact_at_infinities_and_nan():

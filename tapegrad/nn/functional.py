@@ -122,7 +122,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     tensor([-0.1000,  2.0000])
     """
     _tensor(input, "leaky_relu")
-    return _in_place(input, inplace, lambda x: where(x > 0, x, x * negative_slope))
+    return _in_place(input, inplace, lambda x: P.elementwise.leaky_relu(x, slope=negative_slope))
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:

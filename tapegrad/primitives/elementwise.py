@@ -4,7 +4,7 @@ In a rule, `g` is dL/dout, `out` the forward's result, inputs are named as in th
 gives dL/dinput at the broadcast shape (the engine sums it back to the input's shape) or None for
 a zero. Rules select with `where` rather than multiply by a 0/1 mask, so an infinite g never turns
 into NaN where the mask is 0 (as PyTorch). Most forwards are NumPy's ufuncs themselves.
-Layer L1: numpy, registry and the L0 erf (NumPy has none).
+Layer L1: numpy, registry, the L0 erf (NumPy has none) and bits (where selects by bits).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .._erf import erf as erf_values
+from .bits import select
 from .registry import Primitive, primitive, value
 
 add: Primitive = primitive("add", "x + y", elementwise=True, x="g", y="g")(np.add)
@@ -64,6 +65,16 @@ def relu(x):
     return np.maximum(x, 0)
 
 
+# (a NaN input gives NaN and x <= 0 takes the slope, as PyTorch's leaky_relu and its backward)
+@primitive(
+    "leaky_relu", "x if x > 0 else slope * x", elementwise=True, x="where(x > 0, g, g * slope)"
+)
+def leaky_relu(x, *, slope):
+    if 0 < slope <= 1:  # (then the answer is the larger of the two, no selection; at 0, inf * 0
+        return np.maximum(x, x * slope)  # would be NaN)
+    return select(x > 0, x, x * slope)
+
+
 @primitive(
     "maximum",
     "max(x, y)",
@@ -102,7 +113,7 @@ def within(x, low, high):
 
 @primitive("where", "x if cond else y", cond=None, x="where(cond, g, 0)", y="where(cond, 0, g)")
 def where(cond, x, y):
-    return np.where(cond, x, y)
+    return select(cond, x, y)
 
 
 @primitive("cast", "x.astype(dtype)", x="g")  # (the engine casts g back to x's dtype)

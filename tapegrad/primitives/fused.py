@@ -4,7 +4,7 @@
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
 small. The rules of relu, where (so leaky_relu, elu, softplus...) and clip select by bits
-(`masked`). `fuse` swaps them in for the table's rules; tests check both give the same values.
+(`bits.masked`). `fuse` swaps them in for the table's rules; tests check both give the same values.
 Layer L1: numpy, registry and the other families.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bits import masked
 from .elementwise import clip, relu, sigmoid, tanh, where, within
 from .reduction import sum  # noqa: F401  (linear's rule text for b)
 from .linalg import matmul, product, rows  # noqa: F401  (linear's rule text uses rows)
@@ -69,29 +70,6 @@ def sigmoid_backward(dy, y):
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
         return _times_g(dy, np.multiply(y, t, out=t))
     return dy * (y * t)
-
-
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # an unsigned integer per float width
-
-
-def masked(g, keep, out=None):
-    """where(keep, g, 0) for an array g and a bool array `keep` of its shape, into `out` if given:
-    g's bits ANDed with all ones or all zeros. np.where branches on every element, which a random
-    mask (relu's, max-pool's) makes about 10x slower (measured); the bits are exact: an inf or NaN
-    of g becomes 0 where keep is False, as with where (g * keep would give NaN there)."""
-    uint = _UINT.get(g.itemsize) if g.dtype.kind in "fc" else None
-    same = keep.__class__ is np.ndarray and keep.dtype == bool and keep.shape == g.shape
-    if uint is None or not same or not g.ndim:
-        if out is None:
-            return np.where(keep, g, 0)
-        np.copyto(out, np.where(keep, g, 0))
-        return out
-    bits = keep.astype(uint)
-    np.negative(bits, out=bits)  # (True: all ones; unsigned negation wraps)
-    if out is None:
-        return np.bitwise_and(bits, g.view(uint), out=bits).view(g.dtype)
-    np.bitwise_and(bits, g.view(uint), out=out.view(uint))
-    return out
 
 
 def relu_grad(g, out):

@@ -8,7 +8,7 @@ g to each window's winner and gathers at the winners; avg-pool and its backward 
 adjoint; normalize's rule is in ops that record. Parameters arrive normalised by
 tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left, right) with
 ceil_mode's extra rows already in bottom/right.
-Layer L1: numpy, registry, the elementwise and reduction families, fused (masked).
+Layer L1: numpy, registry, the elementwise and reduction families, bits (masked).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .elementwise import sqrt
-from .fused import masked
+from .bits import masked
 from .linalg import product
 from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive, value  # noqa: F401  (max-pool's rule)

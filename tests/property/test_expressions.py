@@ -82,6 +82,7 @@ KIND_PRIMS = {
     "inplace": ("add", "sub", "mul", "div"),
     # piecewise: kinks kept away from the values; not in the second-order subset
     "relu": "relu",
+    "leaky_relu": "leaky_relu",
     "abs": "abs",
     "sign": "sign",
     "maximum": "maximum",
@@ -106,6 +107,7 @@ KIND_PRIMS = {
 }
 PIECEWISE = (
     "relu",
+    "leaky_relu",
     "abs",
     "sign",
     "maximum",
@@ -648,6 +650,11 @@ class _Gen:
 
     def op_relu(self, kind):
         return self._kinked_unary(kind, "relu", ["{}.relu()", "tg.relu({})"])
+
+    def op_leaky_relu(self, kind):
+        slope = self.choice([0.01, 0.2, 1.5, -0.5])
+        forms = [f"tg.nn.functional.leaky_relu({{}}, {slope})", f"tg.nn.LeakyReLU({slope})({{}})"]
+        return self._kinked_unary(kind, f"(lambda v: np.where(v > 0, v, {slope} * v))", forms)
 
     def op_abs(self, kind):
         return self._kinked_unary(kind, "np.abs", ["{}.abs()", "tg.abs({})", "abs({})"])

@@ -273,6 +273,7 @@ DTYPE_CASES = {
     "tanh": lambda a, b, m: a.tanh(),
     "sigmoid": lambda a, b, m: a.sigmoid(),
     "relu": lambda a, b, m: (a - 1.0).relu(),
+    "leaky_relu": lambda a, b, m: tg.nn.functional.leaky_relu(a - 1.0, 0.2),
     "sqrt": lambda a, b, m: a.sqrt(),
     "abs": lambda a, b, m: (a - 1.0).abs(),
     "sign": lambda a, b, m: (a - 1.0).sign() * a,
