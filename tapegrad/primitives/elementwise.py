@@ -56,7 +56,7 @@ expm1: Primitive = primitive("expm1", "exp(x) - 1", elementwise=True, x="g * (ou
 @primitive("sigmoid", "1 / (1 + exp(-x))", elementwise=True, x="g * out * (1 - out)")
 def sigmoid(x):
     e = np.exp(-np.abs(x))  # exp of a non-positive number only: no overflow for large |x|
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return select(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 # (reads out, as PyTorch's: changing relu's input in place later is fine; a NaN passes g, as there)
