@@ -1,8 +1,9 @@
 """The backward engine.
 
-Algorithm: count, for every node reachable from the outputs, how many edges point at it; then run
-nodes from an explicit stack, a node becoming ready once all its consumers have delivered (Kahn's
-algorithm: reverse topological order, no recursion). With targets, only nodes on a path to one run.
+Algorithm: run the nodes that gradients reach latest-recorded first, from a heap on Node.seq. An op
+is recorded after its inputs, so every consumer of a node runs, and delivers, before the node does
+(a reverse topological order, PyTorch's; no recursion, no counting pass over the graph). With
+targets, only nodes on a path to one run.
 
 Layer L2: the L0 state, tape/node.py and tape/plan.py; it never imports tensor/. Without
 create_graph nothing is recorded, so the rules run on plain arrays (`raw`), at NumPy speed.
@@ -10,6 +11,7 @@ create_graph nothing is recorded, so the rules run on plain arrays (`raw`), at N
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
 from typing import Any, Callable
 
 from .._state import no_grad, state
@@ -17,6 +19,8 @@ from ..primitives import registry
 from . import anomaly
 from .node import FREED, Node, fit
 from .plan import Plan, collect, deliver_to_leaves, run_hooks
+
+NEW = object()  # (buffers.get's default: a node no gradient has reached yet)
 
 
 def run_backward(
@@ -34,16 +38,15 @@ def run_backward(
     `observer(node, grad_out, grads_in)` sees every step (explain uses it)."""
     raw = not create_graph
     plan = Plan(roots, seeds, targets, raw)
-    buffers, leaf_grads, deps = plan.buffers, plan.leaf_grads, plan.deps
-    pruned, ready = plan.pruned, plan.ready
+    buffers, leaf_grads, pruned, waiting = plan.buffers, plan.leaf_grads, plan.pruned, plan.waiting
     captured: dict = {}
     watch = state.anomaly or observer is not None
     previous_mode = state.enabled  # a raw backward records nothing by construction (its rules
     state.enabled = create_graph or previous_mode  # see arrays); create_graph records it all
     try:
-        while ready:
-            node = ready.pop()
-            g = buffers.pop(node, None)
+        while waiting:
+            node = heappop(waiting)[1]
+            g = buffers.pop(node)
             if g is not None and node.pre_hooks:
                 g = run_hooks(node.pre_hooks, g, raw)
             if pruned is None:
@@ -55,7 +58,7 @@ def run_backward(
             results: Any = [] if watch else None  # the rules' own results (for explain)
             if g is not None and edges:
                 grads = node_grads(node, g, edges, raw, results)
-            else:  # (no gradient arrives: its inputs get none, yet they count it as delivered)
+            else:  # (no gradient arrived: its inputs get none, so leaves reached get zeros)
                 grads = (None,) * len(edges)
             i = -1
             for e in edges:
@@ -66,14 +69,12 @@ def run_backward(
                 if e.__class__ is not Node:  # a leaf: its gradient is needed only at the end
                     collect(leaf_grads, e, gi, raw)
                     continue
-                if gi is not None:
-                    prev = buffers.get(e)
+                prev = buffers.get(e, NEW)
+                if prev is NEW:  # (the first to deliver: e waits for the rest, recorded after it)
+                    buffers[e] = gi
+                    heappush(waiting, (-e.seq, e))
+                elif gi is not None:
                     buffers[e] = gi if prev is None else prev + gi
-                left = deps[e] - 1  # (a node runs once every consumer has delivered)
-                if left:
-                    deps[e] = left
-                else:  # (its count is never read again)
-                    ready.append(e)
             if watch and g is not None and edges:
                 _watch(node, g, results, raw, observer)
             if not retain_graph:  # drop what was saved for backward (the tape is used up)

@@ -58,6 +58,8 @@ class Node:
     pre_hooks  hooks on the output tensor's gradient (None: none)
     scope      the nn.Modules running when it was recorded, outermost first (None: none)
     constants  the Python numbers among its inputs, None elsewhere (for drawings; None: none)
+    seq        its place in recording order: inputs are recorded before the ops that use them, so
+               running nodes latest first is a reverse topological order (as PyTorch's sequence_nr)
     """
 
     __slots__ = (
@@ -74,6 +76,7 @@ class Node:
         "pre_hooks",
         "scope",
         "constants",
+        "seq",
         "__weakref__",
     )
     prim: Primitive
@@ -89,6 +92,7 @@ class Node:
     pre_hooks: list | None
     scope: tuple | None
     constants: tuple | None
+    seq: int
 
     @property
     def name(self) -> str:

@@ -1,4 +1,4 @@
-"""Before and after the engine's loop: consumer counts, pruning, hooks, delivery to the leaves.
+"""Before and after the engine's loop: where it starts, pruning, hooks, delivery to the leaves.
 
 Layer L2: duck typing over Nodes and gradients (Tensors or arrays); the rule table's registry for
 wrapping arrays as Tensors. `execution_order` is the engine's order, shared by viz and explain.
@@ -6,6 +6,7 @@ wrapping arrays as Tensors. `execution_order` is the engine's order, shared by v
 
 from __future__ import annotations
 
+from heapq import heapify
 from typing import Any, Iterable
 
 import numpy as np
@@ -39,31 +40,14 @@ def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> di
 
 
 def execution_order(root_nodes: Iterable[Node]) -> list:
-    """Nodes in the order the engine runs them (outputs first); shared by viz and explain."""
-    root_nodes = list(dict.fromkeys(root_nodes))
-    deps = count_consumers(root_nodes)
-    ready = ready_roots(root_nodes, deps)
-    order = []
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for e in node.edges:
-            if e.__class__ is Node:
-                deps[e] -= 1
-                if deps[e] == 0:
-                    ready.append(e)
-    return order
-
-
-def ready_roots(root_nodes: list, deps: dict) -> list:
-    """The roots nothing else in the graph feeds into, as a stack (the first root on top)."""
-    return [r for r in reversed(root_nodes) if deps[r] == 0]
+    """Nodes in the order the engine runs them, latest recorded first (shared by viz, explain)."""
+    return sorted(count_consumers(root_nodes), key=lambda node: -node.seq)
 
 
 class Plan:
     """What the engine's loop works with: gradients waiting at nodes (`buffers`) and at leaves
-    (`leaf_grads`), consumer counts (`deps`), the edges worth following when targets are given
-    (`pruned`, else None), the leaf targets reached, and the stack of nodes ready to run."""
+    (`leaf_grads`), the edges worth following when targets are given (`pruned`, else None), the
+    leaf targets reached, and the heap of nodes waiting to run, as (-seq, node) (`waiting`)."""
 
     def __init__(self, roots: list, seeds: list, targets: set | None, raw: bool) -> None:
         self.buffers: dict = {}
@@ -76,20 +60,16 @@ class Plan:
         root_nodes = list(self.buffers)
         self.pruned: dict | None = None
         self.reached_leaves: set = set()
-        deps: dict | None = None
-        if targets is None:
-            deps = count_consumers(root_nodes)
-        else:
-            if not any(t.__class__ is Node for t in targets):  # only leaves asked for: when
-                # every leaf reached is one, nothing is pruned
-                counted = count_consumers(root_nodes, self.reached_leaves)
-                if self.reached_leaves <= targets:
-                    deps = counted
-            if deps is None:  # only nodes on a path to a target run
-                deps, self.pruned, self.reached_leaves = _consumers_and_needed(root_nodes, targets)
+        if targets is not None:
+            # only leaves asked for, and every leaf reached is one: nothing to prune
+            only_leaves = not any(t.__class__ is Node for t in targets)
+            if only_leaves:
+                count_consumers(root_nodes, self.reached_leaves)
+            if not only_leaves or not self.reached_leaves <= targets:  # only nodes on a path to a
+                self.pruned, self.reached_leaves = _needed(root_nodes, targets)  # target run
                 root_nodes = list(filter(self.pruned.__contains__, root_nodes))
-        self.deps: dict = deps
-        self.ready = ready_roots(root_nodes, deps)
+        self.waiting = [(-node.seq, node) for node in root_nodes]
+        heapify(self.waiting)
 
     def targets_gradients(self, captured: dict, targets: set, raw: bool) -> dict:
         """The targets' gradients as Tensors: a target reached only by zero rules (through sign)
@@ -105,11 +85,10 @@ class Plan:
         return captured
 
 
-def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, set]:
-    """count_consumers, plus, for every node from which some target can be reached, its edges with
-    the ones that lead nowhere asked for replaced by None (a target with no such edge maps to ()),
-    and the leaf targets reached. One depth-first walk, settling a node after its inputs."""
-    deps: dict = {r: 0 for r in root_nodes}
+def _needed(root_nodes: list, targets: set) -> tuple[dict, set]:
+    """For every node from which some target can be reached, its edges with the ones that lead
+    nowhere asked for replaced by None (a target with no such edge maps to ()), and the leaf
+    targets reached. One depth-first walk, settling a node after its inputs."""
     pruned: dict = {}
     reached_leaves: set = set()
     visit: dict = {}  # node -> 1 once its inputs are queued, 2 once it is settled
@@ -121,10 +100,8 @@ def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, s
             visit[node] = 1
             stack.append(node)
             for e in node.edges:
-                if e.__class__ is Node:
-                    deps[e] = deps.get(e, 0) + 1
-                    if e not in visit:
-                        stack.append(e)
+                if e.__class__ is Node and e not in visit:
+                    stack.append(e)
             continue
         if seen == 2:
             continue
@@ -152,7 +129,7 @@ def _consumers_and_needed(root_nodes: list, targets: set) -> tuple[dict, dict, s
             )
         elif node in targets:
             pruned[node] = ()
-    return deps, pruned, reached_leaves
+    return pruned, reached_leaves
 
 
 def run_hooks(hooks: list, g: Any, raw: bool) -> Any:

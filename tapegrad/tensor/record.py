@@ -8,6 +8,7 @@ a gradient), so `x * 3` saves nothing of x.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from operator import attrgetter
 from typing import Any, Sequence
@@ -27,6 +28,7 @@ _ndarray = np.ndarray
 _F64 = np.dtype(np.float64)
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
+_next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
 
 
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
@@ -82,6 +84,7 @@ def record(
     """Make the Node for one op (the only place Nodes are made) and return its output tensor."""
     plan = prim.plans.get(needs) or prim.plan(needs, len(args))
     node = _new(Node)  # (fields set here without an __init__ call: this runs once per op)
+    node.seq = _next_seq()
     node.prim = prim
     node.plan = plan
     node.params = params or _NO_PARAMS
@@ -161,7 +164,9 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
             node.edges = (None, b._grad_fn or b)
             numbers = (a, None) if a.__class__ in _NUMBERS else None
             d = b._data
-        if len(shaped) == 1:  # (only the input that needs a gradient: its shape is the test)
+        if numbers is not None and node.prim.elementwise:  # (a number keeps the shape and dtype
+            same = True  # of an elementwise op's other input: tested for each such op)
+        elif len(shaped) == 1:  # (only the input that needs a gradient: its shape is the test)
             same = d.shape == out.shape and d.dtype is out.dtype
         else:
             same = looks_like(args, shaped, out)
