@@ -19,6 +19,7 @@ from ..primitives.registry import Primitive, SavePlan
 from ..primitives.shape import reshape
 
 FREED = object()  # marks `Node.saved` after a backward without retain_graph (the engine frees)
+NUMBER_ONLY = (None, None)  # `Node.versions` of a binary op that saved only a Python number
 
 
 class Meta:
@@ -49,7 +50,8 @@ class Node:
     saved      per input the value its rules read (a Tensor or a constant) or None; None for
                all when no rule reads an input; FREED after a backward without retain_graph
     versions   per saved Tensor its version when saved (None: a constant, or not saved); None
-               for all: every input is saved, a Tensor at version 0 (the common case)
+               for all: every input is saved, a Tensor at version 0 (the common case);
+               NUMBER_ONLY: a binary op saved only its Python-number input (x * 2.0)
     params     non-tensor arguments (axis, shape, index, ...)
     shapes     per input its shape, for un-broadcasting; None: every input shaped as the output
     dtypes     per input its dtype, gradients are cast to it; None: as the output's
@@ -137,6 +139,9 @@ class Node:
                 f"first backward()/grad() call if you need to backward through it again."
             )
         versions = self.versions
+        if versions is NUMBER_ONLY and self.shapes is None:  # (x * 2.0: 2.0, and g standing in
+            a, b = saved  # for x; nothing to check)
+            return (g, b) if a is None else (a, g)
         if versions is None:  # every input saved, each a Tensor at version 0 when saved: only a
             for x in saved:  # counter made since then can mean a change
                 vc = x._vc

@@ -20,7 +20,7 @@ from .._state import overrides, state
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
-from ..tape.node import Node
+from ..tape.node import NUMBER_ONLY, Node
 from .tensor import Tensor
 
 _new = object.__new__
@@ -179,7 +179,7 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
     if not saved_at:
         node.saved = node.versions = None
     elif numbers is not None and len(saved_at) == 1 and numbers[saved_at[0]] is not None:
-        node.saved, node.versions = numbers, (None, None)  # (x * 2.0: only 2.0 is read)
+        node.saved, node.versions = numbers, NUMBER_ONLY  # (x * 2.0: only 2.0 is read)
     else:
         node.saved, node.versions = _saved(args, saved_at)
     if same:
