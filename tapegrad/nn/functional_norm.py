@@ -102,10 +102,10 @@ def batch_norm(
     else:  # an empty batch: no statistics (the running ones stay, as PyTorch), an empty output
         centered = input - average(input)
         out = centered / (average(centered * centered) + eps).sqrt()
-    if weight is not None:
-        out = out * weight.reshape(per_channel)
+    if weight is not None:  # (channels last, as in (N, C): they broadcast as they are)
+        out = out * (weight if input.ndim == 2 else weight.reshape(per_channel))
     if bias is not None:
-        out = out + bias.reshape(per_channel)
+        out = out + (bias if input.ndim == 2 else bias.reshape(per_channel))
     return out
 
 
