@@ -3,8 +3,9 @@
 `linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). matmul's rules run as
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
-small. The rules of relu, where (so leaky_relu, elu, softplus...) and clip select by bits
-(`bits.masked`). `fuse` swaps them in for the table's rules; tests check both give the same values.
+small. The rules of relu, where (so elu, softplus...) and clip select by bits (`bits.masked`;
+leaky_relu's rule calls where itself, whose forward selects by bits too). `fuse` swaps them in for
+the table's rules; tests check both give the same values.
 Layer L1: numpy, registry and the other families.
 """
 
