@@ -1072,6 +1072,16 @@ def test_arithmetic_gradients_keep_each_inputs_dtype_with_numbers_and_narrow_arr
             np.testing.assert_allclose(y.grad.numpy(), np.broadcast_to(want_y, (2, 2)), rtol=1e-3)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_a_number_too_large_for_the_dtype_keeps_the_gradient_in_the_leafs_dtype(dtype):
+    """x * 1e5 with float16 x: NumPy 2 keeps float16 (an inf), NumPy 1 promotes to float32; either
+    way x.grad has x's dtype (the engine casts when the output's dtype differs)."""
+    x = tg.tensor(np.array([0.5, 2.0], dtype), requires_grad=True)
+    with np.errstate(over="ignore"):
+        (x * 1e5).sum().backward()
+    assert x.grad.dtype == dtype and x.grad.shape == (2,)
+
+
 def _hooked_program(lib, fired):
     """A branching program with a hook on each intermediate result (shared with PyTorch)."""
     x = lib.tensor([1.0, 2.0], requires_grad=True)

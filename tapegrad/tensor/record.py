@@ -164,8 +164,9 @@ def keep_inputs(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out
             node.edges = (None, b._grad_fn or b)
             numbers = (a, None) if a.__class__ in _NUMBERS else None
             d = b._data
-        if numbers is not None and node.prim.elementwise:  # (a number keeps the shape and dtype
-            same = True  # of an elementwise op's other input: tested for each such op)
+        if numbers is not None and node.prim.elementwise:  # (a number never changes the other
+            same = d.dtype is out.dtype  # input's shape; NumPy 1's value-based casting can
+            # change its dtype: float16 * 1e5 is float32 there)
         elif len(shaped) == 1:  # (only the input that needs a gradient: its shape is the test)
             same = d.shape == out.shape and d.dtype is out.dtype
         else:
