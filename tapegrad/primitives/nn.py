@@ -67,9 +67,9 @@ def _cropped(ap, shape, padding):
 
 # The columns (and col2im's padded gradient) are a conv's largest temporaries, megabytes a call.
 # Made afresh each call, glibc's default allocator can hand them back to the system once freed,
-# and the next training step page-faults them in again (LeNet, batch 64: 1,226 faults a step,
-# 832 with these kept; the rest are activations). One scratch array per purpose and thread, kept
-# while its shape stays the same (up to _SCRATCH_MAX bytes: a bigger one is not held on to).
+# and the next training step page-faults them in again (the LeNet benchmark, batch 64: 1,227
+# faults a step, 401 with these kept; the rest are activations). One scratch array per purpose and
+# thread, kept while its shape stays the same (up to _SCRATCH_MAX bytes: a bigger one is not held).
 _scratch = threading.local()
 _SCRATCH_MAX = 1 << 24
 

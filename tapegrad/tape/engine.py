@@ -6,7 +6,8 @@ is recorded after its inputs, so every consumer of a node runs, and delivers, be
 targets, only nodes on a path to one run.
 
 Layer L2: the L0 state, tape/node.py and tape/plan.py; it never imports tensor/. Without
-create_graph nothing is recorded, so the rules run on plain arrays (`raw`), at NumPy speed.
+create_graph nothing is recorded, so the rules run on plain arrays (`raw`), at NumPy speed. The
+loop runs once per node: its speed tricks (marked) save Python calls, about 360 instructions each.
 """
 
 from __future__ import annotations

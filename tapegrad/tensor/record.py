@@ -4,6 +4,11 @@ the tape. `record` is the only place a Node is made (built-in ops and custom Fun
 Layer L3: numpy, the L0 state, the rule table, the tape's Node and anomaly stacks, and the Tensor
 class. What a Node keeps is what its rules read (the primitive's SavePlan for the inputs that need
 a gradient), so `x * 3` saves nothing of x.
+
+This runs once per op, so its speed tricks (each marked where it is) save calls: a Python call
+costs about 360 instructions under CPython 3.11 (callgrind), 1% of a chain-benchmark op forward
+and backward. Fields are set directly rather than by an __init__ call; one and two inputs are
+handled without loops; indices are counted by hand (enumerate() and zip() cost about a call).
 """
 
 from __future__ import annotations
