@@ -154,8 +154,9 @@ from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
-from . import functional, nn, optim, amp, viz, explain as _explain_module, ops  # noqa: E402
-from . import utils  # noqa: E402
+from . import functional, nn, optim, amp, ops  # noqa: E402
+from . import compat, interop, teach, utils  # noqa: E402
+from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
     grad,
@@ -168,11 +169,11 @@ from .functional import (
     value_and_grad,
     vjp,
 )
-from .explain import explain  # noqa: E402
+from .teach.explain import explain  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .nn import Parameter  # noqa: E402
 from .serialization import load, save  # noqa: E402
-from .mindspore_compat import (  # noqa: E402
+from .compat.mindspore import (  # noqa: E402
     GRAPH_MODE,
     PYNATIVE_MODE,
     ParameterTuple,
