@@ -1,6 +1,6 @@
 # The two commands a newcomer needs: `make demo` and `make test`. Both build .venv from scratch.
-# `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html; the pages load
-# MathJax from a CDN, or from MATHJAX_URL (make docs MATHJAX_URL=file:///.../MathJax.js?config=...).
+# `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html (their math is
+# MathML: no script, no network).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -29,7 +29,7 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(PY) docs/build_tutorials.py $(if $(MATHJAX_URL),--mathjax-url "$(MATHJAX_URL)")
+	$(PY) docs/build_tutorials.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
