@@ -1,6 +1,8 @@
 # The two commands a newcomer needs: `make demo` and `make test`. Both build .venv from scratch.
 # `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html (their math is
-# MathML: no script, no network).
+# MathML: no script, no network), then redraws the README's pictures from the README's own code
+# (docs/tape.svg needs Graphviz's `dot`, the explain-table pictures `chromium`). Running it twice
+# changes no file.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -30,6 +32,7 @@ $(DOCS_STAMP): $(STAMP)
 
 docs: $(DOCS_STAMP)
 	$(PY) docs/build_tutorials.py
+	$(PY) docs/readme_pictures.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
