@@ -3,7 +3,8 @@
 Each tutorials/NN_*.py is converted by jupytext, executed cell by cell in tutorials/ (as a reader's
 notebook would be), and rendered by nbconvert's "basic" template into a small page of our own: the
 drawn tapes are inline SVG, the explain tables HTML with their formulas as MathML, which the browser
-typesets itself: the pages load no script and need no network.
+typesets itself: the pages load no script and need no network. Cells have fixed ids and the
+tutorials seed their random numbers, so building twice writes the same bytes.
 Usage: python docs/build_tutorials.py [--out DIR] [NAME.py ...]
 """
 
@@ -63,6 +64,22 @@ def kernel_dir() -> str:
     return str(root)
 
 
+def merge_streams(nb: object) -> None:
+    """Printed output as one block per cell and stream: the kernel flushes it in pieces whose
+    boundaries depend on timing, which would make every build differ."""
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        merged: list = []
+        for out in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if last is not None and out.output_type == last.output_type == "stream":
+                if out.name == last.name:
+                    last.text += out.text
+                    continue
+            merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def title_of(nb: object) -> str:
     for cell in nb.cells:  # type: ignore[attr-defined]
         if cell.cell_type == "markdown":
@@ -77,14 +94,18 @@ def build(names: list, out: Path) -> list:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
     )
+    os.environ["PYTHONHASHSEED"] = "0"  # the kernels' set and dict orders, the same every run
     exporter = HTMLExporter(template_name="basic")
     pygments = HtmlFormatter().get_style_defs(".highlight")
     pages = []
     for name in names:
         nb = jupytext.read(TUTORIALS / name)
+        for k, cell in enumerate(nb.cells):  # (jupytext draws random ids: a page would change)
+            cell.id = f"{Path(name).stem[:2]}-{k}"
         nbclient.NotebookClient(
             nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(TUTORIALS)}}
         ).execute()
+        merge_streams(nb)
         body, _ = exporter.from_notebook_node(nb)
         pages.append((Path(name).with_suffix(".html").name, title_of(nb), body))
         print(f"ran {name}")
