@@ -1,8 +1,8 @@
 """to_latex: a backward rule's text (a Python expression over g, out and the inputs) as LaTeX math.
 
-Layer L0: standard library only, so tg.autograd.formula and the teaching tools can use it. What a
-rule means on paper is decided once, in mathtree.py; this module only spells that notation in
-LaTeX (mathml.py spells the same tree as MathML for notebooks).
+In teach/, but standard library only, so tg.autograd.formula (L4) imports it too. What a rule
+means on paper is decided once, in mathtree.py; this module only spells that notation in LaTeX
+(mathml.py spells the same tree as MathML for notebooks).
 Notation (adjoints): a bar means "gradient of the loss with respect to": x̄ = ∂L/∂x, and g, the
 gradient arriving at a node's output, is out̄. Text that is not an expression becomes \\text{...}.
 """

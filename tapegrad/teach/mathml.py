@@ -1,7 +1,7 @@
 """to_mathml: a backward rule's text as MathML, which browsers and Jupyter typeset with no script.
 
-Layer L0: standard library only. What a rule means on paper is decided once, in mathtree.py; this
-module spells that tree in MathML Core (the part every current browser renders natively), as
+In teach/, standard library only. What a rule means on paper is decided once, in mathtree.py;
+this module spells that tree in MathML Core (the part every current browser renders natively), as
 latex.py spells it in LaTeX, so the notebook table and the LaTeX formula always agree.
 """
 

@@ -1,6 +1,6 @@
 """A rule's text (a Python expression over g, out and the inputs) read as mathematical notation.
 
-Layer L0: standard library only (`ast`), so tg.autograd.formula and the teaching tools can use it.
+In teach/, but standard library only (`ast`), so tg.autograd.formula (L4) can import it too.
 This is the one translator: it decides what a rule means on paper (`-g * x / y**2` is minus a
 fraction, `where(c, a, b)` is a case split, `g * (x > 0)` an Iverson bracket, `x.T` a transpose)
 and builds a small tree of notation; latex.py and mathml.py only spell that tree, each in its own
