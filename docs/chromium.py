@@ -52,6 +52,7 @@ class Browser:
 
         args = ["--headless", "--remote-debugging-pipe", "--disable-gpu", "--no-first-run"]
         args += ["--hide-scrollbars", "--mute-audio", f"--user-data-dir={self._profile}", *flags]
+        args.append("--disable-dev-shm-usage")  # (a container's small /dev/shm crashes it)
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # (Chromium refuses to run as root with its sandbox)
         self._process = subprocess.Popen(
