@@ -105,7 +105,7 @@ def test_every_registered_rule_is_core_mathml_and_says_what_the_latex_says() -> 
 def test_the_legend_is_words_and_inline_math() -> None:
     legend = legend_html()
     assert "the gradient of the loss" in legend and "\\(" not in legend
-    pieces = re.findall(r"<math>.*?</math>", legend)
+    pieces = re.findall(r"<math[ >].*?</math>", legend)
     assert len(pieces) == sum(1 for p in mathtree.LEGEND if not isinstance(p, str))
     for piece in pieces:
         assert set(e.tag for e in _tree(piece).iter()) <= CORE

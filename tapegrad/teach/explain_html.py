@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import mathtree
-from .mathml import MATH_STYLE, legend_html, mathml
-from .mathtree import Math
+from .mathml import element, legend_html
 from .tapeinfo import format_values, shape_text
 
 __all__ = ["to_html"]
@@ -36,10 +35,6 @@ _RULE = (
 )
 
 
-def _math(m: Math) -> str:
-    return f'<math style="{MATH_STYLE}">{mathml(m)}</math>'
-
-
 def _code(text: str) -> str:
     return f"<code {_CODE}>{html.escape(text, quote=False)}</code>"
 
@@ -57,7 +52,7 @@ def _values(a: Any, max_values: int) -> str:
 def _node_cell(step: Any) -> str:
     forward = step.forward.split("=", 1)[1].strip()
     out = mathtree.Row((mathtree.Sym("name", "out"), mathtree.op("="), mathtree.tree(forward)))
-    parts = [f"<b>{html.escape(step.node)}</b>", _math(out)]
+    parts = [f"<b>{html.escape(step.node)}</b>", element(out)]
     about = ([f"makes {step.output}"] if step.output else []) + (
         [f"in {step.module}"] if step.module else []
     )
@@ -70,7 +65,7 @@ def _rules_cell(step: Any) -> str:
     lines = []
     for name, text in step.rules.items():  # the math, then the rule's code: the text that runs
         code = html.escape(step.formulas[name])
-        lines.append(f"{_math(mathtree.rule_tree(name, text))}<code {_RULE}>{code}</code>")
+        lines.append(f"{element(mathtree.rule_tree(name, text))}<code {_RULE}>{code}</code>")
     return "".join(lines)  # (each code line is a block: it ends its row)
 
 
@@ -78,7 +73,7 @@ def _reads_cell(step: Any, max_values: int) -> str:
     if step.grad_out is None or not step.reads:
         return ""
     reads = step.reads.items()
-    return "<br>".join(f"{_math(mathtree.tree(k))} = {_values(v, max_values)}" for k, v in reads)
+    return "<br>".join(f"{element(mathtree.tree(k))} = {_values(v, max_values)}" for k, v in reads)
 
 
 def _grad_in_cell(step: Any, max_values: int) -> str:
@@ -94,7 +89,7 @@ def _grads_out_cell(step: Any, max_values: int) -> str:
     lines = []
     for name, dest in step.sends_to.items():
         gi = step.grads_in.get(name)
-        head = _math(mathtree.adjoint_tree(name))
+        head = element(mathtree.adjoint_tree(name))
         if dest == "constant":
             lines.append(f"{head} {_note(f'not computed: {name} is a constant')}")
         elif gi is None:
@@ -116,10 +111,10 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
     the gradient arriving at each leaf; the caption says what the notation means."""
     steps = list(explanation)
     head = explanation.text.split("\n", 1)[0]
-    legend = legend_html().replace("<math>", f'<math style="{MATH_STYLE}">')
+    legend = legend_html()
     caption = (
         f'<caption style="caption-side: top; text-align: left; padding: 4px 8px">'
-        f"<b>{html.escape(head)}</b> Seed: {_math(mathtree.OUT)} = "
+        f"<b>{html.escape(head)}</b> Seed: {element(mathtree.OUT)} = "
         f"{_values(explanation.seed, max_values)}<br><span {_NOTE}>{legend}</span></caption>"
     )
     titles = ["step", "node", "rule", "forward values it reads", "gradient in", "gradients out"]
@@ -140,7 +135,7 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
         extra = f" {_note(f'(sum of {lf.contributions})')}" if lf.contributions > 1 else ""
         name = html.escape(lf.name)
         what = _note("the gradient arriving at this leaf: what backward() adds to its .grad")
-        adjoint = _math(mathtree.adjoint_tree(lf.name))
+        adjoint = element(mathtree.adjoint_tree(lf.name))
         rows.append(
             f"<tr><td {_CELL}>leaf</td><td {_CELL}><b>{name}</b><br>"
             f"{_note(f'{shape_text(lf.tensor.shape)} {lf.tensor.dtype}')}</td>"

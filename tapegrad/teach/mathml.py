@@ -12,7 +12,16 @@ from html import escape
 from . import mathtree
 from .mathtree import Aligned, Bar, Cases, Fence, Frac, Math, Row, Space, Sqrt, Sub, Sup, Sym
 
-__all__ = ["MATH_STYLE", "adjoint_mathml", "legend_html", "mathml", "rule_mathml", "to_mathml"]
+__all__ = [
+    "MATH_STYLE",
+    "adjoint_mathml",
+    "element",
+    "formula_mathml",
+    "legend_html",
+    "mathml",
+    "rule_mathml",
+    "to_mathml",
+]
 
 # A math font where there is one (for stretchy brackets); the browser's own `math` family else.
 MATH_STYLE = (
@@ -30,30 +39,30 @@ _LEFT = 'style="text-align: left; padding: 0.1em 0.4em"'
 def to_mathml(expr: str, display: bool = False) -> str:
     """A rule's text as one <math> element (inline, or a block with `display=True`).
 
-    >>> to_mathml("x ** 2")
-    '<math><msup><mi>x</mi><mn>2</mn></msup></math>'
+    >>> to_mathml("x ** 2")  # doctest: +ELLIPSIS
+    '<math style="..."><msup><mi>x</mi><mn>2</mn></msup></math>'
     """
-    return _math(mathtree.tree(expr), display)
+    return element(mathtree.tree(expr), display)
 
 
 def adjoint_mathml(name: str) -> str:
     """The gradient of the loss with respect to `name` (x̄) as a <math> element."""
-    return _math(mathtree.adjoint_tree(name))
+    return element(mathtree.adjoint_tree(name))
 
 
 def rule_mathml(input_name: str, text: str) -> str:
     """One rule as an equation in a <math> element: x̄ = out̄ · y for ("x", "g * y")."""
-    return _math(mathtree.rule_tree(input_name, text))
+    return element(mathtree.rule_tree(input_name, text))
 
 
 def formula_mathml(expr: str, rules: dict[str, str]) -> str:
     """A forward and its rules as equations aligned at their = signs, in a block <math>."""
-    return _math(mathtree.formula_tree(expr, rules), display=True)
+    return element(mathtree.formula_tree(expr, rules), display=True)
 
 
 def legend_html() -> str:
     """The explain table's legend (what x̄, out̄, ⋅ and [c] mean) as HTML with inline MathML."""
-    return "".join(escape(p) if isinstance(p, str) else _math(p) for p in mathtree.LEGEND)
+    return "".join(escape(p) if isinstance(p, str) else element(p) for p in mathtree.LEGEND)
 
 
 def mathml(m: Math) -> str:
@@ -100,9 +109,11 @@ def _condition(c: Math | None) -> str:
     return "<mtext>otherwise</mtext>" if c is None else f"<mtext>if&#xA0;</mtext>{mathml(c)}"
 
 
-def _math(m: Math, display: bool = False) -> str:
+def element(m: Math, display: bool = False) -> str:
+    """A tree of notation as a <math> element, in a math font where there is one: what an HTML
+    table (explain's, compare's) puts in a cell."""
     block = ' display="block"' if display else ""
-    return f"<math{block}>{mathml(m)}</math>"
+    return f'<math{block} style="{MATH_STYLE}">{mathml(m)}</math>'
 
 
 def _symbol(s: Sym) -> str:
