@@ -168,6 +168,9 @@ from .functional import (
     value_and_grad,
     vjp,
 )
+from . import func  # noqa: E402
+from .func.custom import custom_jvp, custom_vjp  # noqa: E402
+from .func.vmap import vmap  # noqa: E402
 from .explain import explain  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .nn import Parameter  # noqa: E402

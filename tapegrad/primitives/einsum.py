@@ -20,7 +20,19 @@ from .shape import expand, reshape, scatter_add
 LETTERS = string.ascii_uppercase + string.ascii_lowercase  # (implicit output sorts in this order)
 
 
-@primitive("einsum", "einsum(equation, *xs)", xs="einsum_grads(g, xs, equation)")
+def batch_einsum(level, prim, inputs, batched, params):
+    """A subscript the equation does not use stands for the batch, in every batched operand and in
+    the output."""
+    equation = params["equation"]
+    b = next(c for c in LETTERS if c not in equation)
+    terms, output = equation.split("->")
+    terms = [b + t if is_batched else t for t, is_batched in zip(terms.split(","), batched)]
+    return einsum(*inputs, equation=",".join(terms) + "->" + b + output)
+
+
+@primitive(
+    "einsum", "einsum(equation, *xs)", batch=batch_einsum, xs="einsum_grads(g, xs, equation)"
+)
 def einsum(*xs, equation):
     return np.einsum(equation, *xs, optimize=len(xs) > 2)
 
