@@ -2,7 +2,8 @@
 
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, reduction,
 shape, linalg, einsum, fused, nn (convolution and pooling). Importing this package registers them
-all.
+all. Each also has its batching rule for vmap: the kinds in batching.py, indexing under vmap in
+batched_index.py, the values of a batched tensor in batched_array.py.
 """
 
 from . import einsum, elementwise, fused, linalg, nn, reduction, shape  # noqa: F401  (registers them)

@@ -4,7 +4,8 @@ parsing that spells out the user's equation (`...`, implicit output) and checks 
 Conventions as in elementwise.py. The gradient for operand i is itself an einsum: of g with the
 other operands, into operand i's subscripts; subscripts only operand i has (summed in the forward)
 are broadcast back, and repeated ones (a diagonal, `ii->i`) put the gradient on that diagonal.
-Layer L1: numpy, registry and the shape and reduction families.
+Layer L1: numpy, registry and the shape and reduction families. Under vmap a letter the equation
+does not use stands for the batch.
 """
 
 from __future__ import annotations

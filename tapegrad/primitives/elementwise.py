@@ -4,7 +4,8 @@ In a rule, `g` is dL/dout, `out` the forward's result, inputs are named as in th
 gives dL/dinput at the broadcast shape (the engine sums it back to the input's shape) or None for
 a zero. Rules select with `where` rather than multiply by a 0/1 mask, so an infinite g never turns
 into NaN where the mask is 0 (as PyTorch). Most forwards are NumPy's ufuncs themselves.
-Layer L1: numpy, registry, the L0 erf (NumPy has none) and bits (where selects by bits).
+Layer L1: numpy, registry, the L0 erf (NumPy has none), bits (where selects by bits) and batching
+(every op here batches pointwise).
 """
 
 from __future__ import annotations

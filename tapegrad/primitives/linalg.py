@@ -3,7 +3,8 @@ vector (`mv`) and vector . vector (`dot`), as PyTorch splits them.
 
 Conventions as in elementwise.py. The rules are the textbook ones; broadcast batch axes are summed
 back by the engine.
-Layer L1: numpy, registry and the shape family.
+Layer L1: numpy, registry, batching and the shape, elementwise and reduction families (mv's and
+dot's batching rules).
 """
 
 from __future__ import annotations

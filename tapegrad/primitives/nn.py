@@ -8,7 +8,9 @@ g to each window's winner and gathers at the winners; avg-pool and its backward 
 adjoint; normalize's rule is in ops that record. Parameters arrive normalised by
 tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left, right) with
 ceil_mode's extra rows already in bottom/right.
-Layer L1: numpy, registry, the elementwise and reduction families, bits (masked).
+Layer L1: numpy, registry, batching, the elementwise, reduction and shape families, bits (masked).
+Under vmap the batch folds into N (pooling, shared conv weights) or into the groups (per-example
+conv weights).
 """
 
 from __future__ import annotations

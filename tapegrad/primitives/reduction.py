@@ -2,7 +2,7 @@
 
 Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
 reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
-Layer L1: numpy, the L0 state, registry and the elementwise and shape families.
+Layer L1: numpy, the L0 state, registry, batching and the elementwise and shape families.
 """
 
 from __future__ import annotations
