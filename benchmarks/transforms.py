@@ -9,8 +9,11 @@ Per-example gradients: an MLP 784-256-10 (ReLU, cross-entropy, float32) and a ba
 arms run in one process, one BLAS thread, interleaved round by round: the batched gradient (one
 `tapegrad.func.grad` of the mean loss: the reference), `vmap(grad(loss), in_dims=(None, 0, 0))`,
 a Python loop of 64 gradients, and torch.func's vmap(grad) and batched gradient when torch is
-installed. Before timing, the vmap gradients are checked equal to the 64 separate ones. The ratio
-is the median over rounds of (arm / batched gradient) in the same round.
+installed, and a floor: NumPy's outer products alone that make the first layer's per-example
+weight gradients (64 x 256 x 784 floats, 51 MB written: what any per-example method must write).
+Before timing, the vmap gradients are checked equal to the 64 separate ones. Times are CPU time
+of this process (time.process_time: the machine's other load does not count); the ratio is the
+median over rounds of (arm / batched gradient) in the same round.
 
 Memory: a 50-layer MLP (width 128, batch 4096, tanh, float32: activations, not weights,
 dominate), one training step's forward and backward, without checkpointing and with
@@ -80,10 +83,13 @@ def tapegrad_arms(data: dict) -> dict:
     batched = tf.grad(batch_loss)
     per_example = tf.vmap(tf.grad(one_loss), in_dims=(None, 0, 0))
     single = tf.grad(one_loss)
+    g = np.random.default_rng(1).standard_normal((BATCH, SIZES[1], 1)).astype(np.float32)
+    rows = data["x"][:, None, :]
     return {
         "batched gradient (tapegrad)": lambda: batched(params, x, y),
         "vmap(grad) (tapegrad)": lambda: per_example(params, x, y),
         "loop of 64 grads (tapegrad)": lambda: [single(params, x[i], y[i]) for i in range(BATCH)],
+        "floor: NumPy's outer products alone": lambda: np.multiply(g, rows),
     }
 
 
@@ -130,18 +136,18 @@ def check_per_example(data: dict) -> float:
 
 
 def time_arms(arms: dict, rounds: int) -> dict:
-    """Per arm, per round: seconds per call (each sample at least ~50 ms of calls)."""
+    """Per arm, per round: CPU seconds per call (each sample at least ~50 ms of calls)."""
     samples: dict = {name: [] for name in arms}
     names = list(arms)
     for fn in arms.values():
         fn()  # (warm up)
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            fn, n, start = arms[name], 0, time.perf_counter()
+            fn, n, start = arms[name], 0, time.process_time()
             while True:
                 fn()
                 n += 1
-                elapsed = time.perf_counter() - start
+                elapsed = time.process_time() - start
                 if elapsed > 0.05:
                     break
             samples[name].append(elapsed / n)
@@ -150,7 +156,7 @@ def time_arms(arms: dict, rounds: int) -> dict:
 
 def per_example_table(samples: dict, reference: str) -> list[str]:
     ref = np.array(samples[reference])
-    rows = ["| arm | ms per call (median) | / batched gradient (median, p25-p75) |"]
+    rows = ["| arm | CPU ms per call (median) | / batched gradient (median, p25-p75) |"]
     rows.append("|---|---|---|")
     for name, s in samples.items():
         ratios = np.array(s) / ref

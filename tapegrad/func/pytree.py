@@ -55,19 +55,20 @@ def flatten(tree: Any) -> tuple[list, TreeSpec]:
 
 def unflatten(spec: TreeSpec, leaves: list) -> Any:
     """The tree of structure `spec` with these leaves (the inverse of flatten)."""
-    it = iter(leaves)
+    return _build(spec, iter(leaves))
 
-    def build(s: TreeSpec) -> Any:
-        if s.kind is None:
-            return next(it)
-        items = [build(c) for c in s.children]
-        if s.kind is dict:
-            return dict(zip(s.keys, items))
-        if s.kind in (tuple, list):
-            return s.kind(items)
-        return s.kind(*items)  # (a namedtuple)
 
-    return build(spec)
+def _build(spec: TreeSpec, leaves: Any) -> Any:
+    # (a module-level function, not a closure calling itself: that would be a reference cycle,
+    # keeping the leaves, often big tensors, alive until the garbage collector runs)
+    if spec.kind is None:
+        return next(leaves)
+    items = [_build(c, leaves) for c in spec.children]
+    if spec.kind is dict:
+        return dict(zip(spec.keys, items))
+    if spec.kind in (tuple, list):
+        return spec.kind(items)
+    return spec.kind(*items)  # (a namedtuple)
 
 
 class PrefixError(ValueError):
