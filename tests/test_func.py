@@ -229,3 +229,30 @@ def test_stack_module_state():
         tf.stack_module_state([tg.nn.Linear(3, 2), tg.nn.Tanh()])
     with pytest.raises(RuntimeError, match="training/eval"):
         tf.stack_module_state([tg.nn.Linear(3, 2), tg.nn.Linear(3, 2).eval()])
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "tapegrad.func",
+        "tapegrad.func.vmap",
+        "tapegrad.func.transforms",
+        "tapegrad.func.module_state",
+        "tapegrad.func.custom",
+        "tapegrad.func.pytree",
+        "tapegrad.utils.checkpoint",
+        "tapegrad.tensor.batched",
+    ],
+)
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+    import sys
+
+    found = importlib.import_module(module)
+    result = doctest.testmod(
+        found,
+        extraglobs={"tg": tg, "tapegrad": sys.modules["tapegrad"]},
+        optionflags=doctest.NORMALIZE_WHITESPACE,
+    )
+    assert result.attempted and not result.failed

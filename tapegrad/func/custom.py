@@ -224,7 +224,7 @@ class custom_jvp(Generic[R]):
 
     >>> @tg.custom_jvp
     ... def f(x): return x.sin()
-    >>> f.defjvp(lambda primals, tangents: (f(*primals), primals[0].cos() * tangents[0]))
+    >>> _ = f.defjvp(lambda primals, tangents: (f(*primals), primals[0].cos() * tangents[0]))
     >>> tg.grad(lambda x: f(x).sum())(tg.tensor([0.0]))
     tensor([1.])
     """

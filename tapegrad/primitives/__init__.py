@@ -7,6 +7,7 @@ batched_index.py, the values of a batched tensor in batched_array.py.
 """
 
 from . import einsum, elementwise, fused, linalg, nn, reduction, shape  # noqa: F401  (registers them)
+from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [
