@@ -66,8 +66,8 @@ class BatchedArray:
     # ---- one example's shape -------------------------------------------------------------
     @property
     def shape(self) -> tuple:
-        s = np.shape(self.physical)
-        return tuple(s[1:]) if self.batched else tuple(s)
+        s = self.physical.shape  # (read on every op inside vmap: no np.shape dispatch)
+        return s[1:] if self.batched else s
 
     @property
     def ndim(self) -> int:
