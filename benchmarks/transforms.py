@@ -18,7 +18,7 @@ median over rounds of (arm / batched gradient) in the same round.
 Memory: a 50-layer MLP (width 128, batch 4096, tanh, float32: activations, not weights,
 dominate), one training step's forward and backward, without checkpointing and with
 checkpoint_sequential (10 segments), each in a fresh child process: the peak RSS of the step over
-the RSS before it (getrusage's ru_maxrss). The children save their gradients; they must be equal.
+the RSS before it (VmHWM, reset just before). The children save their gradients; they must be equal.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import resource  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -175,21 +174,35 @@ def memory_child(arm: str, out: str) -> dict:
         layers += [tg.nn.Linear(WIDTH, WIDTH), tg.nn.Tanh()]
     net = tg.nn.Sequential(*layers)
     x = tg.tensor(np.random.default_rng(1).standard_normal((MEM_BATCH, WIDTH)).astype(np.float32))
+    _reset_peak()
     before = _rss()
-    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if arm == "checkpoint":
         y = tg.utils.checkpoint.checkpoint_sequential(net, SEGMENTS, x, use_reentrant=False)
     else:
         y = net(x)
     (y * y).mean().backward()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _peak_rss()
     np.savez(out, *[p.grad.numpy() for p in net.parameters()])
-    return {"arm": arm, "rss_before": before, "peak": max(peak, peak_before), "step": peak - before}
+    return {"arm": arm, "rss_before": before, "peak": peak, "step": peak - before}
 
 
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _reset_peak() -> None:
+    """Start the peak RSS afresh (Linux: "5" to clear_refs), so it is the step's; getrusage's
+    ru_maxrss would not do: a child inherits its parent's peak across fork and exec."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _peak_rss() -> int:
+    """The peak RSS since _reset_peak (VmHWM)."""
+    with open("/proc/self/status") as f:
+        line = next(x for x in f if x.startswith("VmHWM:"))
+    return int(line.split()[1]) * 1024
 
 
 def memory_runs() -> tuple[dict, bool]:
