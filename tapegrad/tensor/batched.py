@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from .._state import state
 from .._utils import normalize_axis, one_axis
-from ..primitives.batched_array import BatchedArray, Level
+from ..primitives.batched_array import BatchedArray, Level, top_level
 from .tensor import MaxResult, MinResult, Tensor
 
 _new = object.__new__
@@ -261,18 +261,8 @@ def apply(prim: Any, args: tuple, params: dict, record: Callable) -> Tensor | No
 
 
 def _innermost(args: tuple, params: dict) -> Level | None:
-    found = None
-    for v in (*args, *params.values()):
-        for values in _values_in(v):
-            level = values.level
-            if not level.active:
-                raise RuntimeError(
-                    "vmap: a batched tensor (made inside vmap) was used after its vmap returned; "
-                    "return it from the vmapped function instead of keeping it elsewhere"
-                )
-            if found is None or level.depth > found.depth:
-                found = level
-    return found
+    """The innermost running vmap level among the inputs and parameters (None: none)."""
+    return top_level([values for v in (*args, *params.values()) for values in _values_in(v)])
 
 
 def _values_in(v: Any) -> list:
