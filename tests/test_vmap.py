@@ -329,3 +329,38 @@ def test_torch_func_vmap_agrees_in_float64():
         torch.tensor(X), torch.tensor(W), torch.tensor(Y[:, 0])
     )
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_layers_per_example_gradients_equal_a_loop():
+    """Embedding (a per-example index into shared weights), LayerNorm, attention and BatchNorm in
+    eval mode, under vmap(grad), against one gradient per example."""
+    tg.manual_seed(0)
+
+    class Block(tg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.ln = tg.nn.Embedding(10, 8), tg.nn.LayerNorm(8)
+            self.q, self.bn, self.out = tg.nn.Linear(8, 8), tg.nn.BatchNorm1d(8), tg.nn.Linear(8, 3)
+
+        def forward(self, ids):
+            h = self.ln(self.emb(ids))
+            attended = (self.q(h) @ h.T / 8**0.5).softmax(-1) @ h
+            return self.out(self.bn(attended).mean(0))
+
+    block = Block().double().eval()
+    params = {k: v.detach() for k, v in block.named_parameters()}
+    buffers = {k: v.detach() for k, v in block.named_buffers()}
+    ids = tg.tensor(RNG.integers(0, 10, (5, 4)))
+    labels = tg.tensor(np.array([0, 2, 1, 1, 0]))
+
+    def loss(p, i, y):
+        logits = tapegrad.func.functional_call(block, (p, buffers), (i,))
+        return tg.nn.functional.cross_entropy(logits[None], y[None])
+
+    got = vmap(tapegrad.func.grad(loss), in_dims=(None, 0, 0))(params, ids, labels)
+    for b in range(5):
+        for name, g in tapegrad.func.grad(loss)(params, ids[b], labels[b]).items():
+            np.testing.assert_allclose(got[name].numpy()[b], g.numpy(), atol=1e-10)
+    block.train()  # (batch statistics would update running buffers the batch shares)
+    with pytest.raises(RuntimeError, match="differ between the examples"):
+        vmap(lambda i: tapegrad.func.functional_call(block, (params, buffers), (i,)))(ids)

@@ -109,17 +109,20 @@ class BatchedArray:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         level = top_level(inputs)
-        if kwargs.get("out") is not None:
-            raise TypeError(f"vmap: np.{ufunc.__name__}(..., out=...) cannot write per example")
+        into = kwargs.pop("out", None)
         if method == "__call__" and (ufunc.signature is None or ufunc is np.matmul):
             rank = max(np.ndim(x) for x in inputs)
             if ufunc is np.matmul and min(np.ndim(x) for x in inputs) < 2:
                 raise TypeError("vmap: np.matmul of batched values needs matrices (2 or more axes)")
-            out = ufunc(*[operand(x, level, rank) for x in inputs], **kwargs)
             batched = any_batched(inputs, level)
+            if into is not None:
+                return _into(ufunc, [operand(x, level, rank) for x in inputs], into, level, rank)
+            out = ufunc(*[operand(x, level, rank) for x in inputs], **kwargs)
             if isinstance(out, tuple):
                 return tuple(result(o, level, batched) for o in out)
             return result(out, level, batched)
+        if into is not None:
+            raise TypeError(f"vmap: np.{ufunc.__name__}.{method}(out=...) has no batching rule")
         if method in ("reduce", "accumulate") and len(inputs) == 1:
             x = inputs[0]
             if not x.batched:
@@ -322,6 +325,23 @@ def operand(x: Any, level: Level, rank: int) -> Any:
     if not x.batched or x.ndim == rank:
         return p
     return p.reshape((x.level.size,) + (1,) * (rank - x.ndim) + x.shape)
+
+
+def _into(ufunc: Any, operands: list, into: Any, level: Level, rank: int) -> Any:
+    """ufunc(..., out=...) into batched values of this level (a temporary of the Tensor layer's,
+    such as the moments' `centered`): written into their stacked arrays; into values the batch
+    shares, per-example results cannot go."""
+    targets = into if isinstance(into, tuple) else (into,)
+    for t in targets:
+        if t.__class__ is not BatchedArray or t.level is not level or not t.batched:
+            raise TypeError(
+                f"vmap: np.{ufunc.__name__}(..., out=...) would write values that differ between "
+                f"examples into an array the batch shares"
+            )
+        if t.ndim != rank:
+            raise TypeError(f"vmap: np.{ufunc.__name__}(..., out=...): out has the wrong shape")
+    ufunc(*operands, out=tuple(t.physical for t in targets))
+    return targets[0] if len(targets) == 1 else targets
 
 
 def result(values: Any, level: Level, batched: bool) -> Any:
