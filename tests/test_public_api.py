@@ -99,13 +99,6 @@ IN_FLIGHT = {
     "strided",
     # issue 27 (teaching, second round)
     "autograd.compare",
-    # issue 28 (function transforms)
-    "custom_jvp",
-    "custom_vjp",
-    "func",
-    "func.vmap",
-    "utils.checkpoint.checkpoint",
-    "vmap",
 }
 
 

@@ -222,6 +222,22 @@ def check_10(out: str) -> None:
 TESTED["10_numpy_interop.py"] = check_10
 
 
+def check_11(out: str) -> None:
+    assert "0.weight  per-example gradients (120, 16, 4)" in out
+    assert "mean of per-example gradients = batch gradient: True" in out
+    assert "each equals its own backward: True" in out
+    norms = [numbers(line)[1] for line in out.splitlines() if line.startswith("  example")]
+    median = numbers(out.split("median norm:")[1])[0]
+    assert len(norms) == 5 and norms == sorted(norms, reverse=True) and norms[-1] > 3 * median
+    assert numbers(out.split("mislabelled examples among the 5 largest:")[1].splitlines()[0])
+    before, after = numbers(out.split("30 steps: loss")[1].splitlines()[0])
+    assert after < before * 0.6
+    assert "tg.vmap(tg.grad(...)) agrees: True" in out
+
+
+TESTED["11_per_example_gradients.py"] = check_11
+
+
 @pytest.mark.parametrize("script", sorted(TESTED))
 def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))
