@@ -15,7 +15,6 @@ Extending: a rename is one line in RENAMES, a random op one line in RANDOM.
 from __future__ import annotations
 
 import dis
-import operator
 import types
 from dataclasses import dataclass
 from functools import cache
@@ -244,8 +243,3 @@ def module_class(info: Any) -> Any:
 def optimizer_class(info: Any) -> Any:
     """tapegrad's class for an OptimizerInfo (`tg.optim.Adam`), or None."""
     return getattr(tg.optim, info.optim_cls.__name__, None)
-
-
-def operator_name(fn: Any) -> str:
-    """ "operator.add" for operator.add (for messages)."""
-    return f"operator.{getattr(fn, '__name__', fn)}" if fn in vars(operator).values() else str(fn)
