@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,11 @@ import pytest
 TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
 
 
-SECONDS: dict[tuple, float] = {}  # how long each script ran, by run's arguments
-
-
 @functools.lru_cache(maxsize=None)  # (a script's output is checked by more than one test)
 def run(name: str, first_on_path: Path | None = None) -> str:
     path = [str(first_on_path)] if first_on_path else []
     path += [str(TUTORIALS.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
-    start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, str(TUTORIALS / name)],
         capture_output=True,
@@ -34,7 +29,6 @@ def run(name: str, first_on_path: Path | None = None) -> str:
         timeout=300,
         cwd=TUTORIALS.parent,
     )
-    SECONDS[name, first_on_path] = time.perf_counter() - start
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -243,11 +237,10 @@ def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))
 
 
-def test_cnn_tutorial_runs_within_its_budget_and_draws_in_text() -> None:
+def test_cnn_tutorial_runs_and_draws_in_text() -> None:
     if not _installed("sklearn"):
         pytest.skip("the CNN tutorial's images come with scikit-learn: pip install -e '.[test]'")
     out = run("09_training_a_cnn.py")
-    assert SECONDS["09_training_a_cnn.py", None] < 60  # in `make test`: under a minute, two cores
     assert drawn_in_text(out)  # a script draws the mistakes in text, with or without matplotlib
     assert ("drawn to " in out) == _installed("matplotlib")  # and to a file when it can
 
