@@ -22,10 +22,12 @@ import numpy as np
 
 from .. import dtypes
 from .._state import overrides, state
+from ..primitives.batched_array import BatchedArray
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import Node
+from . import batched
 from .tensor import Tensor
 
 _new = object.__new__
@@ -39,6 +41,10 @@ _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run `prim` on the arrays behind `args`; record it when grad mode is on and an input requires
     grad. `apply(P.elementwise.mul, x, 2.0)` is `x * 2.0`."""
+    if overrides[0] and state.vmap_levels:  # inside vmap: an op on batched tensors runs by its
+        done = batched.apply(prim, args, params, record)  # batching rule (tensor/batched.py)
+        if done is not None:
+            return done
     try:  # (free in CPython >= 3.11 when nothing is raised)
         # `needs`: a bitmask of the inputs that require grad. One and two inputs are unwrapped
         # without a loop or a list, and the forward called without **{} (nearly every op)
@@ -67,16 +73,9 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         out = np.asarray(out)
     if out.dtype is _F64:
         out = float32_unless_asked(prim, out, args)
-    if needs and (not overrides[0] or state._enabled):  # (the first test spares a thread-local
-        return record(prim, out, args, params, needs)  # lookup; `_enabled` spares a property)
-    t = _new(Tensor)  # (fields set directly, not by a constructor call: a call less per op)
-    t._data = out
-    t._grad_fn = None
-    t._requires_grad = False
-    t._vc = None
-    if prim.view:
-        view_of(t, args, prim, params)
-    return t
+    if needs:  # (record checks grad mode)
+        return record(prim, out, args, params, needs)
+    return off_tape(prim, out, args, params)
 
 
 def unwrap(args: Sequence[Any]) -> tuple[list, int]:
@@ -107,10 +106,25 @@ def float32_unless_asked(prim: Primitive, out: np.ndarray, args: Sequence[Any]) 
     return out.astype(dtypes.float32)
 
 
+def off_tape(prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict) -> Tensor:
+    """An op's output when nothing is recorded (grad mode off, or no input requiring grad)."""
+    t = _new(Tensor)  # (fields set directly, not by a constructor call: a call less per op)
+    t._data = out
+    t._grad_fn = None
+    t._requires_grad = False
+    t._vc = None
+    if prim.view:
+        view_of(t, args, prim, params)
+    return t
+
+
 def record(
     prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict, needs: int
 ) -> Tensor:
-    """Make the Node for one op (the only place Nodes are made) and return its output tensor."""
+    """Make the Node for one op (the only place Nodes are made) and return its output tensor (off
+    the tape while grad mode is off)."""
+    if overrides[0] and not state._enabled:  # (the first test spares a thread-local lookup)
+        return off_tape(prim, out, args, params)
     n = len(args)
     plan = prim.plans.get(needs) or prim.plan(needs, n)
     node = _new(Node)  # (fields set directly, as the Tensor's below: a call less per op)
@@ -284,6 +298,8 @@ def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
 def wrap(data: Any, grad_fn: Node | None = None) -> Tensor:
     """An array (or number) as a Tensor, on the tape behind `grad_fn` when one is given."""
     if not isinstance(data, _ndarray):
+        if data.__class__ is BatchedArray:  # (a batched tensor's values, inside vmap)
+            return batched.wrap(data, grad_fn)
         data = np.asarray(data)
     t = _new(Tensor)
     t._data = data
