@@ -373,7 +373,10 @@ def test_docstring_examples_run():
     import importlib
 
     flags = doctest.NORMALIZE_WHITESPACE
-    for name in ("tapegrad.tensor.extra_methods", "tapegrad.nn.activation"):
+    rooms = ("elementwise", "comparison", "reduction", "shape", "indexing", "linalg", "inplace")
+    rooms += ("conversion", "tensor")
+    modules = [f"tapegrad.tensor.{room}" for room in rooms] + ["tapegrad.math"]
+    for name in modules + ["tapegrad.nn.activation"]:
         module = importlib.import_module(name)  # (tapegrad.tensor is also tg.tensor, a function)
         result = doctest.testmod(module, extraglobs={"tg": tg}, optionflags=flags)
         assert result.attempted > 0 and result.failed == 0
@@ -385,7 +388,7 @@ def test_docstring_examples_run():
 
 
 def test_unary_doc_examples_for_the_generated_methods():
-    # the docstring tensor.py's _unary/_inplace_unary would make with `unary_doc` (see printing.py)
+    # the docstrings elementwise.py's _unary and inplace.py's _inplace_unary make (printing.py)
     from tapegrad.tensor.printing import unary_doc
 
     E = tg.primitives.elementwise

@@ -2,8 +2,8 @@
 the tape. `record` is the only place a Node is made (built-in ops and custom Functions alike).
 
 Layer L3: numpy, the L0 state, the rule table, the tape's Node and anomaly stacks, and the Tensor
-class. What a Node keeps is what its rules read (the primitive's SavePlan for the inputs that need
-a gradient), so `x * 3` saves nothing of x.
+class, handed over by tensor.py (`use_tensor_class`). What a Node keeps is what its rules read (the
+primitive's SavePlan for the inputs that need a gradient), so `x * 3` saves nothing of x.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from operator import attrgetter
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -21,7 +21,9 @@ from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import NUMBER_ONLY, Node
-from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -29,6 +31,13 @@ _F64 = np.dtype(np.float64)
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
+
+
+def use_tensor_class(cls: type[Tensor]) -> None:
+    """Make Tensors of `cls` from now on: tensor.py calls this once, right after defining the class
+    (this module cannot import it: the class is made of method rooms that record through here)."""
+    global Tensor
+    Tensor = cls  # type: ignore[misc]  # (mypy reads Tensor as the class imported above)
 
 
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
