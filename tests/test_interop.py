@@ -296,7 +296,7 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.zeros_like": (lambda a, b: np.zeros_like(a), False),
     "np.ones_like": (lambda a, b: np.ones_like(a, dtype=np.float32), False),
     "np.full_like": (lambda a, b: np.full_like(a, 3.0), False),
-    # tapegrad names these as PyTorch does; NumPy's meaning (interop_functions.py):
+    # tapegrad names these as PyTorch does; NumPy's meaning (interop/numpy_meanings.py):
     "np.cumsum": (lambda a, b: np.cumsum(a) + np.cumsum(b, axis=1).sum(), True),
     "np.cumprod": (lambda a, b: np.cumprod(a) + np.cumprod(b, axis=1).sum(), True),
     "np.flip": (lambda a, b: np.flip(a) * np.flip(b, axis=1) + np.flip(a, (0,)), True),
@@ -529,5 +529,6 @@ def test_docstring_examples_run() -> None:
     import doctest
 
     flags = doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(interop, extraglobs={"tg": tg, "np": np}, optionflags=flags)
-    assert result.attempted > 0 and result.failed == 0
+    for module in (interop.numpy_protocols, interop.dlpack):
+        result = doctest.testmod(module, extraglobs={"tg": tg, "np": np}, optionflags=flags)
+        assert result.attempted > 0 and result.failed == 0
