@@ -148,7 +148,7 @@ class ConversionMixin(TensorBase):
         arr = self._data if dtype is None else self._data.astype(dtype)
         return arr.copy() if copy and arr is self._data else arr  # (NumPy 2 trusts copy=)
 
-    # ---- NumPy protocols and DLPack: an upper layer (interop.py, L5) provides them, so they
+    # ---- NumPy protocols and DLPack: an upper layer (tapegrad.interop, L5) provides them, so they
     # import it when first called (this layer cannot import it at load time: it imports this one)
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from .. import interop
