@@ -8,7 +8,7 @@ one). The method rooms call these helpers.
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any, Sequence, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import numpy as np
 
@@ -109,8 +109,8 @@ def coerce(other: Any) -> Any:
 
 def as_tensor(x: Any) -> Tensor:
     """x as a Tensor (Tensors as they are)."""
-    if isinstance(x, TensorBase):
-        return cast("Tensor", x)  # (every TensorBase is a Tensor: the rooms are never made alone)
+    if isinstance(x, TensorBase):  # (a TensorBase is a Tensor: the rooms are never made alone;
+        return x  # type: ignore[return-value]  # cast() would cost a call for every tg.f(x))
     return wrap(as_array(x))
 
 

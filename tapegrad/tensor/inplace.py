@@ -42,12 +42,6 @@ def _inplace_unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
     return method
 
 
-def _scaled(other: Any, alpha: Any) -> Any:
-    """add_/sub_'s operand: other * alpha (other itself when alpha is 1)."""
-    other = coerce(other)
-    return other if alpha == 1 else other * alpha
-
-
 class InplaceMixin(TensorBase):
     """The in-place methods of Tensor: each changes the tensor and returns it."""
 
@@ -72,7 +66,8 @@ class InplaceMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.add_(tg.tensor([1.0, 1.0]), alpha=2)
         tensor([3., 4.])
         """
-        return inplace(self, "add_", E.add, _scaled(other, alpha))
+        value = coerce(other)
+        return inplace(self, "add_", E.add, value if alpha == 1 else value * alpha)
 
     def sub_(self, other: TensorLike, alpha: float = 1.0) -> Tensor:
         """In place: self - other * alpha.
@@ -80,7 +75,8 @@ class InplaceMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.sub_(1.0)
         tensor([0., 1.])
         """
-        return inplace(self, "sub_", E.sub, _scaled(other, alpha))
+        value = coerce(other)  # (optimizers call sub_ every step: no helper call in between)
+        return inplace(self, "sub_", E.sub, value if alpha == 1 else value * alpha)
 
     def mul_(self, other: TensorLike) -> Tensor:
         """In place: self * other.
@@ -286,7 +282,7 @@ def inplace(
             t._data[...] = result
     t._version_counter()[0] += 1
     t._inplace_op = name
-    return cast("Tensor", t)
+    return t  # type: ignore[return-value]  # (a TensorBase is a Tensor; cast() costs a call per op)
 
 
 def _put_at(index: Any) -> Callable:
