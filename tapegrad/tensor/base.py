@@ -100,7 +100,7 @@ AS_IS: set[type] = {float, int}
 class TensorBase:
     """The storage and bookkeeping every Tensor has (see Tensor for the ops)."""
 
-    if TYPE_CHECKING:  # (defined by Tensor; the rooms call self._make for results off the tape)
+    if TYPE_CHECKING:  # (Tensor defines it; .data below calls it)
 
         @staticmethod
         def _make(data: np.ndarray, grad_fn: Node | None = None) -> Tensor:

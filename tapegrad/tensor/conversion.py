@@ -1,8 +1,9 @@
 """Conversion: what a tensor becomes in another dtype (astype, to, float, ...), and what leaves
 the tape for Python and NumPy (numpy, item, tolist, float(t), bool(t), the NumPy protocols).
 
-Layer L3: numpy, dtypes, the storage base, `record.apply` and coerce.py. Values that leave the
-tape inside a custom Function's backward recorded for create_graph are an error (base.py says why).
+Layer L3: numpy, dtypes, the L0 state, the storage base, record.py's apply and wrap, and coerce.py.
+Values that leave the tape inside a custom Function's backward recorded for create_graph are an
+error (base.py says why).
 """
 
 from __future__ import annotations

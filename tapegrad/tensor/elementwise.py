@@ -1,9 +1,9 @@
 """Elementwise ops: the arithmetic operators, the one-input math methods (exp, log, sin, ...) and
 the others that work element by element (pow, maximum, minimum, clamp, where, round, ...).
 
-Layer L3: numpy, the rule table, the storage base, `record.apply` and coerce.py. Each method
-records primitives of the rule table, so its derivative is theirs. Operators call `apply` directly:
-they are the hot path, so each is one function with no call in between.
+Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py and
+printing.py (the one-input methods' docstrings). Each method records primitives of the rule table,
+so its derivative is theirs. Operators are the hot path: each is one function calling `apply`.
 """
 
 from __future__ import annotations

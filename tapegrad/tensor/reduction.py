@@ -1,9 +1,10 @@
 """Reductions: sum, mean, prod, var/std, max/min (values, or PyTorch's named tuple with a dim),
 argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis.
 
-Layer L3: numpy, the rule table, the storage base, `record.apply`, coerce.py and the indexing room's
-`along_axis`. PyTorch's and NumPy's spellings both work: `dim=`/`axis=`, `keepdim=`/`keepdims=`.
-Composites stay composites (var, softmax, norm): their derivatives are those of the primitives.
+Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py and the
+indexing room's `along_axis`. PyTorch's and NumPy's spellings both work: `dim=`/`axis=`,
+`keepdim=`/`keepdims=`. Composites stay composites (var, softmax, norm): their derivatives are
+those of the primitives.
 """
 
 from __future__ import annotations

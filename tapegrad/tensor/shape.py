@@ -1,9 +1,9 @@
 """Shape and views: reshape/view, flatten, permute/transpose/T, squeeze/unsqueeze, expand, and the
 ops that cut a tensor into pieces (split, chunk, unbind, narrow) or repeat it (repeat, tile, flip).
 
-Layer L3: numpy, the rule table, the storage base, `record.apply` and the L0 axis helpers. PyTorch's
-and NumPy's spellings both work: `t.reshape(2, 3)` and `t.reshape((2, 3))`, `dim=` and `axis=`.
-Results that share memory with the tensor are views (record.py marks them).
+Layer L3: numpy, the rule table, the storage base, `record.apply`, coerce.py and the L0 axis
+helpers. PyTorch's and NumPy's spellings both work: `t.reshape(2, 3)` and `t.reshape((2, 3))`,
+`dim=` and `axis=`. Results that share memory with the tensor are views (record.py marks them).
 """
 
 from __future__ import annotations
