@@ -30,6 +30,10 @@ def double(a):
     return 2 * a
 
 
+def added(*xs):
+    return sum(xs)
+
+
 def test_a_misspelled_input_in_a_rule_raises_at_registration(scratch):
     scratch.append("twice_typo")
     with pytest.raises(ValueError) as info:
@@ -78,6 +82,27 @@ def test_names_a_rule_binds_itself_and_helpers_defined_further_down_are_known(sc
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     prim(x).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_a_helper_bound_in_a_top_level_block_further_down_is_known(scratch):
+    scratch.append("binds_in_block")  # (found by parsing the module, not by its def lines)
+    prim = primitive("binds_in_block", "x", x="defined_in_a_block(g)")(np.positive)
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    prim(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+
+
+def test_a_variadic_rule_compiles_on_first_use_and_its_traceback_shows_it(scratch):
+    scratch.append("explodes_variadic")
+    line = sys._getframe().f_lineno + 1
+    prim = primitive("explodes_variadic", "sum(xs)", xs="[g * explode(x) for x in xs]")(added)
+    assert prim.rule_for_all == prim._compile_when_called  # (importing compiles no rule)
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(ZeroDivisionError) as info:
+        prim(x, x).sum().backward()
+    shown = "".join(traceback.format_exception(info.value))
+    assert f'File "{__file__}", line {line}, in rule_of_explodes_variadic_for_xs' in shown
+    assert prim.rule_for_all.__name__ == "rule_of_explodes_variadic_for_xs"
 
 
 def test_free_names_leave_out_what_the_expression_binds():
@@ -150,3 +175,9 @@ def explode(a):
 
 def defined_further_down(a, identity):
     return identity(a)
+
+
+if True:  # (a helper bound inside a block: its `def` is indented, only parsing the module finds it)
+
+    def defined_in_a_block(a):
+        return a

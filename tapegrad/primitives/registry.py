@@ -141,19 +141,26 @@ class Primitive:
         # the file). Variadic ops and custom Functions: one rule returning every gradient.
         self.rules: tuple | None = None
         self.rule_for_all = rule_for_all
-        if self.variadic and rule_for_all is None:
-            self.rule_for_all = self._compile(0)
+        if self.variadic and rule_for_all is None:  # (compiled on first use, as the others)
+            self.rule_for_all = self._compile_when_called
         self.plans: dict[Any, SavePlan] = {}
         self._overridden: dict[int, Callable] = {}
 
     # ---- rules -------------------------------------------------------------------------------
     def compile(self) -> tuple:
         """The rules as functions `rule(g, out, *inputs, **params)` (None: a zero gradient)."""
-        if self.rules is None:
+        if self.rules is None:  # (fused.py's faster functions in place of the texts they replace)
             self.rules = tuple(
-                None if t is None else self._compile(i) for i, t in enumerate(self.texts)
+                self._overridden.get(i) or (None if t is None else self._compile(i))
+                for i, t in enumerate(self.texts)
             )
         return self.rules
+
+    def _compile_when_called(self, *args: Any, **params: Any) -> Any:
+        """A variadic op's rule: compiled on its first call, which it then hands on to (reading
+        where a rule is written, to compile it, costs import time)."""
+        self.rule_for_all = self._compile(0)
+        return self.rule_for_all(*args, **params)
 
     def _head(self) -> str:
         """A rule's parameters: `g, out, x, y, *, axis=None` (the forward's inputs and params)."""
@@ -258,11 +265,9 @@ class Primitive:
 
     def override(self, **rules: Callable) -> None:
         """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
-        compiled = list(self.compile())
         for input_name, fn in rules.items():
-            i = self.input_names.index(input_name)
-            compiled[i] = self._overridden[i] = fn
-        self.rules = tuple(compiled)
+            self._overridden[self.input_names.index(input_name)] = fn
+        self.rules = None  # (compiled on first use, as every rule: importing compiles none)
         self.plans.clear()  # (their combined rules call the old ones)
 
     def plan(self, needs: int, n: int) -> SavePlan:

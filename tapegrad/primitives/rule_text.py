@@ -11,6 +11,7 @@ import builtins
 import difflib
 import itertools
 import linecache
+import re
 import tokenize
 from typing import Any
 
@@ -21,6 +22,10 @@ _BUILTINS = frozenset(dir(builtins))
 _NUMPY = frozenset(n for n in dir(np) if not n.startswith("_"))
 _module_names: dict[str, frozenset] = {}  # module file -> the names it binds at top level
 _trees: dict[str, ast.Module | None] = {}  # module file -> its syntax tree (None: no source)
+_calls: dict[str, list[ast.Call]] = {}  # module file -> its primitive(...) calls
+_defs: dict[str, frozenset] = {}  # module file -> its top-level def/class/assignment names
+# a top-level `def name`, `class name`, `name = ...` or `name: type = ...` line
+_DEF_LINE = re.compile(r"^(?:(?:async\s+)?def|class)\s+(\w+)|^(\w+)\s*(?::[^=\n]*)?=(?!=)", re.M)
 
 
 def free_names(text: str) -> list[str]:
@@ -52,19 +57,26 @@ def check_names(
     defines further down), a builtin. The forward's text, when it is a Python expression, may
     also use NumPy's names (it is the forward written as NumPy)."""
     own = ("g", "out", *inputs, *params)
-    known = set(own) | _defined_in(namespace) | _BUILTINS
+    known = set(own) | set(namespace) | _BUILTINS  # (and what the module binds further down)
+    file = str(namespace.get("__file__"))
     for input_name, text in zip(inputs, texts):
         if text is not None:
-            _check(primitive, f"the rule for {input_name}", text, known, own)
+            _check(primitive, f"the rule for {input_name}", text, known, own, file)
     try:
         names = free_names(expr)
     except SyntaxError:  # (prose, not an expression: `|x|`, "max of x over each window")
         return
-    _check(primitive, "the forward's text", expr, known | _NUMPY, own, names)
+    _check(primitive, "the forward's text", expr, known | _NUMPY, own, file, names)
 
 
 def _check(
-    primitive: str, what: str, text: str, known: set, own: tuple, names: list | None = None
+    primitive: str,
+    what: str,
+    text: str,
+    known: set,
+    own: tuple,
+    file: str,
+    names: list | None = None,
 ) -> None:
     try:
         names = free_names(text) if names is None else names
@@ -72,29 +84,39 @@ def _check(
         raise ValueError(
             f"primitive {primitive!r}: {what}, {text!r}, is not a Python expression ({e.msg})"
         ) from None
-    for name in names:
-        if name not in known:
-            close = difflib.get_close_matches(name, own, n=1) or difflib.get_close_matches(
-                name, sorted(n for n in known if not n.startswith("__")), n=1
-            )
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(
-                f"primitive {primitive!r}: {what}, {text!r}, reads {name!r}, which is not an "
-                f"input ({', '.join(own[2:]) or 'none'}), g, out, or a name the rules see (the "
-                f"names of the module defining them){hint}"
-            )
+    for name in names:  # (a name the module has not bound yet: a helper defined further down)
+        if name in known or name in _defined_below(file) or name in _bound_in(file):
+            continue
+        known = known | _bound_in(file)  # (close matches among them all)
+        close = difflib.get_close_matches(name, own, n=1) or difflib.get_close_matches(
+            name, sorted(n for n in known if not n.startswith("__")), n=1
+        )
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"primitive {primitive!r}: {what}, {text!r}, reads {name!r}, which is not an "
+            f"input ({', '.join(own[2:]) or 'none'}), g, out, or a name the rules see (the "
+            f"names of the module defining them){hint}"
+        )
 
 
-def _defined_in(namespace: dict) -> frozenset:
-    """The names a module has now and those it binds at its top level further down (rules are
-    compiled on first use, so they may call helpers defined after the primitive)."""
-    filename = str(namespace.get("__file__"))
+def _defined_below(filename: str) -> frozenset:
+    """The names of a module's top-level def, class and assignment lines, read off its source
+    with a regular expression: most rules' helpers are found so, without parsing the module
+    (that cost 80 ms of import time); `_bound_in` parses it for the others. (A line of a string
+    that looks like one could hide a misspelling: it then raises a NameError in backward.)"""
+    if filename not in _defs:
+        source = "".join(linecache.getlines(filename))
+        _defs[filename] = frozenset(a or b for a, b in _DEF_LINE.findall(source))
+    return _defs[filename]
+
+
+def _bound_in(filename: str) -> frozenset:
+    """The names a module binds at its top level, also further down than a primitive (rules are
+    compiled on first use, so they may call helpers defined after it); read once per module."""
     if filename not in _module_names:
         tree = _tree(filename)
-        if tree is None:  # (no source: the names it has now)
-            return frozenset(namespace)
-        _module_names[filename] = frozenset(_bound_at_top(tree.body))
-    return _module_names[filename] | frozenset(namespace)
+        _module_names[filename] = frozenset(_bound_at_top(tree.body) if tree else ())
+    return _module_names[filename]
 
 
 def _tree(filename: Any) -> ast.Module | None:
@@ -127,15 +149,22 @@ def written_at(filename: str, line: int, texts: dict[str, str]) -> dict[str, lis
 
 def _call_at(filename: str, line: int) -> ast.Call | None:
     """The innermost `primitive(...)` call written over `line` of `filename` (None: none)."""
-    tree = _tree(filename)
-    calls = [
-        node
-        for node in (ast.walk(tree) if tree is not None else ())
-        if isinstance(node, ast.Call)
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "primitive"
-    ]
+    calls = [c for c in _primitive_calls(filename) if c.lineno <= line <= (c.end_lineno or 0)]
     return min(calls, key=lambda c: (c.end_lineno or 0) - c.lineno) if calls else None
+
+
+def _primitive_calls(filename: str) -> list[ast.Call]:
+    """The `primitive(...)` calls written in a module, found once (a walk of the whole module per
+    primitive cost 0.1 s of import time)."""
+    if filename not in _calls:
+        tree = _tree(filename)
+        _calls[filename] = [
+            node
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "primitive"
+        ]
+    return _calls[filename]
 
 
 def _pieces(filename: str, value: ast.Constant) -> list[tuple[str, int, int]]:
