@@ -1,8 +1,9 @@
 """Time erf and exact GELU: tapegrad's pure-NumPy erf beside scipy.special.erf and torch.erf, and
 `F.gelu` forward (+ backward) on the GELU input of a nanoGPT block (12 x 64 x 512) beside PyTorch's.
 
-Arms, interleaved in rounds, one thread each; times are medians of the CPU time of this thread per
-call (on a shared machine a core's waiting time is not ours; page faults are):
+Arms, interleaved in rounds, one thread each; times are medians per call of the CPU time of this
+thread (on a shared machine the time spent waiting for a core is not ours; page faults are), or of
+the wall clock with --clock wall:
 - erf: `tapegrad` (tapegrad._erf.erf), `before` (an older _erf.py given by --before, e.g.
   `git show main:tapegrad/_erf.py > /tmp/erf_before.py`), `scipy`, `torch` (when importable).
 - gelu: `tapegrad` (F.gelu, the composite 0.5 x (1 + erf(x / sqrt 2)) with its recorded rules),
@@ -12,6 +13,7 @@ call (on a shared machine a core's waiting time is not ours; page faults are):
 Not part of `make test`.
 
     python benchmarks/erf_gelu.py [--rounds 7] [--calls 15] [--before /tmp/erf_before.py]
+                                  [--clock cpu|wall] [--quick]
 """
 
 from __future__ import annotations
@@ -130,15 +132,20 @@ def gelu_torch(torch: Any, x: np.ndarray, g: np.ndarray, backward: bool) -> Call
     return step
 
 
-def median_ms(arms: dict[str, Callable[[], Any]], rounds: int, calls: int) -> dict[str, float]:
-    """Median CPU time of this thread per call, arms interleaved in rounds."""
+CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
+
+
+def median_ms(
+    arms: dict[str, Callable[[], Any]], rounds: int, calls: int, clock: Callable[[], float]
+) -> dict[str, float]:
+    """Median time per call, arms interleaved in rounds."""
     samples: dict[str, list[float]] = {name: [] for name in arms}
     for _ in range(rounds):
         for name, step in arms.items():
             for _ in range(calls):
-                t0 = time.thread_time()
+                t0 = clock()
                 step()
-                samples[name].append(time.thread_time() - t0)
+                samples[name].append(clock() - t0)
     return {name: 1e3 * float(np.median(s)) for name, s in samples.items()}
 
 
@@ -199,11 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=15, help="calls per arm and round")
     parser.add_argument("--before", help="an older tapegrad/_erf.py to time beside this one")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one call: a smoke run")
     args = parser.parse_args(argv)
     before, scipy_erf, torch = load_before(args.before), scipy_erf_or_none(), torch_or_none()
     sizes, shape = ((64, 8), (2, 4, 8)) if args.quick else (SIZES, GELU_SHAPE)
     rounds, calls = (1, 1) if args.quick else (args.rounds, args.calls)
+    clock = CLOCKS[args.clock]
     rng = np.random.default_rng(0)
 
     erf_rows = {}
@@ -212,8 +221,8 @@ def main(argv: list[str] | None = None) -> None:
             x = (rng.standard_normal(size) * math.sqrt(0.5)).astype(dtype)  # as GELU's x / sqrt 2
             arms = erf_arms(x, before, scipy_erf, torch)
             check(arms, rtol=1e-6 if dtype == np.float32 else 1e-14)
-            erf_rows[f"erf {size:,} {np.dtype(dtype).name}"] = median_ms(arms, rounds, calls)
-    table("erf", erf_rows)
+            erf_rows[f"erf {size:,} {np.dtype(dtype).name}"] = median_ms(arms, rounds, calls, clock)
+    table(f"erf ({args.clock} time)", erf_rows)
 
     x = rng.standard_normal(shape).astype(np.float32)
     g = rng.standard_normal(shape).astype(np.float32)
@@ -222,8 +231,8 @@ def main(argv: list[str] | None = None) -> None:
         arms = gelu_arms(x, g, backward, before, torch)
         check(arms, rtol=1e-5)
         label = f"gelu {'x'.join(map(str, shape))} {'fwd+bwd' if backward else 'fwd'}"
-        gelu_rows[label] = median_ms(arms, rounds, calls)
-    table("exact GELU, float32", gelu_rows)
+        gelu_rows[label] = median_ms(arms, rounds, calls, clock)
+    table(f"exact GELU, float32 ({args.clock} time)", gelu_rows)
 
 
 if __name__ == "__main__":

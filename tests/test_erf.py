@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tapegrad as tg
 from tapegrad._erf import BLOCK, erf
 
 
@@ -136,3 +139,21 @@ def test_integer_bool_and_other_dtypes():
         erf(np.array([1 + 2j]))
     with pytest.raises(TypeError, match="real numbers"):
         erf(np.array(["0.5"]))
+
+
+def test_the_benchmark_arms_compute_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/erf_gelu.py checks every arm against tapegrad's values before timing: run on tiny
+    sizes, with this erf as the --before arm, its hand-fused NumPy GELU (forward and backward)
+    agrees with F.gelu's, and the before arm leaves tg.erf's primitive as it found it."""
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "erf_gelu_bench", root / "benchmarks" / "erf_gelu.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    forward = tg.primitives.elementwise.erf.forward
+    bench.main(["--quick", "--before", str(root / "tapegrad" / "_erf.py")])
+    assert tg.primitives.elementwise.erf.forward is forward
+    printed = capsys.readouterr().out
+    assert "gelu 2x4x8 fwd+bwd" in printed and "fused numpy" in printed and "before" in printed
