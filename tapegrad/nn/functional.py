@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import primitives as P
-from ..creation import generator
+from ..random import numpy_generator as generator
 from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
 from .functional_conv import (

@@ -1,8 +1,8 @@
 """Weight initialisation (PyTorch's nn.init names, MindSpore's initializer names): fill a tensor
 in place from tapegrad's generator.
 
-Layer L5: imports tensor.py, creation.generator (so tg.manual_seed makes layers reproducible) and
-the tape's grad mode. Every helper writes through `_fill`, off the tape.
+Layer L5: imports tensor.py, random (the default generator: tg.manual_seed makes layers
+reproducible) and the tape's grad mode. Every helper writes through `_fill`, off the tape.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..creation import generator
+from ..random import numpy_generator as generator
 from .._state import no_grad
 from ..tensor import Tensor
 
