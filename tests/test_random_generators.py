@@ -4,6 +4,7 @@ randint's two call forms, multinomial and bernoulli with PyTorch's results and e
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -246,3 +247,29 @@ def test_like_samplers_keep_the_input_dtype():
     assert set(tg.randint_like(tg.ones(200, dtype=tg.int64), 2, 5).tolist()) == {2, 3, 4}
     with pytest.raises(TypeError, match="float dtype"):
         tg.rand_like(tg.ones(2, dtype=tg.int32))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "uniform_",
+        "normal_",
+        "xavier_uniform_",
+        "xavier_normal_",
+        "kaiming_uniform_",
+        "kaiming_normal_",
+        "trunc_normal_",
+        "orthogonal_",
+    ],
+)
+def test_init_functions_take_a_generator(name):
+    fill = getattr(tg.nn.init, name)
+    tg.manual_seed(0)
+    before = tg.rand(3).tolist()
+    tg.manual_seed(0)
+    a = fill(tg.zeros(3, 4), generator=tg.Generator().manual_seed(1)).tolist()
+    assert tg.rand(3).tolist() == before  # the default stream untouched
+    assert fill(tg.zeros(3, 4), generator=tg.Generator().manual_seed(1)).tolist() == a
+    assert fill(tg.zeros(3, 4), generator=tg.Generator().manual_seed(2)).tolist() != a
+    torch = pytest.importorskip("torch", reason="the signature check needs torch")
+    assert "generator" in inspect.signature(getattr(torch.nn.init, name)).parameters

@@ -1,11 +1,11 @@
 """The rule table: every differentiable primitive, its forward (NumPy) and its rules (expressions).
 
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, reduction,
-shape, linalg, einsum, fused, nn (convolution and pooling). Importing this package registers them
-all.
+shape, linalg, einsum, fused, nn (convolution and pooling), attention. Importing this package
+registers them all.
 """
 
-from . import einsum, elementwise, fused, linalg, nn, reduction, shape  # noqa: F401  (registers them)
+from . import attention, einsum, elementwise, fused, linalg, nn, reduction, shape  # noqa: F401
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [
