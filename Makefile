@@ -12,7 +12,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,viz]"
+	$(PY) -m pip install --quiet -e ".[test,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)

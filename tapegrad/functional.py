@@ -17,7 +17,7 @@ import numpy as np
 
 from ._utils import tree_leaves, tree_map
 from .autograd.functions import grad as _tape_grad
-from .gradient_tape import GradientTape
+from .compat.gradient_tape import GradientTape
 from .math import stack
 from ._state import state
 from .tensor import Tensor

@@ -11,8 +11,8 @@ from typing import Any
 
 from .amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from .creation import ones, ones_like, zeros, zeros_like
-from .mindspore_compat import GradOperation, ParameterTuple
-from .op_classes import (
+from .compat.mindspore import GradOperation, ParameterTuple
+from .compat.mindspore_ops import (
     Abs,
     Add,
     Concat,

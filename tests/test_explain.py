@@ -336,7 +336,7 @@ def test_html_escapes_names_and_comparisons():
 def test_in_a_notebook_explain_prints_nothing_and_displays_instead(capsys, monkeypatch):
     import sys
 
-    explain_module = sys.modules["tapegrad.explain"]  # (tg.explain is the function)
+    explain_module = sys.modules["tapegrad.teach.explain"]  # (tg.explain is the function)
     x, y, z = _example()
     monkeypatch.setattr(explain_module, "running_in_ipython", lambda: True)
     steps = tg.explain(z)
@@ -348,7 +348,7 @@ def test_in_a_notebook_explain_prints_nothing_and_displays_instead(capsys, monke
 def test_steps_say_which_module_they_ran_in(monkeypatch):
     # The tape will record each node's running modules (node.scope); until it does, the test tells
     # explain the scopes by hand, from the nodes each module call added.
-    from tapegrad import tapeinfo
+    from tapegrad.teach import tapeinfo
 
     class Net(tg.nn.Module):
         def __init__(self):

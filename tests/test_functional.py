@@ -614,10 +614,10 @@ def test_docstring_examples_run():
     import doctest
 
     import tapegrad.functional
-    import tapegrad.gradient_tape
+    import tapegrad.compat.gradient_tape
     import tapegrad.math
 
-    for module in (tapegrad.functional, tapegrad.gradient_tape, tapegrad.math):
+    for module in (tapegrad.functional, tapegrad.compat.gradient_tape, tapegrad.math):
         result = doctest.testmod(
             module, extraglobs={"tg": tg}, optionflags=doctest.NORMALIZE_WHITESPACE
         )

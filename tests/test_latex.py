@@ -1,5 +1,6 @@
-"""tapegrad.latex.to_latex and tg.autograd.formula(op, latex=True): rule texts (Python expressions
-over g, out and the inputs) become the LaTeX a teacher would write; prose never crashes it."""
+"""tapegrad.teach.latex.to_latex and tg.autograd.formula(op, latex=True): rule texts (Python
+expressions over g, out and the inputs) become the LaTeX a teacher would write; prose never crashes
+it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import pytest
 
 import tapegrad as tg
-from tapegrad.latex import adjoint, rule_latex, to_latex
+from tapegrad.teach.latex import adjoint, rule_latex, to_latex
 from tapegrad.primitives.registry import REGISTRY
 
 OUT = r"\overline{\mathrm{out}}"  # g, the gradient arriving at the output

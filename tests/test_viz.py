@@ -257,7 +257,7 @@ class _MLP(tg.nn.Module):
 
 
 def _scoped_loss(monkeypatch, loss_held_by_model=True):
-    from tapegrad import tapeinfo
+    from tapegrad.teach import tapeinfo
 
     model = _MLP()
     loss_fn = model.loss if loss_held_by_model else tg.nn.CrossEntropyLoss()

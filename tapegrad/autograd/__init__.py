@@ -24,7 +24,7 @@ def formula(op_name: str, latex: bool = False) -> str:
     prim = lookup(op_name)
     if not latex:
         return prim.formula()
-    from ..latex import formula_latex  # (L0, standard library only)
+    from ..teach.latex import formula_latex  # (standard library only)
 
     texts = ["0" if t is None else t for t in prim.texts]  # (None: a zero gradient)
     return formula_latex(prim.expr, dict(zip(prim.input_names, texts)))

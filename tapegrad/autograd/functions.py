@@ -119,7 +119,7 @@ def backward(
     retain = create_graph if retain_graph is None else retain_graph
     observer = None
     if trace:  # the teaching layer (L5) prints each step; imported only when asked for
-        from ..explain import trace_observer
+        from ..teach.explain import trace_observer
 
         observer = trace_observer()
     if inputs is None:

@@ -26,7 +26,7 @@ from .losses import (
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .optimizers import SGD, Adam, Momentum
+from ..compat.mindspore_optimizers import SGD, Adam, Momentum
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding

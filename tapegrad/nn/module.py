@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._state import enter_module, leave_module, no_grad
 from ..tensor import Tensor
 from ..tensor.coerce import to_dtype
-from .bprop import call_with_bprop
+from ..compat.cell_bprop import call_with_bprop
 from .parameter import Parameter
 
 
@@ -37,8 +37,8 @@ class Module:
     ['fc.weight', 'fc.bias']
     """
 
-    # MindSpore: a Cell may define `bprop(self, *inputs, out, dout)`, its own backward (bprop.py);
-    # None here, so __call__ tests it without a failing lookup.
+    # MindSpore: a Cell may define `bprop(self, *inputs, out, dout)`, its own backward
+    # (compat/cell_bprop.py); None here, so __call__ tests it without a failing lookup.
     bprop: Any = None
 
     def __init__(self) -> None:

@@ -2,8 +2,8 @@
 work over every axis by default, np.sort gives the values only, np.outer flattens, np.tril takes
 k=, ...
 
-Layer L5: imports math only. interop.py dispatches these NumPy functions here, called with the
-caller's arguments as NumPy's signature names them (its harmless keywords already dropped).
+Layer L5: imports math only. numpy_protocols.py dispatches these NumPy functions here, called with
+the caller's arguments as NumPy's signature names them (its harmless keywords already dropped).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from . import math as tgmath
-from ._utils import one_axis
+from .. import math as tgmath
+from .._utils import one_axis
 
 __all__ = ["NUMPY_MEANING"]
 
@@ -95,7 +95,7 @@ def einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
     return out if dtype is None else out.astype(dtype)
 
 
-# NumPy function -> its adapter: interop.py adds them to its table of NumPy functions.
+# NumPy function -> its adapter: numpy_protocols.py adds them to its table of NumPy functions.
 NUMPY_MEANING = {
     getattr(np, f.__name__): f
     for f in (cumsum, cumprod, flip, sort, trace, outer, tile, tril, triu, diag, einsum)

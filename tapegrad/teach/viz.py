@@ -16,9 +16,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import tapeinfo
-from .tape.plan import execution_order
+from ..tape.plan import execution_order
 from .tapeinfo import Names, format_values, input_label, shape_text
-from .tensor import Tensor
+from ..tensor import Tensor
 
 __all__ = ["Drawing", "GraphvizNotAvailable", "draw", "to_dot"]
 

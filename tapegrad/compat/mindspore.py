@@ -10,10 +10,10 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable
 
-from . import functional as F
-from .nn.module import Module
-from .nn.parameter import Parameter
-from .tensor import Tensor
+from .. import functional as F
+from ..nn.module import Module
+from ..nn.parameter import Parameter
+from ..tensor import Tensor
 
 __all__ = [
     "GRAPH_MODE",

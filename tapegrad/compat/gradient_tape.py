@@ -13,11 +13,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ._utils import tree_leaves, tree_map
-from .autograd.functions import grad as _tape_grad
-from ._state import no_grad, state
-from .math import stack
-from .tensor import Tensor
+from .._utils import tree_leaves, tree_map
+from ..autograd.functions import grad as _tape_grad
+from .._state import no_grad, state
+from ..math import stack
+from ..tensor import Tensor
 
 
 class GradientTape:

@@ -12,8 +12,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import math as _m
-from .tensor import Tensor
+from .. import math as _m
+from ..tensor import Tensor
 
 __all__ = [
     "Abs",

@@ -14,11 +14,11 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ._utils import unbroadcast_axes
-from .tape.engine import run_backward
-from .tape.node import FREED
-from .tape.plan import execution_order
-from .tensor import Tensor
+from .._utils import unbroadcast_axes
+from ..tape.engine import run_backward
+from ..tape.node import FREED
+from ..tape.plan import execution_order
+from ..tensor import Tensor
 
 __all__ = [
     "Names",

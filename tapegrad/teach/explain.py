@@ -18,8 +18,8 @@ import numpy as np
 
 from . import tapeinfo
 from .tapeinfo import Names, format_values, input_label, shape_text
-from .tape.plan import execution_order
-from .tensor import Tensor
+from ..tape.plan import execution_order
+from ..tensor import Tensor
 
 __all__ = ["Explanation", "LeafGrad", "Step", "explain", "format_step"]
 
