@@ -226,3 +226,10 @@ def test_numpy_generators_are_still_accepted():
     own = DataLoader(ds, batch_size=3, shuffle=True, generator=np.random.default_rng(1))
     again = DataLoader(ds, batch_size=3, shuffle=True, generator=np.random.default_rng(1))
     assert [b[1].tolist() for b in own] == [b[1].tolist() for b in again]
+
+
+def test_endless_sampling_draws_as_it_goes():
+    """minGPT's trainer asks for 10**10 samples with replacement and reads a few batches."""
+    sampler = RandomSampler(range(5), replacement=True, num_samples=10**10)
+    drawn = iter(sampler)
+    assert len(sampler) == 10**10 and {next(drawn) for _ in range(100)} <= set(range(5))

@@ -94,8 +94,9 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n, count = len(self.data_source), self.num_samples
         rng = _stream(self.generator, "RandomSampler")
-        if self.replacement:
-            yield from rng.integers(0, n, size=count).tolist()
+        if self.replacement:  # (in chunks: minGPT asks for 10**10 samples and reads a few)
+            for start in range(0, count, 1024):
+                yield from rng.integers(0, n, size=min(1024, count - start)).tolist()
             return
         for _ in range(count // n):
             yield from rng.permutation(n).tolist()
