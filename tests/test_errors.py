@@ -109,6 +109,11 @@ def _():
     tg.randn(3, dtype=tg.int32)
 
 
+@case("device-not-cpu", RuntimeError, r"zeros: device 'cuda' is not available.*on the CPU")
+def _():
+    tg.zeros(2, 3, device="cuda")
+
+
 @case("manual-seed-not-int", TypeError, r"manual_seed expects an int, got str 'a'")
 def _():
     tg.manual_seed("a")
