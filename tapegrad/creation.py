@@ -245,8 +245,9 @@ def full_like(
 
 
 def _scalar(value: Any, who: str, what: str) -> Any:
-    """A range bound as a Python number (a one-element tensor counts as its number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number, Tensor)):
+    """A range bound as a Python number (a one-element tensor counts as its number; a bool is the
+    integer it stands for, as PyTorch's arange(False, True) is [0])."""
+    if not isinstance(value, (int, float, np.number, Tensor)):
         raise TypeError(f"{who}: {what} must be a number, got {type(value).__name__} {value!r}")
     return _number(value, who)
 

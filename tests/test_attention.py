@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+import tapegrad.func
 import tapegrad.nn.functional as F
 
 RNG = np.random.default_rng(0)
@@ -165,6 +166,29 @@ def test_dropout_is_reproducible_and_differentiable():
     tg.manual_seed(0)
     mean = F.scaled_dot_product_attention(ones, ones, ones, dropout_p=0.5).numpy().mean()
     assert abs(mean - 1.0) < 0.1  # (kept weights scaled by 1/(1-p): the expectation is kept)
+
+
+def test_vmap_per_example_masks_gradients_and_dropout():
+    q, k, v = (tg.tensor(RNG.normal(size=(3, 2, s, 4))) for s in (4, 6, 6))
+    masks = (tg.tensor(RNG.random((3, 4, 6)) > 0.3), tg.tensor(RNG.normal(size=(3, 4, 6))))
+    for mask in masks:  # (a bool mask is a parameter of the node, a float one an input)
+        out = tg.vmap(F.scaled_dot_product_attention)(q, k, v, mask)
+        each = [F.scaled_dot_product_attention(q[i], k[i], v[i], mask[i]) for i in range(3)]
+        np.testing.assert_allclose(out.numpy(), np.stack([e.numpy() for e in each]), rtol=1e-12)
+    loss = lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m).sum()  # noqa: E731
+    grads = tg.vmap(tg.func.grad(loss, argnums=(0, 1, 2, 3)))(q, k, v, masks[1])
+    for i in range(3):
+        want = tg.func.grad(loss, argnums=(0, 1, 2, 3))(q[i], k[i], v[i], masks[1][i])
+        for got, w in zip(grads, want):
+            np.testing.assert_allclose(got.numpy()[i], w.numpy(), rtol=1e-10, atol=1e-12)
+    same_q = tg.tensor(np.stack([q[0].numpy()] * 3))
+    dropped = lambda q: F.scaled_dot_product_attention(q, k[0], v[0], dropout_p=0.5)  # noqa: E731
+    different = tg.vmap(dropped, randomness="different")(same_q).numpy()
+    same = tg.vmap(dropped, randomness="same")(same_q).numpy()
+    assert not np.allclose(different[0], different[1])
+    np.testing.assert_array_equal(same[0], same[1])
+    with pytest.raises(RuntimeError, match="randomness"):
+        tg.vmap(dropped)(same_q)
 
 
 def test_formula_is_the_closed_form():

@@ -121,6 +121,8 @@ def test_arange_bounds_and_integer_dtypes():
     assert tg.arange(start=1, end=5, step=2).tolist() == [1, 3]
     assert tg.arange(5).dtype == np.int64 and tg.arange(5.0).dtype == np.float32
     assert tg.arange(tg.tensor(3)).tolist() == [0, 1, 2]
+    assert tg.arange(False, True).tolist() == [0] and tg.arange(True).dtype == np.int64
+    assert tg.arange(0, True, 0.5).tolist() == [0.0, 0.5]  # (bools are the integers 0 and 1)
     # an integer dtype cuts the bounds first (toward zero): 2, -2, -1 -> 4 values
     assert tg.arange(2.1, -2.9, -1.0, dtype=tg.int64).tolist() == [2, 1, 0, -1]
     assert tg.arange(-0.5, 3, dtype=tg.int64).tolist() == [0, 1, 2]

@@ -173,6 +173,7 @@ def test_integer_ops_match_torch():
         dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
         dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
         dict(kernel_size=(2,), padding=(1,), divisor_override=3),
+        dict(kernel_size=2, divisor_override=-2),  # (a negative divisor: cut toward zero too)
     ):
         ours = F.avg_pool2d(tg.tensor(a), **kw)
         assert (

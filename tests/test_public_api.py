@@ -88,13 +88,6 @@ IN_FLIGHT = {
     "set_default_dtype",
     # issue 27 (teaching, second round)
     "autograd.compare",
-    # issue 28 (function transforms)
-    "custom_jvp",
-    "custom_vjp",
-    "func",
-    "func.vmap",
-    "utils.checkpoint.checkpoint",
-    "vmap",
 }
 
 

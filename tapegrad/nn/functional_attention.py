@@ -96,7 +96,8 @@ def scaled_dot_product_attention(
         k, v = _grouped(q, k, v)
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
-    bias: Any = 0.0  # (a float mask is an input of the op, with a gradient; a bool one a constant)
+    # a float mask is an input (it has a gradient), a bool one a constant; NO_MASK: no float mask
+    bias: Any = P.attention.NO_MASK
     allowed = None
     if attn_mask is not None:
         if is_causal:

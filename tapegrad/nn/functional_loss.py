@@ -310,7 +310,9 @@ def cross_entropy(
     log_probs = input.log_softmax(axis)  # logsumexp-based: stable for large logits
     t = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind in "iu":
-        _, picks, sample_weight, w = _class_targets(input, t, weight, ignore_index, "cross_entropy")
+        _, picks, sample_weight, w = _class_targets(
+            input, target, weight, ignore_index, "cross_entropy"
+        )
         losses = -log_probs[picks] * sample_weight
         if eps:
             per_class = (

@@ -6,14 +6,15 @@ Wk = W * K) and dS the gradient reaching the scores,
     dL/dv = Wk^T g,    dW = (g v^T) * K,    dS = W * (dW - rowsum(dW * W)),
     dL/dq = scale * dS k,    dL/dk = scale * dS^T q,    dL/dbias = dS.
 Masks: `allowed` (a bool mask, a constant) keeps the scores where it is True (-inf elsewhere),
-`bias` (a float mask: an input, so it has a gradient; the number 0.0 when there is none) is added,
+`bias` (a float mask: an input, so it has a gradient; NO_MASK when there is none) is added,
 `causal` keeps key j <= query i (the top-left triangle, as PyTorch). A query row left with no key
 gets zero weights, as PyTorch's (not the NaN of 0/0). The rules are written in primitives and
 operators, so they record under create_graph=True and every order of derivative works.
 
 Conventions as in elementwise.py; q (..., L, E), k (..., S, E), v (..., S, Ev), batch axes
 broadcast and summed back by the engine.
-Layer L1: numpy, registry, linalg (T, product), the elementwise and reduction families.
+Layer L1: numpy, registry, linalg (T, product), the elementwise and reduction families, batching
+(its rule for vmap) and batched_array.
 """
 
 from __future__ import annotations
@@ -23,17 +24,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .batched_array import BatchedArray
+from .batching import example_ndim, padded, reads_batched_params
 from .elementwise import exp, where
 from .linalg import T, product
 from .reduction import sum
 from .registry import primitive, value
 
 
+NO_MASK = np.zeros(())  # the float mask's input when there is none: a constant, never added
+
+
 def masked_scores(q, k, bias, scale, allowed, causal):
     """q k^T * scale plus the float mask; -inf where `allowed` is False or above the diagonal."""
     scores = (q @ T(k)) * scale
-    if not (isinstance(bias, float) and bias == 0.0):  # (0.0: no float mask, nothing to add)
-        scores = scores + bias
+    if bias is not None and bias is not NO_MASK:  # (the Tensor layer passes NO_MASK, not None:
+        scores = scores + bias  # a saved None would read as "not saved")
     if causal:
         rows, cols = scores.shape[-2:]
         scores = where(np.tril(np.ones((rows, cols), bool)), scores, -np.inf)
@@ -71,7 +77,7 @@ def attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep):
     """dS and the kept weights for one attention node (see the module docstring); `out` is read
     only to know the node."""
     arguments = (g, out, q, k, v, allowed, keep)
-    params = (scale, causal, bias if isinstance(bias, float) else id(bias))
+    params = (scale, causal, id(bias))
     last = _last[0]
     if last is not None and last[1] == params:
         if all(r is None if a is None else r() is a for r, a in zip(last[0], arguments)):
@@ -98,18 +104,37 @@ def _forget(entry):
         _last[0] = None
 
 
+@reads_batched_params
+def batch_attention(level, prim, inputs, batched, params):
+    """vmap: the batch axis is one more batch axis of q, k, v and the float mask (each padded to
+    one rank, so that it pairs with batch axes only); a bool mask or a dropout mask that differs
+    between examples (a parameter) gets its batch axis the same way."""
+    ndim = max(example_ndim(x, b) for x, b in zip(inputs, batched))
+    args = [padded(x, b, ndim) for x, b in zip(inputs, batched)]
+    for name in ("allowed", "keep"):
+        value = params.get(name)
+        if isinstance(value, BatchedArray):
+            array = value.physical
+            if value.batched:
+                extra = ndim - (array.ndim - 1)
+                array = array.reshape(array.shape[:1] + (1,) * extra + array.shape[1:])
+            params = {**params, name: array}
+    return prim(*args, **params)
+
+
 _RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)"
 
 
 @primitive(
     "attention",
     "softmax(q @ k^T * scale + mask) @ v",
+    batch=batch_attention,
     q=f"scale * ({_RULE}.dscores @ k)",
     k=f"scale * (T({_RULE}.dscores) @ q)",
     v=f"T({_RULE}.weights) @ g",
     bias=f"{_RULE}.dscores",
 )
-def attention(q, k, v, bias=0.0, *, scale, allowed=None, causal=False, keep=None):
+def attention(q, k, v, bias=None, *, scale, allowed=None, causal=False, keep=None):
     # `keep`: dropout's mask, 0 where a weight is dropped and 1/(1-p) where it is kept (a constant)
     w = attention_weights(q, k, bias, scale, allowed, causal)
     return product(w if keep is None else w * keep, v)

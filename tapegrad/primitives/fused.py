@@ -13,16 +13,39 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batching import example_ndim, matrix_product, pointwise
 from .bits import masked
-from .elementwise import clip, relu, sigmoid, tanh, where, within
+from .elementwise import add, clip, relu, sigmoid, tanh, where, within
 from .reduction import sum  # noqa: F401  (linear's rule text for b)
 from .linalg import matmul, product, rows  # noqa: F401  (linear's rule text uses rows)
 from .registry import primitive
+from .shape import reshape, transpose
+
+
+def batch_linear(level, prim, inputs, batched, params):
+    """Weights shared by the batch: one linear for all of it (the batch's rows are more rows of
+    x); weights or bias per example: x @ w^T + b as a batched product."""
+    (x, w, b), (bx, bw, bb) = inputs, batched
+    if not bw and not bb:
+        if x.ndim > 2:  # (one GEMM for every row: NumPy's matmul would run one per leading index)
+            out = linear(reshape(x, shape=(-1, x.shape[-1])), w, b)
+            return reshape(out, shape=tuple(x.shape[:-1]) + (out.shape[-1],))
+        return linear(x, w, b)
+    wt = transpose(w, axes=(0, 2, 1)) if bw else transpose(w, axes=(1, 0))
+    vector = example_ndim(x, bx) == 1
+    if vector:  # (a one-row matrix per example)
+        shape = tuple(x.shape)
+        x = reshape(x, shape=shape[:1] + (1,) + shape[1:] if bx else (1,) + shape)
+    out = matrix_product(level, matmul, [x, wt], [bx, bw], {})
+    if vector:
+        out = reshape(out, shape=(level.size, out.shape[-1]))
+    return pointwise(level, add, [out, b], [True, bb], {})
 
 
 @primitive(
     "linear",
     "x @ w.T + b",
+    batch=batch_linear,
     x="g @ w",
     w="matmul_tn(rows(g), rows(x))",
     b="sum(rows(g), axis=(0,), keepdims=False)",
@@ -34,12 +57,12 @@ def linear(x, w, b):
     return out + b
 
 
-@primitive("matmul_nt", "x @ T(y)", x="matmul(g, y)", y="matmul_tn(g, x)")
+@primitive("matmul_nt", "x @ T(y)", batch=matrix_product, x="matmul(g, y)", y="matmul_tn(g, x)")
 def matmul_nt(x, y):
     return product(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
-@primitive("matmul_tn", "T(x) @ y", x="matmul_nt(y, g)", y="matmul(x, g)")
+@primitive("matmul_tn", "T(x) @ y", batch=matrix_product, x="matmul_nt(y, g)", y="matmul(x, g)")
 def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
 
@@ -57,7 +80,9 @@ def _times_g(g, t):
 
 
 # (their inputs: dy, the gradient tanh's rule got; y, tanh's output)
-@primitive("tanh_backward", "dy * (1 - y * y)", dy="g * (1 - y * y)", y="-2 * g * dy * y")
+@primitive(
+    "tanh_backward", "dy * (1 - y * y)", batch=pointwise, dy="g * (1 - y * y)", y="-2 * g * dy * y"
+)
 def tanh_backward(dy, y):
     t = y * y
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
@@ -65,7 +90,13 @@ def tanh_backward(dy, y):
     return dy * (1 - t)
 
 
-@primitive("sigmoid_backward", "dy * y * (1 - y)", dy="g * y * (1 - y)", y="g * dy * (1 - 2 * y)")
+@primitive(
+    "sigmoid_backward",
+    "dy * y * (1 - y)",
+    batch=pointwise,
+    dy="g * y * (1 - y)",
+    y="g * dy * (1 - 2 * y)",
+)
 def sigmoid_backward(dy, y):
     t = 1 - y
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:

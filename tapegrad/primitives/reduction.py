@@ -2,7 +2,7 @@
 
 Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
 reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
-Layer L1: numpy, the L0 state, registry and the elementwise and shape families.
+Layer L1: numpy, the L0 state, registry, batching and the elementwise and shape families.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .batching import along_axis, reduction
 from .elementwise import div, exp, mul, sub, where
 from .registry import primitive, value
 from .shape import expand, getitem, inverse, reshape, transpose
@@ -40,13 +41,16 @@ def count(shape, axis):
     return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
 
 
-@primitive("sum", "sum(x, axis)", x="expand_back(g, x.shape, axis, keepdims)")
+@primitive("sum", "sum(x, axis)", batch=reduction, x="expand_back(g, x.shape, axis, keepdims)")
 def sum(x, *, axis=None, keepdims=False):
     return np.add.reduce(x, axis=axis, keepdims=keepdims)  # (np.sum is this plus a wrapper)
 
 
 @primitive(
-    "mean", "mean(x, axis)", x="expand_back(g / count(x.shape, axis), x.shape, axis, keepdims)"
+    "mean",
+    "mean(x, axis)",
+    batch=reduction,
+    x="expand_back(g / count(x.shape, axis), x.shape, axis, keepdims)",
 )
 def mean(x, *, axis=None, keepdims=False):
     # (NumPy's mean without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
@@ -58,10 +62,13 @@ def tie_shares(x, out, axis):
     """1/k at each of the k positions equal to the extreme, 0 elsewhere (a constant); where the
     extreme is NaN, the k NaNs share (as PyTorch's max())."""
     x, extreme = value(x), np.reshape(value(out), kept_shape(x.shape, axis))
-    hit = np.asarray(x == extreme)
-    if extreme.dtype.kind in "fc" and np.isnan(extreme).any():
-        hit |= np.isnan(x) & np.isnan(extreme)
-    return np.asarray(hit / np.sum(hit, axis=axis, keepdims=True), dtype=x.dtype)
+    hit = np.equal(x, extreme)
+    # (inside vmap the values are per example, so no one answer to "any NaN?": NaNs looked for)
+    if extreme.dtype.kind in "fc" and (
+        extreme.__class__ is not np.ndarray or np.isnan(extreme).any()
+    ):
+        hit = hit | (np.isnan(x) & np.isnan(extreme))
+    return (hit / np.sum(hit, axis=axis, keepdims=True)).astype(x.dtype)
 
 
 def spread(g, shares):
@@ -71,20 +78,31 @@ def spread(g, shares):
 
 
 @primitive(
-    "max", "max(x, axis)", x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))"
+    "max",
+    "max(x, axis)",
+    batch=reduction,
+    x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))",
 )
 def max(x, *, axis=None, keepdims=False):
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
 @primitive(
-    "min", "min(x, axis)", x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))"
+    "min",
+    "min(x, axis)",
+    batch=reduction,
+    x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))",
 )
 def min(x, *, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-@primitive("prod", "prod(x, axis)", x="keep(g, x.shape, axis, keepdims) * others(x, out, axis)")
+@primitive(
+    "prod",
+    "prod(x, axis)",
+    batch=reduction,
+    x="keep(g, x.shape, axis, keepdims) * others(x, out, axis)",
+)
 def prod(x, *, axis=None, keepdims=False):
     return np.prod(x, axis=axis, keepdims=keepdims)
 
@@ -124,7 +142,10 @@ def _product_of_others(a, axis):
 
 
 @primitive(
-    "logsumexp", "log(sum(exp(x), axis))", x="keep(g, x.shape, axis, keepdims) * softmax(x, axis)"
+    "logsumexp",
+    "log(sum(exp(x), axis))",
+    batch=reduction,
+    x="keep(g, x.shape, axis, keepdims) * softmax(x, axis)",
 )
 def logsumexp(x, *, axis=None, keepdims=False):
     if x.size == 0:  # an empty sum: log(0) = -inf (as PyTorch), without NumPy's max-of-empty error
@@ -147,7 +168,9 @@ def softmax(x, axis):
     return div(e, sum(e, axis=axis, keepdims=True))
 
 
-@primitive("cumsum", "cumsum(x, axis)", x="flip(cumsum(flip(g, axis), axis=axis), axis)")
+@primitive(
+    "cumsum", "cumsum(x, axis)", batch=along_axis, x="flip(cumsum(flip(g, axis), axis=axis), axis)"
+)
 def cumsum(x, *, axis):
     # (each x_i reaches out_j for every j >= i: its gradient is the sum of g from the end back)
     return np.cumsum(x, axis=axis) if x.ndim else x.copy()
@@ -158,7 +181,7 @@ def flip(g, axis):
     return getitem(g, index=(slice(None),) * axis + (slice(None, None, -1),)) if g.ndim else g
 
 
-@primitive("cumprod", "cumprod(x, axis)", x="cumprod_grad(g, x, out, axis)")
+@primitive("cumprod", "cumprod(x, axis)", batch=along_axis, x="cumprod_grad(g, x, out, axis)")
 def cumprod(x, *, axis):
     return np.cumprod(x, axis=axis) if x.ndim else x.copy()
 

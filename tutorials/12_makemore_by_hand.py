@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 11 · Making up names, one character at a time, with the backward written by hand
+# # 12 · Making up names, one character at a time, with the backward written by hand
 #
 # A character-level language model in the manner of Andrej Karpathy's *makemore* lectures, written
 # with PyTorch's spellings (they run unchanged here). First the table of which character follows
