@@ -72,7 +72,7 @@ def test_equals_the_composite_values_and_gradients(case):
     arrays, kind, mask = make(case)
     (q, k, v), m = leaves(arrays, kind, mask)
     ours, theirs = fused(q, k, v, kind, m), composite(q, k, v, kind, m)
-    assert ours.grad_fn.name == "AttentionBackward"  # one node
+    assert ours.grad_fn.name == "ScaledDotProductAttentionBackward"  # one node
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-14)
     g = tg.tensor(RNG.normal(size=ours.shape))
     inputs = [q, k, v] + ([m] if kind == "float" else [])
@@ -192,7 +192,7 @@ def test_vmap_per_example_masks_gradients_and_dropout():
 
 
 def test_formula_is_the_closed_form():
-    text = tg.autograd.formula("attention")
+    text = tg.autograd.formula("scaled_dot_product_attention")
     assert "softmax(q @ k^T * scale + mask) @ v" in text and "dL/dq" in text
 
 

@@ -416,7 +416,7 @@ CASES = {
         Case(lambda x: x.logsumexp(1), normal(2, 3) * 300, id="large"),
     ],
     # attention (more in test_attention.py)
-    "attention": [
+    "scaled_dot_product_attention": [
         Case(
             lambda q, k, v: tg.nn.functional.scaled_dot_product_attention(q, k, v),
             normal(2, 3, 4),

@@ -119,7 +119,7 @@ def scaled_dot_product_attention(
         keep = (kept / (1.0 - dropout_p) if dropout_p < 1 else kept * 0.0).astype(q.dtype)
     factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     return apply(
-        P.attention.attention,
+        P.attention.scaled_dot_product_attention,
         q,
         k,
         v,

@@ -61,7 +61,7 @@ def attention_weights(q, k, bias, scale, allowed, causal):
     return e / (where(empty, 1.0, total) if empty.any() else total)
 
 
-class AttentionBackward(NamedTuple):
+class AttentionGradients(NamedTuple):
     dscores: Any  # dL/d(scores), the gradient reaching q k^T * scale + mask
     weights: Any  # the weights v was multiplied by (after dropout)
 
@@ -86,9 +86,9 @@ def attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep):
     dw = g @ T(v)
     if keep is not None:
         dw = dw * keep
-    result = AttentionBackward(w * (dw - sum(dw * w, axis=-1, keepdims=True)), w)
+    result = AttentionGradients(w * (dw - sum(dw * w, axis=-1, keepdims=True)), w)
     if keep is not None:
-        result = AttentionBackward(result.dscores, w * keep)
+        result = AttentionGradients(result.dscores, w * keep)
     try:
         refs = tuple(None if a is None else weakref.ref(a) for a in arguments)
     except TypeError:  # (an argument that takes no weak reference: not remembered)
@@ -126,7 +126,7 @@ _RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)
 
 
 @primitive(
-    "attention",
+    "scaled_dot_product_attention",
     "softmax(q @ k^T * scale + mask) @ v",
     batch=batch_attention,
     q=f"scale * ({_RULE}.dscores @ k)",
@@ -134,7 +134,9 @@ _RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)
     v=f"T({_RULE}.weights) @ g",
     bias=f"{_RULE}.dscores",
 )
-def attention(q, k, v, bias=None, *, scale, allowed=None, causal=False, keep=None):
+def scaled_dot_product_attention(
+    q, k, v, bias=None, *, scale, allowed=None, causal=False, keep=None
+):
     # `keep`: dropout's mask, 0 where a weight is dropped and 1/(1-p) where it is kept (a constant)
     w = attention_weights(q, k, bias, scale, allowed, causal)
     return product(w if keep is None else w * keep, v)

@@ -104,7 +104,7 @@ KIND_PRIMS = {
     "cumprod": "cumprod",
     "einsum": "einsum",
     "norm": "normalize",
-    "attention": "attention",
+    "attention": "scaled_dot_product_attention",
 }
 PIECEWISE = (
     "relu",
