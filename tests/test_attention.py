@@ -193,7 +193,8 @@ def test_vmap_per_example_masks_gradients_and_dropout():
 
 def test_formula_is_the_closed_form():
     text = tg.autograd.formula("scaled_dot_product_attention")
-    assert "softmax(q @ k^T * scale + mask) @ v" in text and "dL/dq" in text
+    assert "softmax(masked(q @ T(k) * scale + bias, allowed, causal)) * keep) @ v" in text
+    assert "dL/dq" in text
 
 
 def test_errors_as_pytorch():

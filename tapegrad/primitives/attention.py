@@ -7,9 +7,10 @@ Wk = W * K) and dS the gradient reaching the scores,
     dL/dq = scale * dS k,    dL/dk = scale * dS^T q,    dL/dbias = dS.
 Masks: `allowed` (a bool mask, a constant) keeps the scores where it is True (-inf elsewhere),
 `bias` (a float mask: an input, so it has a gradient; NO_MASK when there is none) is added,
-`causal` keeps key j <= query i (the top-left triangle, as PyTorch). A query row left with no key
-gets zero weights, as PyTorch's (not the NaN of 0/0). The rules are written in primitives and
-operators, so they record under create_graph=True and every order of derivative works.
+`causal` keeps key j <= query i (the top-left triangle, as PyTorch), `keep` is dropout's mask
+(None: no dropout). A query row left with no key gets zero weights, as PyTorch's (not the NaN of
+0/0). The rules are written in primitives and operators, so they record under create_graph=True
+and every order of derivative works.
 
 Conventions as in elementwise.py; q (..., L, E), k (..., S, E), v (..., S, Ev), batch axes
 broadcast and summed back by the engine.
@@ -35,11 +36,8 @@ from .registry import primitive, value
 NO_MASK = np.zeros(())  # the float mask's input when there is none: a constant, never added
 
 
-def masked_scores(q, k, bias, scale, allowed, causal):
-    """q k^T * scale plus the float mask; -inf where `allowed` is False or above the diagonal."""
-    scores = (q @ T(k)) * scale
-    if bias is not None and bias is not NO_MASK:  # (the Tensor layer passes NO_MASK, not None:
-        scores = scores + bias  # a saved None would read as "not saved")
+def masked(scores, allowed, causal):
+    """The scores with -inf where `allowed` is False and, if causal, above the diagonal."""
     if causal:
         rows, cols = scores.shape[-2:]
         scores = where(np.tril(np.ones((rows, cols), bool)), scores, -np.inf)
@@ -48,9 +46,8 @@ def masked_scores(q, k, bias, scale, allowed, causal):
     return scores
 
 
-def attention_weights(q, k, bias, scale, allowed, causal):
-    """The softmax over the keys of the masked scores; a row with every key masked gets zeros."""
-    scores = masked_scores(q, k, bias, scale, allowed, causal)
+def softmax(scores):
+    """The softmax over the keys (the last axis); a row with every key masked gets zeros."""
     s = value(scores)
     if s.shape[-1] == 0:  # no keys at all: nothing to weigh
         return scores
@@ -59,6 +56,14 @@ def attention_weights(q, k, bias, scale, allowed, causal):
     total = sum(e, axis=-1, keepdims=True)
     empty = value(total) == 0  # (rows whose keys are all masked: e is 0 there)
     return e / (where(empty, 1.0, total) if empty.any() else total)
+
+
+def attention_weights(q, k, bias, scale, allowed, causal):
+    """W: the softmax of q k^T * scale plus the float mask, masked."""
+    scores = (q @ T(k)) * scale
+    if bias is not None and bias is not NO_MASK:  # (the Tensor layer passes NO_MASK, not None:
+        scores = scores + bias  # a saved None would read as "not saved")
+    return softmax(masked(scores, allowed, causal))
 
 
 class AttentionGradients(NamedTuple):
@@ -127,7 +132,7 @@ _RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)
 
 @primitive(
     "scaled_dot_product_attention",
-    "softmax(q @ k^T * scale + mask) @ v",
+    "(softmax(masked(q @ T(k) * scale + bias, allowed, causal)) * keep) @ v",
     batch=batch_attention,
     q=f"scale * ({_RULE}.dscores @ k)",
     k=f"scale * (T({_RULE}.dscores) @ q)",
