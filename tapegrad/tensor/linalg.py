@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..primitives import elementwise as E
-from ..primitives import fused as FU
 from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
@@ -28,10 +27,7 @@ def matmul(x: TensorBase, other: Any) -> Tensor:
     names them); a vector on the left is made a one-row matrix, and that axis dropped again."""
     y = other if isinstance(other, TensorBase) else as_tensor(other)
     if x._data.ndim > 1 and y._data.ndim > 1:  # (matrices: the commonest case, first)
-        w = _transposed_from(y)
         try:
-            if w is not None:  # x @ w.T as one op, as linear's: no transpose node on the tape
-                return apply(FU.matmul_nt, x, w)  # (a double backward makes half the nodes)
             return apply(L.matmul, x, y)
         except ValueError:
             explain_matmul_error(x.shape, y.shape)
@@ -54,23 +50,6 @@ def matmul(x: TensorBase, other: Any) -> Tensor:
     except ValueError:
         explain_matmul_error(a_shape, b_shape)
         raise
-
-
-_SWAPPED = {"axes": (1, 0)}
-
-
-def _transposed_from(y: TensorBase) -> TensorBase | None:
-    """The matrix w when y is `w.T` straight off the tape's transpose (a view nobody hooked or
-    changed since, of a w that requires grad), else None."""
-    node, base = y._grad_fn, getattr(y, "_base", None)
-    if node is None or base is None or node.prim is not S.transpose:
-        return None
-    w, steps = base
-    if len(steps) != 1 or steps[0][1] != _SWAPPED or w._data.ndim != 2:
-        return None
-    if node.pre_hooks or getattr(y, "_hooks", None) or getattr(y, "_retains_grad", False):
-        return None  # (y's own gradient is asked for: it must pass through y)
-    return w if w._requires_grad and node.edges[0] is (w._grad_fn or w) else None
 
 
 def _matrix_shape(x: TensorBase, name: str) -> tuple[int, ...]:

@@ -147,8 +147,6 @@ class ShapeMixin(TensorBase):
     @property
     def T(self) -> Tensor:
         """The axes reversed."""
-        if self._data.ndim == 2:  # (a layer's w.T: straight to the op, no permutation checks)
-            return apply(S.transpose, self, axes=(1, 0))
         return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
     @property
