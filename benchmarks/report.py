@@ -66,6 +66,21 @@ TARGETS = [
         (("torch", 0.85),),
     ),
     Target("cnn", "tapegrad", "CNN step (LeNet-style, batch 64, 28x28)", (("torch", 1.5),)),
+    Target(
+        "hvp_raw",
+        "tapegrad",
+        "Hessian-vector product on raw ops (X @ W.T + b, tanh, MSE)",
+        (("torch", 0.85),),
+    ),
+    Target(
+        "conv_bn_16", "tapegrad", "Conv2d 16->16 + BatchNorm2d + ReLU, fwd+bwd", (("torch", 1.5),)
+    ),
+    Target(
+        "conv_bn_32", "tapegrad", "Conv2d 32->32 + BatchNorm2d + ReLU, fwd+bwd", (("torch", 1.5),)
+    ),
+    Target(
+        "conv_dw", "tapegrad", "depthwise Conv2d + BatchNorm2d + ReLU, fwd+bwd", (("torch", 2.0),)
+    ),
     Target("memory", "tapegrad", "memory per recorded op (chain)", (("kb", 0.3),)),
     Target("growth", "tapegrad", "memory growth over 1,000 steps", (("growth", 0),)),
 ]

@@ -80,6 +80,7 @@ import workloads as W  # noqa: E402
 from cases import torch_one_thread  # noqa: E402
 
 TIMED = ("elementwise", "mlp_small", "mlp_large", "mlp_large_adam", "chain", "hvp", "cnn")
+TIMED += ("hvp_raw", "conv_bn_16", "conv_bn_32", "conv_dw")
 ALL = TIMED[:5] + ("memory",) + TIMED[5:] + ("growth",)
 ALIASES = {str(i + 1): name for i, name in enumerate(ALL)}
 REFERENCES = ("numpy", "torch")  # every arm's per-round ratios are taken against these
@@ -459,7 +460,13 @@ def main(argv: list | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.profile:
         name = ALIASES.get(args.profile, args.profile)
-        steps = args.profile_steps or {"chain": 2, "cnn": 20}.get(name, 0)
+        steps = args.profile_steps or {
+            "chain": 2,
+            "cnn": 20,
+            "conv_bn_16": 20,
+            "conv_bn_32": 20,
+            "conv_dw": 20,
+        }.get(name, 0)
         steps = steps or (30 if name.startswith("mlp_large") else 200)
         profile(name, args.profile_arm, steps, args.top)
         return 0

@@ -3,7 +3,8 @@ arms (one builder per way of writing it: cases.ARMS). Imports the workload_*.py 
 cases.py; nothing here times anything (run.py does).
 
 The workloads themselves live in workload_ops.py (elementwise, chain), workload_mlp.py (the MLP
-training steps), workload_hvp.py (Hessian-vector product) and workload_cnn.py (the CNN step).
+training steps), workload_hvp.py (Hessian-vector products: through nn.Linear, and on raw ops),
+workload_cnn.py (the CNN step) and workload_conv.py (conv + BatchNorm + ReLU blocks).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import workload_cnn
+import workload_conv
 import workload_hvp
 import workload_mlp
 import workload_ops
@@ -27,6 +29,10 @@ DATA: dict[str, Callable[..., dict]] = {
     "chain": workload_ops.chain_data,
     "hvp": workload_mlp.mlp_data,
     "cnn": workload_cnn.cnn_data,
+    "hvp_raw": workload_mlp.mlp_data,
+    "conv_bn_16": workload_conv.conv_data,
+    "conv_bn_32": workload_conv.conv_data,
+    "conv_dw": workload_conv.conv_data,
 }
 
 BUILDERS: dict[str, ArmTable] = {
@@ -47,6 +53,10 @@ BUILDERS: dict[str, ArmTable] = {
     },
     "hvp": workload_hvp.ARMS,
     "cnn": workload_cnn.ARMS,
+    "hvp_raw": workload_hvp.RAW_ARMS,
+    "conv_bn_16": workload_conv.ARMS,
+    "conv_bn_32": workload_conv.ARMS,
+    "conv_dw": workload_conv.ARMS,
 }
 
 
@@ -80,6 +90,7 @@ def workloads(quick: bool = False) -> dict:
     chain_ops = 20_000 if quick else 100_000
     small, large = (32, 64, 64, 1), (784, 512, 512, 10)
     user = "nn.Sequential(Linear, Tanh), MSELoss"
+    block = "Conv2d 3x3 (padding 1, no bias) + BatchNorm2d (training) + ReLU"
     return {
         w.name: w
         for w in [
@@ -147,6 +158,43 @@ def workloads(quick: bool = False) -> dict:
                 1,
                 {"batch": 64, "size": 28},
                 61,
+            ),
+            Workload(
+                "hvp_raw",
+                "Hessian-vector product, MLP 32-64-64-1 tanh, batch 16, on raw ops (X @ W.T + b, "
+                "tanh, mean of squares) in every arm",
+                "us/hvp",
+                1e6,
+                1,
+                {"sizes": small, "batch": 16},
+                81,
+            ),
+            Workload(
+                "conv_bn_16",
+                f"{block}, 16->16 on (32, 16, 32, 32), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 16, "size": 32},
+                41,
+            ),
+            Workload(
+                "conv_bn_32",
+                f"{block}, 32->32 on (32, 32, 16, 16), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 32, "size": 16},
+                41,
+            ),
+            Workload(
+                "conv_dw",
+                f"{block}, depthwise (groups 32) on (32, 32, 32, 32), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 32, "size": 32, "groups": 32},
+                41,
             ),
         ]
     }

@@ -24,6 +24,7 @@ W, R = run.W, run.R  # the modules next to run.py are importable once it is load
 import memory  # noqa: E402
 import numpy_optim  # noqa: E402
 import workload_cnn  # noqa: E402
+import workload_conv  # noqa: E402
 import workload_hvp  # noqa: E402
 import workload_mlp  # noqa: E402
 import workload_ops  # noqa: E402
@@ -37,6 +38,10 @@ TINY = {
     "chain": {"n_ops": 60},
     "hvp": {"sizes": (3, 5, 4, 2), "batch": 3},
     "cnn": {"batch": 2, "size": 16},
+    "hvp_raw": {"sizes": (3, 5, 4, 2), "batch": 3},
+    "conv_bn_16": {"batch": 2, "channels": 3, "size": 5},
+    "conv_bn_32": {"batch": 2, "channels": 4, "size": 4},
+    "conv_dw": {"batch": 2, "channels": 3, "size": 5, "groups": 3},
 }
 
 
@@ -226,6 +231,30 @@ def test_numpy_reference_cnn_matches_finite_differences():
             down = _loss(workload_cnn.cnn_numpy, data)
             p[i] = old
             assert abs((up - down) / 2e-6 - got[i]) <= 1e-5 + 1e-4 * abs(got[i]), (k, i)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_numpy_reference_conv_blocks_match_finite_differences(groups):
+    data = _f64(workload_conv.conv_data(batch=2, channels=3, size=5, groups=groups))
+    case = workload_conv.conv_numpy(data)
+    case.step()
+
+    def loss():  # <G, block(X)>: the block's output met by the upstream gradient G
+        return float(np.vdot(data["G"], workload_conv.conv_numpy(data).step()))
+
+    rng = np.random.default_rng(0)
+    for got, key in zip(case.grads(), ["X", "W", "gamma", "beta"]):
+        p = data[key]
+        assert got.shape == p.shape
+        for flat in rng.choice(p.size, size=min(4, p.size), replace=False):
+            i = np.unravel_index(flat, p.shape)
+            old = p[i]
+            p[i] = old + 1e-6
+            up = loss()
+            p[i] = old - 1e-6
+            down = loss()
+            p[i] = old
+            assert abs((up - down) / 2e-6 - got[i]) <= 1e-5 + 1e-4 * abs(got[i]), (key, i)
 
 
 def test_numpy_optimizers_follow_pytorchs_rules_written_plainly():
