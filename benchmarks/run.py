@@ -173,6 +173,7 @@ def environment(arms: list) -> dict:
         "tapegrad": f"{tapegrad.__version__} (git {_git('rev-parse', '--short', 'HEAD') or '?'}"
         f"{', uncommitted changes' if _git('status', '--porcelain', '--', 'tapegrad') else ''})",
         "load": _load(),
+        "clock": "process CPU time" if clock is CLOCKS["cpu"] else "wall clock",
         "threads": ", ".join(f"{v}={os.environ.get(v)}" for v in _THREAD_VARS[:3])
         + f"; OpenBLAS reports {_blas_threads()}",
     }
@@ -296,10 +297,16 @@ def check_workload(name: str, data: dict, arms: list) -> tuple[dict, list]:
 # ---------------------------------------------------------------------------------------------
 
 
+# What a sample's time is read from: wall-clock by default; --clock cpu reads the process's CPU
+# time, which a loaded machine inflates far less (every arm runs on one thread).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCKS["wall"]
+
+
 def _once(step) -> float:
-    t0 = time.perf_counter()
+    t0 = clock()
     step()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> dict:
@@ -318,10 +325,10 @@ def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> d
         k = r % len(arms)
         for arm in arms[k:] + arms[:k]:
             step, n = cases[arm].step, inner[arm]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 step()
-            samples[arm].append((time.perf_counter() - t0) / n)
+            samples[arm].append((clock() - t0) / n)
     return summarize(wl, samples, inner)
 
 
@@ -417,6 +424,13 @@ def parse_args(argv: list) -> argparse.Namespace:
     )
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="time samples by wall clock (default) or by the process's CPU time (steadier on a "
+        "loaded machine; every arm is single-threaded)",
+    )
+    ap.add_argument(
         "--no-freeze", action="store_true", help="do not gc.freeze() pre-existing objects"
     )
     ap.add_argument(
@@ -476,6 +490,8 @@ def run_all(selected: list, arms: list, args: argparse.Namespace, wls: dict) -> 
 
 def main(argv: list | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    global clock
+    clock = CLOCKS[args.clock]
     if args.profile:
         name = ALIASES.get(args.profile, args.profile)
         steps = args.profile_steps or {"chain": 2, "cnn": 20, "gpt_nano": 20, "gpt_char": 10}.get(
