@@ -16,9 +16,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import primitives as P
-from ..creation import generator
+from ..random import numpy_generator as generator
 from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
+from .functional_attention import scaled_dot_product_attention
 from .functional_conv import (
     adaptive_avg_pool2d,
     avg_pool1d,
@@ -69,6 +70,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -100,6 +102,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> F.linear(tg.ones(2, 3), tg.ones(4, 3)).shape
     (2, 4)
     """
+    if input.ndim > 2 and weight.ndim == 2:
+        # (one GEMM over all rows: NumPy's matmul would run one per leading index, and the
+        # weight's gradient would be a batched product summed back over them)
+        rows = linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        return rows.reshape(*input.shape[:-1], rows.shape[-1])
     if bias is None:
         return input @ weight.T
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
@@ -282,6 +289,14 @@ def pad(
         raise ValueError(f"pad: unrecognised padding mode {mode!r}; use one of {_PAD_MODES}")
     if mode != "constant" and value is not None:
         raise ValueError(f'pad: padding mode "{mode}" doesn\'t take in value argument')
+    padded = len(sizes) // 2
+    if mode in ("reflect", "replicate") and 0 in x.shape[-(padded + 1) :]:
+        # (as PyTorch: only the batch dimensions, before the channel one, may be empty)
+        raise RuntimeError(
+            f"pad: Expected {padded + 1}D or {padded + 2}D (batch mode) tensor with possibly 0 "
+            f"batch size and other non-zero dimensions for input, but got: {list(x.shape)}; "
+            f"{mode} padding copies values, and this input must not be empty there"
+        )
     for i in range(len(sizes) // 2):
         axis = x.ndim - 1 - i
         x = _pad_axis(x, axis, sizes[2 * i], sizes[2 * i + 1], mode, value or 0)
