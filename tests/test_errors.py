@@ -927,7 +927,7 @@ def _():
 @case(
     "formula-unknown-op",
     KeyError,
-    r"no primitive named 'sinh'\. Did you mean 'sin'.*"
+    r"no primitive or function named 'sinh'\. Did you mean 'sin'.*"
     r"tg\.autograd\.rules\(\)",
 )
 def _():

@@ -363,5 +363,5 @@ def test_steps_say_which_module_they_ran_in(monkeypatch):
     monkeypatch.setattr(tapeinfo, "node_scope", scopes.get)
     steps = tg.explain(loss, show=False)
     assert [s.module for s in steps] == [None, None, "fc1"]
-    assert "LinearBackward    out = x @ w.T + b    (in fc1)" in steps.text
+    assert "LinearBackward    out = x @ T(w) + b    (in fc1)" in steps.text
     assert "in fc1" in steps._repr_html_()

@@ -1,11 +1,14 @@
 """The rule table's machinery: `primitive` registers a NumPy forward with one rule per input.
 
 Layer L1: standard library and numpy. A rule is a Python expression over `g` (dL/dout), `out`, the
-inputs and the op's parameters (`x="g * y"`), compiled into the function that runs: the formula
-that explain and tg.autograd.formula show IS the code. What a rule reads decides what the tape
-saves: an input whose value no needed rule reads is never saved nor version-checked (`x * 3`
-saves nothing of x). Rules call primitives and operators, so they record on Tensors (a backward
-with create_graph=True) and are plain NumPy on arrays (every other backward).
+inputs and the op's parameters (`x="g * y"`), written as a textbook writes it and compiled into the
+function that runs: the formula that explain and tg.autograd.formula show IS the code. Where the
+textbook form divides by zero at an edge (pow at 0 ** 0) or is slow (linear's batch), `override`
+runs a kernel text instead, tested equal to the textbook wherever the textbook is defined; the
+kernels show with `formula(detail=True)`. What the running rule reads decides what the tape saves:
+an input whose value no needed rule reads is never saved nor version-checked (`x * 3` saves
+nothing of x). Rules call primitives and operators, so they record on Tensors (a backward with
+create_graph=True) and are plain NumPy on arrays (every other backward).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import ast
 import difflib
 import inspect
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -86,6 +90,8 @@ class Primitive:
         "view",
         "elementwise",
         "plans",
+        "kernels",
+        "kernel_reason",
         "_overridden",
         "_namespace",
         "_reads",
@@ -129,6 +135,8 @@ class Primitive:
         if self.variadic and rule_for_all is None:
             self.rule_for_all = self._compile(self.texts[0])
         self.plans: dict[Any, SavePlan] = {}
+        self.kernels: tuple[str | None, ...] = (None,) * len(self.texts)  # what runs instead
+        self.kernel_reason = ""  # why a kernel runs (one line, shown by formula(detail=True))
         self._overridden: dict[int, Callable] = {}
 
     # ---- rules -------------------------------------------------------------------------------
@@ -152,9 +160,12 @@ class Primitive:
             )
         return head
 
-    def _compile(self, text: str | None) -> Callable:
+    def _compile(
+        self, text: str | None, namespace: dict | None = None, what: str = "rule"
+    ) -> Callable:
         source = f"lambda {self._head()}: {text}"
-        return eval(compile(source, f"<rule of {self.name}>", "eval"), self._namespace)
+        where = self._namespace if namespace is None else namespace
+        return eval(compile(source, f"<{what} of {self.name}>", "eval"), where)
 
     def _compile_needed(self, needed: list[int]) -> Callable:
         """The rules of the inputs in `needed` as one function `(g, out, inputs, params)` returning
@@ -164,7 +175,8 @@ class Primitive:
         for i, text in enumerate(self.texts):
             if i not in needed or text is None:
                 parts.append("None")
-            elif i in self._overridden:  # a fused.py function: called with the rule's arguments
+            elif i in self._overridden:  # a kernel (compiled in its own module): called with the
+                # rule's arguments
                 fused[f"_rule{i}"] = self._overridden[i]
                 keywords = [f"{p}={p}" for p in self.params]
                 args = ", ".join(["g", "out", *self.input_names, *keywords])
@@ -196,13 +208,23 @@ class Primitive:
         exec(compile(source, f"<rules of {self.name}>", "exec"), self._namespace, made)
         return made["make"](*fused.values())
 
-    def override(self, **rules: Callable) -> None:
-        """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
+    def override(self, reason: str, **kernels: str) -> None:
+        """Run kernel texts instead of the textbook rules of some inputs: same values wherever the
+        textbook is defined (tested), with guards or speed forms the textbook does not need. A
+        kernel text is compiled in the calling module (fused.py), so it may call its helpers; what
+        it reads is what the tape saves.
+
+        >>> pow.override("0 ** 0: d/dx is 0", x="g * y * pow(where(x == 0, 1, x), y - 1)")
+        """
+        namespace = sys._getframe(1).f_globals
         compiled = list(self.compile())
-        for input_name, fn in rules.items():
+        kernel_texts = list(self.kernels)
+        for input_name, text in kernels.items():
             i = self.input_names.index(input_name)
-            compiled[i] = self._overridden[i] = fn
-        self.rules = tuple(compiled)
+            compiled[i] = self._overridden[i] = self._compile(text, namespace, "kernel")
+            kernel_texts[i] = text
+            self._reads[i] = _reads(text, self.input_names)
+        self.rules, self.kernels, self.kernel_reason = tuple(compiled), tuple(kernel_texts), reason
         self.plans.clear()  # (their combined rules call the old ones)
 
     def plan(self, needs: int, n: int) -> SavePlan:
@@ -239,11 +261,17 @@ class Primitive:
                 return _apply(self, *args, **params)
         return self.forward(*args, **params) if params else self.forward(*args)
 
-    def formula(self, latex: bool = False) -> str:
-        """The forward and every rule as text (`latex=True`: as LaTeX)."""
+    def formula(self, detail: bool = False) -> str:
+        """The forward and every rule as a textbook writes them; `detail=True` adds the kernels
+        that run instead (guards, speed forms) and the geometry keywords passed through."""
+        shown = (lambda t: t) if detail else plain
         lines = [f"{self.name}: out = {self.expr}    (backward node: {self.node_name})"]
-        for input_name, text in zip(self.input_names, self.texts):
-            lines.append(f"  dL/d{input_name} = {'0' if text is None else text}")
+        for input_name, text, kernel in zip(self.input_names, self.texts, self.kernels):
+            lines.append(f"  dL/d{input_name} = {'0' if text is None else shown(text)}")
+            if detail and kernel is not None:
+                lines.append(f"      runs as: {kernel}")
+        if detail and self.kernel_reason:
+            lines.append(f"  (kernels, in fused.py: {self.kernel_reason})")
         lines.append("  (g = dL/dout, the gradient arriving at the output)")
         return "\n".join(lines)
 
@@ -252,6 +280,16 @@ class Primitive:
 
 
 _REQUIRED = inspect.Parameter.empty
+
+# Keywords that only pass a convolution's or pooling's geometry on to the op its rule calls: the
+# textbook leaves them implied (`conv2d_input_grad(g, w, input_shape=x.shape)`).
+GEOMETRY = ("stride", "padding", "dilation", "groups", "kernel_size", "divisor")
+_PASSED_ON = re.compile(r",\s*(" + "|".join(GEOMETRY) + r")=\1\b")
+
+
+def plain(text: str) -> str:
+    """A rule's text without the geometry keywords it passes on unchanged (`stride=stride`)."""
+    return _PASSED_ON.sub("", text)
 
 
 def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool, dict]:

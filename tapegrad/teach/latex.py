@@ -253,6 +253,8 @@ def _call(node: ast.Call) -> tuple[str, int]:
     args += [rf"\mathrm{{{k.arg}}}{{=}}{_tex(k.value)[0]}" for k in node.keywords if k.arg]
     if name == "where" and len(node.args) == 3 and not node.keywords:
         return _cases(node.args[1], node.args[0], node.args[2]), _ATOM
+    if name == "T" and len(args) == 1:  # the one transpose notation: T(w) is w^T
+        return _wrap(_tex(node.args[0]), _ATOM) + r"^\top", _POW
     if name == "sqrt" and len(args) == 1:
         return rf"\sqrt{{{args[0]}}}", _ATOM
     if name == "abs" and len(args) == 1:
