@@ -242,3 +242,18 @@ def test_an_unknown_name_gets_close_matches() -> None:
         F("softmx")
     with pytest.raises(KeyError, match="'cross_entropy'"):
         F("crossentropy")
+
+
+def test_every_composite_rule_converts_to_latex() -> None:
+    from tapegrad.primitives import composites
+    from tapegrad.teach.latex import to_latex
+
+    for name in composites.COMPOSITES:
+        made = composites.rule(name)
+        for rule in (made, *(other for _, other in made.variants)):
+            for text in (rule.expr, *(t for t in rule.texts if t is not None)):
+                latex = to_latex(text)
+                assert latex.count("{") == latex.count("}"), (name, text, latex)
+                words = latex.replace(r"\text{if }", "").replace(r"\text{otherwise}", "")
+                assert r"\text{" not in words or name in ("pad", "one_hot", "softplus"), text
+        assert F(name, latex=True).startswith(r"\begin{aligned}")

@@ -199,8 +199,9 @@ _REGRESSION_VARIANTS = (*_MEAN, ("weight=w", {"weight": True}))
 
 
 def _weighted_refine(p: dict, c: dict) -> dict:
-    """PyTorch's weighted mean of mse and l1 divides by the summed weights."""
-    if p.get("weight") and p.get("reduction") == "mean" and c.get("w") is not None:
+    """Weights given or not; PyTorch's weighted mean of mse and l1 divides by their sum."""
+    p["weight"] = c.get("w") is not None
+    if p["weight"] and p.get("reduction") == "mean":
         p["N"] = float(np.sum(c["w"]))
     return p
 
@@ -212,16 +213,16 @@ def _mse_loss(p: dict) -> Rule:
 
 @composite("l1_loss", _elementwise_symbols, _REGRESSION_VARIANTS, _weighted_refine)
 def _l1_loss(p: dict) -> Rule:
-    return _regression("l1_loss", "|x - y|", "sign(x - y)", p)
+    return _regression("l1_loss", "abs(x - y)", "sign(x - y)", p)
 
 
 @composite("smooth_l1_loss", _elementwise_symbols, _MEAN)
 def _smooth_l1_loss(p: dict) -> Rule:
     if p.get("beta", 1.0) == 0:
-        return _regression("smooth_l1_loss", "|x - y|", "sign(x - y)", p)
+        return _regression("smooth_l1_loss", "abs(x - y)", "sign(x - y)", p)
     made = _regression(
         "smooth_l1_loss",
-        "where(|x - y| < beta, (x - y) ** 2 / (2 * beta), |x - y| - beta / 2)",
+        "where(abs(x - y) < beta, (x - y) ** 2 / (2 * beta), abs(x - y) - beta / 2)",
         "where(abs(x - y) < beta, (x - y) / beta, sign(x - y))",
         p,
     )
@@ -232,7 +233,7 @@ def _smooth_l1_loss(p: dict) -> Rule:
 def _huber_loss(p: dict) -> Rule:
     made = _regression(
         "huber_loss",
-        "where(|x - y| < delta, (x - y) ** 2 / 2, delta * (|x - y| - delta / 2))",
+        "where(abs(x - y) < delta, (x - y) ** 2 / 2, delta * (abs(x - y) - delta / 2))",
         "where(abs(x - y) < delta, x - y, delta * sign(x - y))",
         p,
     )

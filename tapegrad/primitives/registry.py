@@ -14,6 +14,7 @@ create_graph=True) and are plain NumPy on arrays (every other backward).
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import inspect
 import re
@@ -137,7 +138,7 @@ class Primitive:
         self.plans: dict[Any, SavePlan] = {}
         self.kernels: tuple[str | None, ...] = (None,) * len(self.texts)  # what runs instead
         self.kernel_reason = ""  # why a kernel runs (one line, shown by formula(detail=True))
-        self._overridden: dict[int, Callable] = {}
+        self._overridden: dict[int, tuple[Callable, dict]] = {}  # kernel: (function, module)
 
     # ---- rules -------------------------------------------------------------------------------
     def compile(self) -> tuple:
@@ -172,19 +173,21 @@ class Primitive:
         a tuple, one gradient per input (the engine's commonest call: one plain call per node, the
         inputs and parameters unpacked only when some rule reads them)."""
         parts, fused, names = [], {}, set()
+        kernels = self._kernel_names(needed)  # (None: call each kernel's own function instead)
         for i, text in enumerate(self.texts):
             if i not in needed or text is None:
                 parts.append("None")
-            elif i in self._overridden:  # a kernel (compiled in its own module): called with the
-                # rule's arguments
-                fused[f"_rule{i}"] = self._overridden[i]
+            elif i in self._overridden and kernels is None:  # called with the rule's arguments
+                fused[f"_rule{i}"] = self._overridden[i][0]
                 keywords = [f"{p}={p}" for p in self.params]
                 args = ", ".join(["g", "out", *self.input_names, *keywords])
                 parts.append(f"_rule{i}({args})")
                 names |= {*self.input_names, *self.params}
-            else:
+            else:  # a table rule, or a kernel's text with the names it takes from its module
+                text = self.kernels[i] if i in self._overridden else text
                 parts.append(f"({text})")
-                names |= {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+                names |= _names(text)
+        fused.update(kernels or {})
         inputs = self.input_names
         body = []
         if names & set(inputs):  # (inputs the forward has defaults for may be left out)
@@ -208,6 +211,25 @@ class Primitive:
         exec(compile(source, f"<rules of {self.name}>", "exec"), self._namespace, made)
         return made["make"](*fused.values())
 
+    def _kernel_names(self, needed: list[int]) -> dict | None:
+        """The objects the needed kernels' texts name from their own module (fused.py), to bind in
+        the combined function, so that a kernel runs inline like a table rule; None when one of
+        them would shadow a different object a table rule of the same function reads."""
+        bound: dict = {}
+        table: set = set()
+        local = {"g", "out", *self.input_names, *self.params}
+        own = vars(builtins) | self._namespace
+        for i in needed:
+            if i in self._overridden:
+                namespace = vars(builtins) | self._overridden[i][1]
+                for n in _names(self.kernels[i]) - local:
+                    found = namespace.get(n, _MISSING)
+                    if found is not _MISSING and own.get(n, _MISSING) is not found:
+                        bound[n] = found  # (a name the rules' module lacks, or means otherwise)
+            elif self.texts[i] is not None:
+                table |= _names(self.texts[i])
+        return None if bound.keys() & table else bound
+
     def override(self, reason: str, **kernels: str) -> None:
         """Run kernel texts instead of the textbook rules of some inputs: same values wherever the
         textbook is defined (tested), with guards or speed forms the textbook does not need. A
@@ -221,7 +243,8 @@ class Primitive:
         kernel_texts = list(self.kernels)
         for input_name, text in kernels.items():
             i = self.input_names.index(input_name)
-            compiled[i] = self._overridden[i] = self._compile(text, namespace, "kernel")
+            compiled[i] = self._compile(text, namespace, "kernel")
+            self._overridden[i] = (compiled[i], namespace)
             kernel_texts[i] = text
             self._reads[i] = _reads(text, self.input_names)
         self.rules, self.kernels, self.kernel_reason = tuple(compiled), tuple(kernel_texts), reason
@@ -280,6 +303,15 @@ class Primitive:
 
 
 _REQUIRED = inspect.Parameter.empty
+_MISSING = object()
+
+
+def _names(text: str | None) -> set[str]:
+    """The names an expression reads (none for a zero rule's None)."""
+    if text is None:
+        return set()
+    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+
 
 # Keywords that only pass a convolution's or pooling's geometry on to the op its rule calls: the
 # textbook leaves them implied (`conv2d_input_grad(g, w, input_shape=x.shape)`).

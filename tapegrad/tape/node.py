@@ -62,6 +62,9 @@ class Node:
     constants  the Python numbers among its inputs, None elsewhere (for drawings; None: none)
     seq        its place in recording order: inputs are recorded before the ops that use them, so
                running nodes latest first is a reverse topological order (as PyTorch's sequence_nr)
+    composite  on the node of a composite function's result only (F.cross_entropy, softmax...):
+               the call (tape/composite.py), for the teaching tools. record() never sets it, so
+               it costs nothing per op; read it with getattr(node, "composite", None)
     """
 
     __slots__ = (
@@ -79,6 +82,7 @@ class Node:
         "scope",
         "constants",
         "seq",
+        "composite",
         "__weakref__",
     )
     prim: Primitive
@@ -95,6 +99,7 @@ class Node:
     scope: tuple | None
     constants: tuple | None
     seq: int
+    composite: Any  # (a tape.composite.Composite; unset on most nodes)
 
     @property
     def name(self) -> str:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import primitives as P
 from .._utils import normalize_axis, one_axis, shape_args
+from ..tape.composite import mark
 from .coerce import coerce, explain_matmul_error, resolve_shape
 from .record import apply
 from .tensor import Tensor
@@ -126,7 +127,7 @@ def var(
     centered = x - x.mean(axis, keepdims=True)
     squares = (centered * centered).sum(axis, keepdims=keep)
     n = x._data.size // max(squares._data.size, 1)
-    return squares / (n - ddof)
+    return mark(squares / (n - ddof), "var", ("x",), (x,), {"axis": axis, "ddof": ddof})
 
 
 def extreme(
@@ -196,7 +197,8 @@ def log_softmax(x: Tensor, axis: int = -1, dim: int | None = None) -> Tensor:
         return x - x.logsumexp(axes, keepdims=True)
     m = np.max(x._data, axis=axes, keepdims=True)
     shifted = x - np.where(np.isfinite(m), m, 0)  # rows of -inf: shift by 0, not nan
-    return shifted - shifted.logsumexp(axes, keepdims=True)
+    out = shifted - shifted.logsumexp(axes, keepdims=True)
+    return mark(out, "log_softmax", ("x",), (x,), {"dim": axis})
 
 
 def arg_extreme(pick: Any, x: Tensor, axis: Any, keepdims: bool) -> Tensor:

@@ -18,6 +18,7 @@ from .._state import overrides, state
 from .base import DETACHED_IN_BACKWARD, TensorBase
 from .printing import unary_doc
 from .. import primitives as P
+from ..tape.composite import mark
 
 _new = object.__new__
 E, R, S = P.elementwise, P.reduction, P.shape
@@ -357,7 +358,9 @@ class Tensor(TensorBase):
 
     def std(self, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> "Tensor":
         """The standard deviation: sqrt(var(...))."""
-        return M.var(self, axis, keepdims, **kwargs).sqrt()
+        v = M.var(self, axis, keepdims, **kwargs)
+        called = getattr(v._grad_fn, "composite", None)  # (var's call: its axis and ddof)
+        return mark(v.sqrt(), "std", ("x",), (self,), called.params if called else None)
 
     def max(
         self,
@@ -388,7 +391,8 @@ class Tensor(TensorBase):
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> "Tensor":
         """exp(self) normalised to sum to 1 along axis."""
-        return M.log_softmax(self, axis, dim).exp()
+        out = M.log_softmax(self, axis, dim).exp()
+        return mark(out, "softmax", ("x",), (self,), {"dim": axis if dim is None else dim})
 
     def argmax(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> "Tensor":
         """The position of the largest value (over one axis, or of the flattened tensor)."""
