@@ -95,8 +95,6 @@ IN_FLIGHT = {
     "roll",
     "set_default_dtype",
     "strided",
-    # issue 27 (teaching, second round)
-    "autograd.compare",
     # issue 28 (function transforms)
     "custom_jvp",
     "custom_vjp",

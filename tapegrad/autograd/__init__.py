@@ -6,6 +6,7 @@ Layer L4: builds on tensor.py and the tape.
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..primitives import composites
 from ..primitives.registry import REGISTRY, Primitive, lookup, plain
@@ -16,6 +17,10 @@ from .function import Function, FunctionCtx
 from .functions import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
+
+if TYPE_CHECKING:
+    from ..teach.compare import Comparison
+    from ..tensor import Tensor
 
 
 def formula(op_name: str, latex: bool = False, detail: bool = False) -> str:
@@ -71,6 +76,22 @@ def _find(op_name: str) -> Primitive | composites.Rule:
         ) from None
 
 
+def compare(
+    loss: Tensor, manual: Mapping[Any, Any], *, rtol: float = 1e-5, atol: float = 1e-8
+) -> Comparison:
+    """Check gradients derived by hand against the tape's: `manual` maps tensors (or their
+    .name, or a name of your own to a (tensor, gradient) pair) to your gradients, intermediate
+    tensors included (no retain_grad() needed; no .grad changes). Returns a table in backward
+    order: per tensor exact / approximate (np.allclose with rtol, atol) / max difference and the
+    rule that made the tape's gradient; `.first_wrong` is the first wrong one (or None).
+
+    >>> tg.autograd.compare(loss, {"logits": dlogits, W1: dW1, "h": (h, dh)})  # doctest: +SKIP
+    """
+    from ..teach.compare import compare as check  # (the teaching tools live above autograd)
+
+    return check(loss, manual, rtol=rtol, atol=atol)
+
+
 def rules() -> dict:
     """Every registered primitive: {name: formula text}, in registration order."""
     return {name: prim.formula() for name, prim in REGISTRY.items()}
@@ -82,6 +103,7 @@ __all__ = [
     "GradcheckError",
     "Node",
     "backward",
+    "compare",
     "detect_anomaly",
     "enable_grad",
     "formula",
