@@ -169,6 +169,9 @@ from .functional import (
     value_and_grad,
     vjp,
 )
+from . import func  # noqa: E402
+from .func.custom import custom_jvp, custom_vjp  # noqa: E402
+from .func.vmap import vmap  # noqa: E402
 from .teach.explain import explain  # noqa: E402
 from .interop import from_dlpack  # noqa: E402
 from .nn import Parameter  # noqa: E402
@@ -191,6 +194,7 @@ __all__ = [
     "amp",
     "autograd",
     "dtype",
+    "func",
     "interop",
     "nn",
     "ops",
@@ -351,6 +355,8 @@ __all__ = [
     "set_printoptions",
     # function transforms and TensorFlow's GradientTape
     "GradientTape",
+    "custom_jvp",
+    "custom_vjp",
     "grad",
     "hessian",
     "jacfwd",
@@ -360,6 +366,7 @@ __all__ = [
     "stop_gradient",
     "value_and_grad",
     "vjp",
+    "vmap",
     # teaching, interop, parameters, saving
     "explain",
     "from_dlpack",

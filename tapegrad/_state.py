@@ -15,8 +15,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # How many (thread, flag) pairs are away from the defaults (grad mode on, anomaly off, no module
-# running, no custom backward recorded), over all threads. While it is 0 the hot path can say so
-# without the (slower) thread-local lookup.
+# running, no custom backward recorded, no vmap running), over all threads. While it is 0 the hot
+# path can say so without the (slower) thread-local lookup.
 overrides = [0]
 _overrides_lock = threading.Lock()
 
@@ -34,6 +34,7 @@ class _ThreadState(threading.local):
     diff_depth = 0  # how many functional differentiations (tg.grad, ...) are running
     scope: tuple = ()  # the nn.Modules whose __call__ is running, outermost first
     strict_backward = ""  # while a custom Function's backward is recorded: the Function's name
+    vmap_levels: tuple = ()  # the running vmaps' levels, innermost last (tapegrad/func/vmap.py)
 
     @property
     def enabled(self) -> bool:
@@ -148,6 +149,21 @@ def leave_module(previous: tuple) -> None:
     """Undo enter_module."""
     state.scope = previous
     if not previous:
+        _count(-1)
+
+
+def push_vmap_level(level: Any) -> None:
+    """A vmap starts (innermost of those running): ops on its batched tensors now go through the
+    batching rules (tensor/batched.py)."""
+    if not state.vmap_levels:
+        _count(1)
+    state.vmap_levels = state.vmap_levels + (level,)
+
+
+def pop_vmap_level() -> None:
+    """The innermost vmap ends."""
+    state.vmap_levels = state.vmap_levels[:-1]
+    if not state.vmap_levels:
         _count(-1)
 
 

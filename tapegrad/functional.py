@@ -21,6 +21,7 @@ from .compat.gradient_tape import GradientTape
 from .math import stack
 from ._state import state
 from .tensor import Tensor
+from .tensor.batched import at_level, fresh_leaf
 
 __all__ = [
     "GradientTape",
@@ -54,7 +55,10 @@ def _differentiating() -> Iterator[bool]:
 
 def _lift(arg: Any, keep: bool, where: str) -> Any:
     """A differentiated argument (tensor, number, array, or nested tuple of them) as tensors to
-    differentiate with respect to, one per leaf, so each partial derivative stays partial."""
+    differentiate with respect to, one per leaf, so each partial derivative stays partial. Inside
+    vmap they are tensors of the innermost vmap's level, so each example gets its own gradient
+    (also for an argument the batch shares)."""
+    level = state.vmap_levels[-1] if state.vmap_levels else None
 
     def one(v: Any) -> Tensor:
         if isinstance(v, Tensor):
@@ -63,6 +67,12 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                     f"{where} is a tensor of dtype {v.dtype}; only floating-point inputs "
                     f"can be differentiated (use .astype(tg.float32))"
                 )
+            if level is not None:
+                v = at_level(v, level)
+                if not (keep and v.requires_grad):  # (else: a recorded alias, as below)
+                    here = fresh_leaf(v, keep_below=keep)  # (an outer differentiation keeps
+                    here.requires_grad = True  # seeing through it)
+                    return here
             if keep and v.requires_grad:
                 return v.clone()  # a recorded alias: the outer differentiation sees through it
             leaf = v.detach()  # a fresh leaf sharing memory: the caller's tape is never touched
@@ -77,6 +87,8 @@ def _lift(arg: Any, keep: bool, where: str) -> Any:
                     f"a tensor, a number, a NumPy array, or a tuple/list of them"
                 )
             leaf = Tensor(data if data.dtype.kind == "f" else data.astype(np.float32))
+            if level is not None:
+                leaf = at_level(leaf, level)
         leaf.requires_grad = True
         return leaf
 
@@ -114,18 +126,19 @@ def _vjp(
         return [Tensor(np.zeros(t.shape, t.dtype)) for t in inputs]
     outs, cotangents = zip(*live)
     # retain_graph: a functional call must not free a graph the caller built outside fn; what fn
-    # built is dropped anyway once we return.
-    return list(
-        _tape_grad(
-            outs,
-            inputs,
-            cotangents,
-            retain_graph=True,
-            create_graph=keep,
-            allow_unused=True,
-            materialize_grads=True,
-        )
+    # built is dropped anyway once we return. Inside vmap the rules run on (batched) tensors, as
+    # when the backward is recorded; what is not kept is detached after.
+    batched = bool(state.vmap_levels)
+    grads = _tape_grad(
+        outs,
+        inputs,
+        cotangents,
+        retain_graph=True,
+        create_graph=keep or batched,
+        allow_unused=True,
+        materialize_grads=True,
     )
+    return [g.detach() for g in grads] if batched and not keep else list(grads)
 
 
 def _check_positions(pos: Any, name: str) -> None:

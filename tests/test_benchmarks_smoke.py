@@ -284,3 +284,22 @@ def test_the_models_survey_builds_each_model_as_pytorch_does():
         if torch is not None and "dropout" not in name:
             want = float(models.build(torch, name)().item())
             assert loss == pytest.approx(want, rel=1e-4, abs=1e-5), name
+
+
+def test_the_transforms_benchmark_checks_and_reports_what_it_claims():
+    """benchmarks/transforms.py: vmap(grad) equals 64 separate gradients before any timing; the
+    arms it times compute what their names say; the memory table reads its children's numbers."""
+    import transforms
+
+    data = transforms.mlp_data()
+    assert transforms.check_per_example(data) < 1e-5
+    arms = transforms.tapegrad_arms(data)
+    per_example = arms["vmap(grad) (tapegrad)"]()
+    batched = arms["batched gradient (tapegrad)"]()
+    for name, g in batched.items():  # (the mean loss's gradient: the mean of the examples')
+        np.testing.assert_allclose(per_example[name].numpy().mean(0), g.numpy(), atol=1e-6)
+    fake = {
+        "plain": {"step": 100 << 20, "rss_before": 0},
+        "checkpoint": {"step": 40 << 20, "rss_before": 0},
+    }
+    assert "0.40x the memory" in "\n".join(transforms.memory_table(fake, True))

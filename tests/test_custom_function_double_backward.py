@@ -424,3 +424,56 @@ def test_saved_input_changed_in_place_is_detected():
     b += 1
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         tg.autograd.grad(y.sum(), x)
+
+
+# ---- a Function saving its output: second derivative and Hessian (and PyTorch's) -----------------
+class Exp(tg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = tg.exp(x)
+        ctx.save_for_backward(r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return r * g
+
+
+def test_second_derivative_of_a_function_saving_its_output():
+    d2 = tg.grad(tg.grad(Exp.apply))(tg.tensor(1.0, dtype=tg.float64))
+    assert d2.item() == pytest.approx(math.e, rel=1e-12)
+
+
+def test_hessian_through_a_function_saving_its_output():
+    h = tg.hessian(lambda v: (Exp.apply(v) * v).sum())(tg.tensor([0.5], dtype=tg.float64))
+    # d2/dv2 (v e^v) = (v + 2) e^v
+    assert np.allclose(h.numpy(), [[2.5 * math.exp(0.5)]], rtol=1e-12)
+
+
+def test_exp_examples_match_pytorch():
+    torch = pytest.importorskip("torch", reason="compares with PyTorch when it is installed")
+
+    class TorchExp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = torch.exp(x)
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return r * g
+
+    x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(TorchExp.apply(x), x, create_graph=True)
+    (d2,) = torch.autograd.grad(g, x)
+    assert tg.grad(tg.grad(Exp.apply))(tg.tensor(1.0, dtype=tg.float64)).item() == pytest.approx(
+        d2.item(), rel=1e-12
+    )
+    v = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad((TorchExp.apply(v) * v).sum(), v, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), v)
+    ours = tg.hessian(lambda v: (Exp.apply(v) * v).sum())(tg.tensor([0.5], dtype=tg.float64))
+    assert np.allclose(ours.numpy().ravel(), h.numpy(), rtol=1e-12)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import check_grads, leaf, matches_pytorch, rand
 from tapegrad.autograd import gradcheck, gradgradcheck
 
 nn, F = tg.nn, tg.nn.functional
@@ -177,3 +178,98 @@ def test_leaky_relu_matches_pytorch_bit_for_bit_at_edge_values(slope, size):
         assert a.dtype == b.dtype and np.array_equal(np.isnan(a), nan)
         assert np.array_equal(a[~nan].view(np.uint32), b[~nan].view(np.uint32))
     assert type(y.grad_fn).__name__ == "Node" and y.grad_fn.name == "LeakyReluBackward"
+
+
+# ---- softplus, elu, normalize --------------------------------------------------------------------
+def test_softplus():
+    a = np.array([-30.0, -2.0, -0.1, 0.0, 0.3, 5.0, 9.99, 10.01, 25.0, 1000.0])
+    for beta, threshold in [(1.0, 20.0), (2.0, 20.0), (0.5, 3.0)]:
+        out = F.softplus(tg.tensor(a), beta, threshold).numpy()
+        expected = np.where(
+            a * beta > threshold, a, np.log1p(np.exp(np.minimum(a * beta, 50))) / beta
+        )
+        assert np.allclose(out, expected)
+        x = leaf(a)
+        F.softplus(x, beta=beta, threshold=threshold).sum().backward()
+        sig = 1 / (1 + np.exp(-np.minimum(a * beta, 50)))
+        assert np.allclose(x.grad.numpy(), np.where(a * beta > threshold, 1.0, sig))
+        assert np.all(np.isfinite(x.grad.numpy()))  # no 0 * inf from the branch not taken
+    check_grads(lambda x: F.softplus(x, 2.0, 1.0), rand(3, 4) * 0.9 + 0.05)
+    m = nn.Softplus(beta=2.0, threshold=10.0)
+    assert repr(m) == "Softplus(beta=2.0, threshold=10.0)"
+    assert np.allclose(m(tg.tensor(a)).numpy(), F.softplus(tg.tensor(a), 2.0, 10.0).numpy())
+    with pytest.raises(TypeError, match="tapegrad Tensor"):
+        F.softplus(a)
+
+
+def test_elu():
+    a = np.array([-50.0, -1.0, -0.1, 0.0, 0.2, 3.0, 800.0])
+    for alpha in (1.0, 0.5):
+        out = F.elu(tg.tensor(a), alpha).numpy()
+        assert np.allclose(out, np.where(a > 0, a, alpha * np.expm1(np.minimum(a, 0))))
+        x = leaf(a)
+        F.elu(x, alpha=alpha).sum().backward()
+        # the derivative at 0 is alpha (PyTorch takes the exp side there)
+        assert np.allclose(x.grad.numpy(), np.where(a > 0, 1.0, alpha * np.exp(np.minimum(a, 0))))
+    check_grads(lambda x: F.elu(x, 0.7), rand(3, 4) + 0.05)
+    y = tg.tensor(a)
+    assert F.elu(y, inplace=True) is y and y.numpy()[1] == np.expm1(-1.0)
+    check_grads(lambda x: F.elu(x * 1.0, 1.3, inplace=True), rand(4) + 0.05)
+    assert (
+        repr(nn.ELU()) == "ELU(alpha=1.0)"
+        and repr(nn.ELU(0.5, True)) == "ELU(alpha=0.5, inplace=True)"
+    )
+    z = tg.tensor([-1.0, 1.0])
+    assert nn.ELU(inplace=True)(z) is z
+
+
+def test_normalize():
+    a = rand(3, 4)
+    out = F.normalize(tg.tensor(a)).numpy()
+    assert np.allclose(out, a / np.linalg.norm(a, axis=1, keepdims=True))
+    out = F.normalize(tg.tensor(a), p=1.0, dim=0).numpy()
+    assert np.allclose(out, a / np.abs(a).sum(axis=0, keepdims=True))
+    assert np.array_equal(F.normalize(tg.zeros(2, 3)).numpy(), np.zeros((2, 3)))  # eps: no 0/0
+    check_grads(lambda x: F.normalize(x), a)
+    check_grads(lambda x: F.normalize(x, p=3.0, dim=-1), a)
+    x = leaf(np.zeros((2, 3)))
+    F.normalize(x).sum().backward()
+    assert np.array_equal(x.grad.numpy(), np.full((2, 3), 1e12))  # 1 / eps, as PyTorch
+    with pytest.raises(IndexError, match="out of range"):
+        F.normalize(tg.ones(3))  # dim=1 of a vector, as PyTorch
+
+
+# ---- softplus, elu, normalize against PyTorch (when installed), to second order ------------------
+SECOND_ORDER_PROGRAMS = {
+    "softplus": (lambda m, x: m.nn.functional.softplus(x * 8.0), [(3, 4)]),
+    "softplus-beta": (lambda m, x: m.nn.functional.softplus(x, beta=3.0, threshold=2.0), [(3, 4)]),
+    "softplus-module": (lambda m, x: m.nn.Softplus(2.0, 1.0)(x), [(3, 4)]),
+    "elu": (lambda m, x: m.nn.functional.elu(x), [(3, 4)]),
+    "elu-alpha": (lambda m, x: m.nn.functional.elu(x, alpha=0.3), [(3, 4)]),
+    "elu-inplace": (lambda m, x: m.nn.functional.elu(x * 1.0, 2.0, inplace=True), [(3, 4)]),
+    "elu-module": (lambda m, x: m.nn.ELU(0.5)(x), [(3, 4)]),
+    "normalize": (lambda m, x: m.nn.functional.normalize(x), [(3, 4)]),
+    "normalize-p1": (lambda m, x: m.nn.functional.normalize(x, p=1.0, dim=0), [(3, 4)]),
+    "normalize-p3": (lambda m, x: m.nn.functional.normalize(x, 3, -1, 1e-6), [(2, 3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER_PROGRAMS))
+def test_against_pytorch_to_second_order(name):
+    fn, shapes = SECOND_ORDER_PROGRAMS[name]
+    matches_pytorch(fn, [rand(*s, seed=i) for i, s in enumerate(shapes)], second_order=True)
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+
+    flags = doctest.NORMALIZE_WHITESPACE
+    module = importlib.import_module("tapegrad.nn.activation")
+    result = doctest.testmod(module, extraglobs={"tg": tg}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
+    for fn in (F.softplus, F.elu, F.normalize):
+        finder = doctest.DocTestFinder()
+        runner = doctest.DocTestRunner(optionflags=flags)
+        for test in finder.find(fn, globs={"tg": tg, "F": F}):
+            assert test.examples and runner.run(test).failed == 0

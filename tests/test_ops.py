@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import distinct
 import tapegrad.primitives.nn
 from tapegrad.primitives import REGISTRY
 from tapegrad.tape.plan import execution_order
@@ -31,13 +32,6 @@ def away(*shape, seed=0):
     """|v| in [0.3, 2] with a random sign: safely away from the kink at 0."""
     rng = np.random.default_rng(seed)
     return rng.uniform(0.3, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
-
-
-def distinct(*shape, seed=0, offset=0.0):
-    """Values at least 0.25 apart (no ties for max/min/maximum/minimum), in random order."""
-    n = int(np.prod(shape)) if shape else 1
-    vals = np.random.default_rng(seed).permutation(n) * 0.25 - n * 0.125 + offset + 0.05
-    return vals.reshape(shape)
 
 
 def pair_distinct(sx, sy, seed=0):

@@ -24,7 +24,7 @@ def run(opt_cls, grads, p0=1.0, **kwargs) -> list[float]:
     return values
 
 
-# ---- SGD ---------------------------------------------------------------------------------------
+# ---- SGD -----------------------------------------------------------------------------------------
 def test_sgd_plain_and_weight_decay():
     assert run(tg.optim.SGD, [1.0, 2.0], lr=0.1) == pytest.approx([0.9, 0.7])
     # d = g + wd * p:  p1 = 1 - 0.1 * (1 + 0.1);  p2 = 0.89 - 0.1 * (1 + 0.089)
@@ -44,7 +44,7 @@ def test_sgd_momentum_dampening_and_nesterov():
     )
 
 
-# ---- Adam / AdamW ------------------------------------------------------------------------------
+# ---- Adam / AdamW --------------------------------------------------------------------------------
 def test_adam_bias_correction_makes_the_first_steps_lr_sized():
     # For a constant g, m_hat = g and v_hat = g^2 at every step, so each step moves lr*g/(|g|+eps).
     values = run(tg.optim.Adam, [0.5] * 3, lr=0.01)
@@ -70,7 +70,7 @@ def test_adam_l2_versus_adamw_decoupled_decay():
     assert tg.optim.AdamW([nn.Parameter(tg.zeros(1))]).param_groups[0]["weight_decay"] == 1e-2
 
 
-# ---- calling styles ----------------------------------------------------------------------------
+# ---- calling styles ------------------------------------------------------------------------------
 def loss_of(net):
     return nn.MSELoss()(net(tg.tensor([[1.0, 2.0, 3.0]])).squeeze(), 19.0)
 
@@ -146,7 +146,7 @@ def test_clear_errors():
         opt.step((tg.ones(3),))
 
 
-# ---- RMSprop / Adagrad -------------------------------------------------------------------------
+# ---- RMSprop / Adagrad ---------------------------------------------------------------------------
 def test_rmsprop_two_steps_by_hand():
     lr, a, eps = 0.01, 0.99, 1e-8
     v1 = (1 - a) * 1.0
@@ -200,7 +200,7 @@ def test_defaults_and_state_layout_follow_pytorch():
     assert set(rms_c.state[p]) == {"step", "square_avg", "momentum_buffer", "grad_avg"}
 
 
-# ---- in place: one buffer, grads untouched, versions bumped ------------------------------------
+# ---- in place: one buffer, grads untouched, versions bumped --------------------------------------
 ALL_OPTIMIZERS = [
     (tg.optim.SGD, dict(lr=0.1)),
     (tg.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
@@ -251,7 +251,7 @@ def test_float32_parameters_stay_float32_and_mixed_shapes_share_scratch():
         assert p.dtype == np.float32 and np.allclose(p.numpy(), 0.9)
 
 
-# ---- against torch.optim ------------------------------------------------------------------------
+# ---- against torch.optim -------------------------------------------------------------------------
 TORCH_CONFIGS = [
     ("SGD", dict(lr=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
@@ -358,3 +358,51 @@ def test_optimizer_parameters_is_mindspores_name_for_its_parameter_list() -> Non
     net = tg.nn.Dense(3, 2)
     opt = tg.optim.SGD(net.trainable_params(), 0.1)
     assert opt.parameters == opt.params and opt.parameters[0] is net.weight
+
+
+# ---- maximize=, foreach=, amsgrad= ---------------------------------------------------------------
+def _one_step(cls, p0, g, **kwargs):
+    p = nn.Parameter(tg.tensor(p0.copy()))
+    opt = cls([p], **kwargs)
+    opt.step([tg.tensor(g)])
+    return p.numpy()
+
+
+def test_sgd_and_adam_maximize_and_foreach():
+    p0, g = np.array([0.5, -2.0, 1.0]), np.array([0.3, 0.1, -4.0])
+    lr, wd = 0.1, 0.2
+    for foreach in (None, False, True):
+        out = _one_step(tg.optim.SGD, p0, g, lr=lr, weight_decay=wd, maximize=True, foreach=foreach)
+        np.testing.assert_allclose(out, p0 - lr * (-g + wd * p0), rtol=1e-12)
+    for cls in (tg.optim.Adam, tg.optim.AdamW):
+        out = _one_step(cls, p0, g, lr=lr, maximize=True, weight_decay=0.0)
+        np.testing.assert_allclose(out, p0 + lr * g / (np.abs(g) + 1e-8), rtol=1e-9)
+    opt = tg.optim.SGD([nn.Parameter(tg.ones(2))], 0.1, 0.9, 0.0)  # API.md's positional order
+    assert opt.param_groups[0]["momentum"] == 0.9 and opt.param_groups[0]["maximize"] is False
+    with pytest.raises(TypeError):  # keyword-only, as PyTorch's
+        tg.optim.SGD([nn.Parameter(tg.ones(2))], 0.1, 0.0, 0.0, False, 0.0, True)
+    with pytest.raises(TypeError):
+        tg.optim.Adam([nn.Parameter(tg.ones(2))], 0.1, (0.9, 0.99), 1e-8, 0.0, False, None)
+
+
+def test_amsgrad_uses_the_largest_second_moment():
+    # two steps with a big then a small gradient: v2 < v1 / b2-ish, so AMSGrad keeps v_max = v1
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 0.1
+    g1, g2 = np.array([4.0]), np.array([0.1])
+    for cls in (tg.optim.Adam, tg.optim.AdamW):
+        p = nn.Parameter(tg.tensor([1.0], tg.float64))
+        opt = cls([p], lr=lr, betas=(b1, b2), eps=eps, amsgrad=True, weight_decay=0.0)
+        opt.step([tg.tensor(g1)])
+        opt.step([tg.tensor(g2)])
+        m1, v1 = (1 - b1) * g1, (1 - b2) * g1**2
+        m2, v2 = b1 * m1 + (1 - b1) * g2, b2 * v1 + (1 - b2) * g2**2
+        p1 = 1.0 - lr * (m1 / (1 - b1)) / (np.sqrt(v1) / np.sqrt(1 - b2) + eps)
+        vmax = np.maximum(v1, v2)
+        p2 = p1 - lr * (m2 / (1 - b1**2)) / (np.sqrt(vmax) / np.sqrt(1 - b2**2) + eps)
+        np.testing.assert_allclose(p.numpy(), p2, rtol=1e-12)
+        state = opt.state[p]
+        assert np.array_equal(state["max_exp_avg_sq"], np.maximum(v1, v2))
+        assert opt.param_groups[0]["amsgrad"] is True
+    plain = tg.optim.Adam([nn.Parameter(tg.ones(2))])
+    plain.step([tg.ones(2)])
+    assert "max_exp_avg_sq" not in next(iter(plain.state.values()))  # (PyTorch's layout)

@@ -7,6 +7,7 @@ are printed by both and compared.
 
 from __future__ import annotations
 
+import doctest
 import math
 import re
 
@@ -18,7 +19,7 @@ import tapegrad as tg
 F64 = tg.float64
 
 
-# ---- printing --------------------------------------------------------------------------------
+# ---- printing ------------------------------------------------------------------------------------
 @pytest.fixture
 def default_printing():
     yield
@@ -122,3 +123,24 @@ def test_printing_matches_pytorch_on_random_tensors(default_printing):
                     assert ours == theirs or same_but_suffix_line(ours, theirs)
         finally:
             torch.set_printoptions(profile="default")
+
+
+# ---- the docstrings of the generated unary methods -----------------------------------------------
+def test_unary_doc_examples_for_the_generated_methods():
+    # the docstring tensor.py's _unary/_inplace_unary would make with `unary_doc` (see printing.py)
+    from tapegrad.tensor.printing import unary_doc
+
+    E = tg.primitives.elementwise
+    prims = [E.exp, E.log, E.sin, E.cos, E.tan, E.tanh, E.sigmoid, E.relu, E.sqrt, E.abs, E.sign]
+    prims += [E.log1p, E.expm1, E.neg, E.erf, E.floor, E.ceil, E.trunc]
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    parser = doctest.DocTestParser()
+    for prim in prims:
+        for inplace in (False, True):
+            doc = unary_doc(prim, inplace)
+            assert doc.splitlines()[0].startswith("In place" if inplace else "Elementwise")
+            test = parser.get_doctest(doc, {"tg": tg}, prim.name, None, 0)
+            assert len(test.examples) == 1 and runner.run(test).failed == 0, doc
+    doc = unary_doc(E.log1p)
+    assert "tg.autograd.formula('log1p')" in doc and ">>> tg.tensor([-0.5, 2.0]).log1p()" in doc
+    assert ">>> tg.tensor([0.5, 2.0]).log()" in unary_doc(E.log)  # inside the domain

@@ -515,3 +515,13 @@ def test_name_is_settable_and_given_at_creation():
     assert y.name == "y"
     with pytest.raises(TypeError, match="name is a str"):
         y.name = 3
+
+
+def test_docstring_examples_of_the_methods_run():
+    import doctest
+    import importlib
+
+    flags = doctest.NORMALIZE_WHITESPACE
+    module = importlib.import_module("tapegrad.tensor.extra_methods")  # (not tg.tensor, a function)
+    result = doctest.testmod(module, extraglobs={"tg": tg}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

@@ -224,6 +224,22 @@ TESTED["10_numpy_interop.py"] = check_10
 
 
 def check_11(out: str) -> None:
+    assert "0.weight  per-example gradients (120, 16, 4)" in out
+    assert "mean of per-example gradients = batch gradient: True" in out
+    assert "each equals its own backward: True" in out
+    norms = [numbers(line)[1] for line in out.splitlines() if line.startswith("  example")]
+    median = numbers(out.split("median norm:")[1])[0]
+    assert len(norms) == 5 and norms == sorted(norms, reverse=True) and norms[-1] > 3 * median
+    assert numbers(out.split("mislabelled examples among the 5 largest:")[1].splitlines()[0])
+    before, after = numbers(out.split("30 steps: loss")[1].splitlines()[0])
+    assert after < before * 0.6
+    assert "tg.vmap(tg.grad(...)) agrees: True" in out
+
+
+TESTED["11_per_example_gradients.py"] = check_11
+
+
+def check_12(out: str) -> None:
     right, planted, steps = out.split("compare: ")[1:4]
     assert "every gradient is approximately right" in right and "first wrong: None" in out
     # the planted mistake (tanh' as 1 - tanh) is found and named, with the rule it breaks
@@ -244,7 +260,7 @@ def check_11(out: str) -> None:
     assert "the same as by the shortcut: True" in out
 
 
-TESTED["11_checking_a_backward_by_hand.py"] = check_11
+TESTED["12_checking_a_backward_by_hand.py"] = check_12
 
 
 @pytest.mark.parametrize("script", sorted(TESTED))

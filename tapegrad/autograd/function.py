@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from .._state import no_grad, state, strict_backward
+from .._state import no_grad, overrides, state, strict_backward
+from ..primitives.batched_array import BatchedArray
 from ..primitives.registry import Primitive
 from ..tensor import Tensor, record, wrap
+from ..tensor.batched import BatchedTensor, differentiated_below, from_values, level_of
 
 
 class FunctionCtx:
@@ -141,6 +143,9 @@ class Function:
 
     _prim: Primitive | None = None
     _output_prim: Primitive | None = None
+    # Inside vmap a Function runs only if this is set (as torch.func's): its forward and backward
+    # then run on the batched tensors, so they must use tapegrad ops (not NumPy on the values)
+    generate_vmap_rule: bool = False
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
@@ -260,6 +265,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run forward and record one node whose backward is this class's backward."""
+        if overrides[0] and state.vmap_levels:
+            _check_vmap(cls, args)
         needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx = FunctionCtx(needs, cls, args)
         with no_grad():
@@ -274,21 +281,21 @@ class Function:
         recorded = state.enabled and any(needs)
         arrays = [o._data if isinstance(o, Tensor) else o for o in outs]
         differentiable = [
-            isinstance(a, np.ndarray)
-            and a.dtype.kind == "f"
-            and id(o) not in ctx._non_differentiable
+            _is_values(a) and a.dtype.kind == "f" and id(o) not in ctx._non_differentiable
             for o, a in zip(outs, arrays)
         ]
         if not several:
-            data = np.asarray(arrays[0])
+            data: Any = arrays[0]
+            if data.__class__ is not BatchedArray:  # (inside vmap: a batched tensor's values)
+                data = np.asarray(data)
             if recorded and not differentiable[0]:
                 raise TypeError(
                     f"{cls.__name__}.forward returned dtype {data.dtype}; a "
                     f"differentiable Function must return a floating-point tensor"
                 )
             if not recorded:
-                return Tensor._make(data)
-            result = record(cls._primitive(), data, args, {"ctx": ctx}, _mask(needs))
+                return from_values(data)
+            result = _batched_if(record(cls._primitive(), data, args, {"ctx": ctx}, _mask(needs)))
             ctx._node = weakref.ref(result._grad_fn)
             if isinstance(out, Tensor):  # the same memory: an in-place change of the output is
                 result._vc = out._version_counter()  # seen by what ctx saved of it
@@ -317,17 +324,53 @@ class Function:
             joined = record(cls._primitive(), np.zeros((), dtype), args, {"ctx": ctx}, _mask(needs))
             ctx._node = weakref.ref(joined._grad_fn)
         for i, (o, a) in enumerate(zip(outs, arrays)):
-            if not isinstance(a, np.ndarray):
+            if not _is_values(a):
                 result.append(o)  # (a number or other non-tensor output: as it is)
             elif joined is not None and differentiable[i]:
-                made = record(
-                    cls._output_primitive(), a, (joined,), {"index": i, "count": len(outs)}, 1
+                made = _batched_if(
+                    record(
+                        cls._output_primitive(), a, (joined,), {"index": i, "count": len(outs)}, 1
+                    )
                 )
                 made._vc = o._version_counter()  # (the output's changes reach what ctx saved)
                 result.append(made)
             else:
-                result.append(Tensor._make(a))
+                result.append(from_values(a))
         return tuple(result)
+
+
+def _is_values(a: Any) -> bool:
+    """An array of values: an ndarray, or inside vmap a batched tensor's values."""
+    return isinstance(a, np.ndarray) or a.__class__ is BatchedArray
+
+
+def _batched_if(t: Tensor) -> Tensor:
+    """A recorded output holding a batched tensor's values is a BatchedTensor (inside vmap)."""
+    if t._data.__class__ is BatchedArray:
+        t.__class__ = BatchedTensor  # (record makes a Tensor; the slots are the same)
+    return t
+
+
+def _check_vmap(cls: type, args: tuple) -> None:
+    """A Function called on batched tensors runs only if it says it can (generate_vmap_rule), and
+    only differentiated inside the vmap."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    levels = [lv for lv in map(level_of, tensors) if lv is not None]
+    if not levels:
+        return
+    if not getattr(cls, "generate_vmap_rule", False):
+        raise RuntimeError(
+            f"vmap: {cls.__name__} is a tg.autograd.Function without a batching rule, so it "
+            f"cannot run inside vmap. If its forward and backward use tapegrad ops only (no "
+            f"NumPy on the values), set `generate_vmap_rule = True` on the class: they then run "
+            f"on the batched tensors"
+        )
+    level = max(levels, key=lambda lv: lv.depth)
+    if state.enabled and any(differentiated_below(t, level) for t in tensors):
+        raise RuntimeError(
+            f"vmap: {cls.__name__} is differentiated from outside the vmap it runs in; a "
+            f"tg.autograd.Function supports differentiation inside vmap only"
+        )
 
 
 def _mask(needs: tuple) -> int:

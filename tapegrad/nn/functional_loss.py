@@ -327,7 +327,9 @@ def cross_entropy(
     t = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
     params = {"reduction": reduction, "axis": axis, "ignore_index": ignore_index, "eps": eps}
     if t.dtype.kind in "iu":
-        _, picks, sample_weight, w = _class_targets(input, t, weight, ignore_index, "cross_entropy")
+        _, picks, sample_weight, w = _class_targets(
+            input, target, weight, ignore_index, "cross_entropy"
+        )
         losses = -log_probs[picks] * sample_weight
         if eps:
             per_class = (

@@ -4,7 +4,8 @@ parsing that spells out the user's equation (`...`, implicit output) and checks 
 Conventions as in elementwise.py. The gradient for operand i is itself an einsum: of g with the
 other operands, into operand i's subscripts; subscripts only operand i has (summed in the forward)
 are broadcast back, and repeated ones (a diagonal, `ii->i`) put the gradient on that diagonal.
-Layer L1: numpy, registry and the shape and reduction families.
+Layer L1: numpy, registry and the shape and reduction families. Under vmap a letter the equation
+does not use stands for the batch.
 """
 
 from __future__ import annotations
@@ -20,7 +21,19 @@ from .shape import expand, reshape, scatter_add
 LETTERS = string.ascii_uppercase + string.ascii_lowercase  # (implicit output sorts in this order)
 
 
-@primitive("einsum", "einsum(equation, *xs)", xs="einsum_grads(g, xs, equation)")
+def batch_einsum(level, prim, inputs, batched, params):
+    """A subscript the equation does not use stands for the batch, in every batched operand and in
+    the output."""
+    equation = params["equation"]
+    b = next(c for c in LETTERS if c not in equation)
+    terms, output = equation.split("->")
+    terms = [b + t if is_batched else t for t, is_batched in zip(terms.split(","), batched)]
+    return einsum(*inputs, equation=",".join(terms) + "->" + b + output)
+
+
+@primitive(
+    "einsum", "einsum(equation, *xs)", batch=batch_einsum, xs="einsum_grads(g, xs, equation)"
+)
 def einsum(*xs, equation):
     return np.einsum(equation, *xs, optimize=len(xs) > 2)
 

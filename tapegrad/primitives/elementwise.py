@@ -4,7 +4,8 @@ In a rule, `g` is dL/dout, `out` the forward's result, inputs are named as in th
 gives dL/dinput at the broadcast shape (the engine sums it back to the input's shape) or None for
 a zero. Rules select with `where` rather than multiply by a 0/1 mask, so an infinite g never turns
 into NaN where the mask is 0 (as PyTorch). Most forwards are NumPy's ufuncs themselves.
-Layer L1: numpy, registry, the L0 erf (NumPy has none) and bits (where selects by bits).
+Layer L1: numpy, registry, the L0 erf (NumPy has none), bits (where selects by bits) and batching
+(every op here batches pointwise).
 """
 
 from __future__ import annotations
@@ -14,58 +15,83 @@ import math
 import numpy as np
 
 from .._erf import erf as erf_values
+from .batching import pointwise
 from .bits import select
 from .registry import Primitive, primitive, value
 
-add: Primitive = primitive("add", "x + y", elementwise=True, x="g", y="g")(np.add)
-sub: Primitive = primitive("sub", "x - y", elementwise=True, x="g", y="-g")(np.subtract)
-mul: Primitive = primitive("mul", "x * y", elementwise=True, x="g * y", y="g * x")(np.multiply)
-div: Primitive = primitive("div", "x / y", elementwise=True, x="g / y", y="-g * x / (y * y)")(
-    np.true_divide
+add: Primitive = primitive("add", "x + y", batch=pointwise, elementwise=True, x="g", y="g")(np.add)
+sub: Primitive = primitive("sub", "x - y", batch=pointwise, elementwise=True, x="g", y="-g")(
+    np.subtract
 )
-neg: Primitive = primitive("neg", "-x", elementwise=True, x="-g")(np.negative)
+mul: Primitive = primitive("mul", "x * y", batch=pointwise, elementwise=True, x="g * y", y="g * x")(
+    np.multiply
+)
+div: Primitive = primitive(
+    "div", "x / y", batch=pointwise, elementwise=True, x="g / y", y="-g * x / (y * y)"
+)(np.true_divide)
+neg: Primitive = primitive("neg", "-x", batch=pointwise, elementwise=True, x="-g")(np.negative)
 
 # (0 ** 0 and log(0): fused.py's kernels give the limits where these divide by zero)
-pow: Primitive = primitive("pow", "x ** y", x="g * y * x ** (y - 1)", y="g * out * log(x)")(
-    np.power
+pow: Primitive = primitive(
+    "pow", "x ** y", batch=pointwise, x="g * y * x ** (y - 1)", y="g * out * log(x)"
+)(np.power)
+
+exp: Primitive = primitive("exp", "exp(x)", batch=pointwise, elementwise=True, x="g * out")(np.exp)
+log: Primitive = primitive("log", "log(x)", batch=pointwise, elementwise=True, x="g / x")(np.log)
+sin: Primitive = primitive("sin", "sin(x)", batch=pointwise, elementwise=True, x="g * cos(x)")(
+    np.sin
 )
+cos: Primitive = primitive("cos", "cos(x)", batch=pointwise, elementwise=True, x="-g * sin(x)")(
+    np.cos
+)
+tan: Primitive = primitive(
+    "tan", "tan(x)", batch=pointwise, elementwise=True, x="g * (1 + out * out)"
+)(np.tan)
+tanh: Primitive = primitive(
+    "tanh", "tanh(x)", batch=pointwise, elementwise=True, x="g * (1 - out * out)"
+)(np.tanh)
+sqrt: Primitive = primitive(
+    "sqrt", "sqrt(x)", batch=pointwise, elementwise=True, x="g / (2 * out)"
+)(np.sqrt)
+abs: Primitive = primitive("abs", "|x|", batch=pointwise, elementwise=True, x="g * sign(x)")(np.abs)
+sign: Primitive = primitive("sign", "sign(x)", batch=pointwise, elementwise=True, x=None)(np.sign)
 
-exp: Primitive = primitive("exp", "exp(x)", elementwise=True, x="g * out")(np.exp)
-log: Primitive = primitive("log", "log(x)", elementwise=True, x="g / x")(np.log)
-sin: Primitive = primitive("sin", "sin(x)", elementwise=True, x="g * cos(x)")(np.sin)
-cos: Primitive = primitive("cos", "cos(x)", elementwise=True, x="-g * sin(x)")(np.cos)
-tan: Primitive = primitive("tan", "tan(x)", elementwise=True, x="g * (1 + out * out)")(np.tan)
-tanh: Primitive = primitive("tanh", "tanh(x)", elementwise=True, x="g * (1 - out * out)")(np.tanh)
-sqrt: Primitive = primitive("sqrt", "sqrt(x)", elementwise=True, x="g / (2 * out)")(np.sqrt)
-abs: Primitive = primitive("abs", "|x|", elementwise=True, x="g * sign(x)")(np.abs)
-sign: Primitive = primitive("sign", "sign(x)", elementwise=True, x=None)(np.sign)
 
-
-@primitive("reciprocal", "1 / x", elementwise=True, x="-g * out * out")
+@primitive("reciprocal", "1 / x", batch=pointwise, elementwise=True, x="-g * out * out")
 def reciprocal(x):
     # integers and bools: a true division (floats), as the `/` operator and PyTorch divide
     return np.reciprocal(x if x.dtype.kind == "f" else x.astype(np.float64))
 
 
-log1p: Primitive = primitive("log1p", "log(1 + x)", elementwise=True, x="g / (1 + x)")(np.log1p)
-expm1: Primitive = primitive("expm1", "exp(x) - 1", elementwise=True, x="g * (out + 1)")(np.expm1)
+log1p: Primitive = primitive(
+    "log1p", "log(1 + x)", batch=pointwise, elementwise=True, x="g / (1 + x)"
+)(np.log1p)
+expm1: Primitive = primitive(
+    "expm1", "exp(x) - 1", batch=pointwise, elementwise=True, x="g * (out + 1)"
+)(np.expm1)
 
 
-@primitive("sigmoid", "1 / (1 + exp(-x))", elementwise=True, x="g * out * (1 - out)")
+@primitive(
+    "sigmoid", "1 / (1 + exp(-x))", batch=pointwise, elementwise=True, x="g * out * (1 - out)"
+)
 def sigmoid(x):
     e = np.exp(-np.abs(x))  # exp of a non-positive number only: no overflow for large |x|
     return select(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 # (reads out, as PyTorch's: changing relu's input in place later is fine; a NaN passes g, as there)
-@primitive("relu", "max(x, 0)", elementwise=True, x="where(out <= 0, 0, g)")
+@primitive("relu", "max(x, 0)", batch=pointwise, elementwise=True, x="where(out <= 0, 0, g)")
 def relu(x):
     return np.maximum(x, 0)
 
 
 # (a NaN input gives NaN and x <= 0 takes the slope, as PyTorch's leaky_relu and its backward)
 @primitive(
-    "leaky_relu", "x if x > 0 else slope * x", elementwise=True, x="where(x > 0, g, g * slope)"
+    "leaky_relu",
+    "x if x > 0 else slope * x",
+    batch=pointwise,
+    elementwise=True,
+    x="where(x > 0, g, g * slope)",
 )
 def leaky_relu(x, *, slope):
     if 0 < slope <= 1:  # (then the answer is the larger of the two, no selection; at 0, inf * 0
@@ -76,6 +102,7 @@ def leaky_relu(x, *, slope):
 @primitive(
     "maximum",
     "max(x, y)",
+    batch=pointwise,
     x="where(x > y, g, where(x == y, g / 2, 0))",  # ties share, as torch.maximum
     y="where(y > x, g, where(x == y, g / 2, 0))",
 )
@@ -86,6 +113,7 @@ def maximum(x, y):
 @primitive(
     "minimum",
     "min(x, y)",
+    batch=pointwise,
     x="where(x < y, g, where(x == y, g / 2, 0))",
     y="where(y < x, g, where(x == y, g / 2, 0))",
 )
@@ -93,7 +121,7 @@ def minimum(x, y):
     return np.minimum(x, y)
 
 
-@primitive("clip", "clip(x, min, max)", x="where(within(x, min, max), g, 0)")
+@primitive("clip", "clip(x, min, max)", batch=pointwise, x="where(within(x, min, max), g, 0)")
 def clip(x, *, min=None, max=None):
     return np.clip(x, min, max)
 
@@ -102,41 +130,54 @@ def within(x, low, high):
     """low <= x <= high (a bound of None is no bound): where clip's gradient passes (a constant)."""
     x = value(x)
     inside = np.ones(np.shape(x), dtype=bool)
-    if low is not None:
-        inside &= x >= low
+    if low is not None:  # (not `&=`: inside vmap x holds values per example, `inside` does not)
+        inside = inside & (x >= low)
     if high is not None:
-        inside &= x <= high
+        inside = inside & (x <= high)
     return inside
 
 
-@primitive("where", "x if cond else y", cond=None, x="where(cond, g, 0)", y="where(cond, 0, g)")
+@primitive(
+    "where",
+    "x if cond else y",
+    batch=pointwise,
+    cond=None,
+    x="where(cond, g, 0)",
+    y="where(cond, 0, g)",
+)
 def where(cond, x, y):
     return select(cond, x, y)
 
 
-@primitive("cast", "x.astype(dtype)", x="g")  # (the engine casts g back to x's dtype)
+@primitive(
+    "cast", "x.astype(dtype)", batch=pointwise, x="g"
+)  # (the engine casts g back to x's dtype)
 def cast(x, *, dtype):
     return x.astype(dtype)
 
 
-@primitive("fill", "full_like(x, value)", x=None)  # in-place fill_/zero_, recorded
+@primitive("fill", "full_like(x, value)", batch=pointwise, x=None)  # in-place fill_/zero_, recorded
 def fill(x, *, value):
     return np.full_like(x, value)
 
 
 pi = math.pi  # (a Python float, as is pi ** 0.5: g is never upcast)
 
-erf: Primitive = primitive("erf", "erf(x)", elementwise=True, x="g * 2 / pi ** 0.5 * exp(-x * x)")(
-    erf_values
-)
+erf: Primitive = primitive(
+    "erf", "erf(x)", batch=pointwise, elementwise=True, x="g * 2 / pi ** 0.5 * exp(-x * x)"
+)(erf_values)
 
 # Rounding: piecewise constant, so a zero gradient (PyTorch gives zeros too, not None). Integers
 # come back as they are (NumPy keeps their dtype).
-floor: Primitive = primitive("floor", "floor(x)", elementwise=True, x=None)(np.floor)
-ceil: Primitive = primitive("ceil", "ceil(x)", elementwise=True, x=None)(np.ceil)
-trunc: Primitive = primitive("trunc", "trunc(x)", elementwise=True, x=None)(np.trunc)
+floor: Primitive = primitive("floor", "floor(x)", batch=pointwise, elementwise=True, x=None)(
+    np.floor
+)
+ceil: Primitive = primitive("ceil", "ceil(x)", batch=pointwise, elementwise=True, x=None)(np.ceil)
+trunc: Primitive = primitive("trunc", "trunc(x)", batch=pointwise, elementwise=True, x=None)(
+    np.trunc
+)
 
 
-@primitive("round", "round(x, decimals)", elementwise=True, x=None)
+@primitive("round", "round(x, decimals)", batch=pointwise, elementwise=True, x=None)
 def round(x, *, decimals=0):
     return np.round(x, decimals)  # halves to even, as PyTorch

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batching import example_ndim, matrix_product, pointwise
 from .bits import masked
-from .elementwise import clip, log, pow, relu, sigmoid, tanh, where, within  # noqa: F401
+from .elementwise import add, clip, log, pow, relu, sigmoid, tanh, where, within  # noqa: F401
 from .linalg import T, matmul, product, rows  # noqa: F401  (rule and kernel texts use T, rows)
 from .nn import inverse_std, max_pool2d, max_pool2d_backward, normalize  # noqa: F401  (kernels)
 from .reduction import (  # noqa: F401  (kernel texts)
@@ -37,9 +38,37 @@ from .reduction import (  # noqa: F401  (kernel texts)
     tie_shares,
 )
 from .registry import primitive, value  # noqa: F401  (max-pool's kernel text)
+from .shape import reshape, transpose
 
 
-@primitive("linear", "x @ T(w) + b", x="g @ w", w="T(g) @ x", b="sum(g, axis=0)")
+def batch_linear(level, prim, inputs, batched, params):
+    """Weights shared by the batch: one linear for all of it (the batch's rows are more rows of
+    x); weights or bias per example: x @ w^T + b as a batched product."""
+    (x, w, b), (bx, bw, bb) = inputs, batched
+    if not bw and not bb:
+        if x.ndim > 2:  # (one GEMM for every row: NumPy's matmul would run one per leading index)
+            out = linear(reshape(x, shape=(-1, x.shape[-1])), w, b)
+            return reshape(out, shape=tuple(x.shape[:-1]) + (out.shape[-1],))
+        return linear(x, w, b)
+    wt = transpose(w, axes=(0, 2, 1)) if bw else transpose(w, axes=(1, 0))
+    vector = example_ndim(x, bx) == 1
+    if vector:  # (a one-row matrix per example)
+        shape = tuple(x.shape)
+        x = reshape(x, shape=shape[:1] + (1,) + shape[1:] if bx else (1,) + shape)
+    out = matrix_product(level, matmul, [x, wt], [bx, bw], {})
+    if vector:
+        out = reshape(out, shape=(level.size, out.shape[-1]))
+    return pointwise(level, add, [out, b], [True, bb], {})
+
+
+@primitive(
+    "linear",
+    "x @ T(w) + b",
+    batch=batch_linear,
+    x="g @ w",
+    w="T(g) @ x",
+    b="sum(g, axis=0)",
+)
 def linear(x, w, b):
     out = product(x, w.T)
     if out.dtype == np.result_type(out, b):  # (the bias added into the fresh product: one
@@ -47,12 +76,12 @@ def linear(x, w, b):
     return out + b
 
 
-@primitive("matmul_nt", "x @ T(y)", x="g @ y", y="T(g) @ x")
+@primitive("matmul_nt", "x @ T(y)", batch=matrix_product, x="g @ y", y="T(g) @ x")
 def matmul_nt(x, y):
     return product(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
-@primitive("matmul_tn", "T(x) @ y", x="y @ T(g)", y="x @ g")
+@primitive("matmul_tn", "T(x) @ y", batch=matrix_product, x="y @ T(g)", y="x @ g")
 def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
 
@@ -70,7 +99,9 @@ def _times_g(g, t):
 
 
 # (their inputs: dy, the gradient tanh's rule got; y, tanh's output)
-@primitive("tanh_backward", "dy * (1 - y * y)", dy="g * (1 - y * y)", y="-2 * g * dy * y")
+@primitive(
+    "tanh_backward", "dy * (1 - y * y)", batch=pointwise, dy="g * (1 - y * y)", y="-2 * g * dy * y"
+)
 def tanh_backward(dy, y):
     t = y * y
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
@@ -78,7 +109,13 @@ def tanh_backward(dy, y):
     return dy * (1 - t)
 
 
-@primitive("sigmoid_backward", "dy * y * (1 - y)", dy="g * y * (1 - y)", y="g * dy * (1 - 2 * y)")
+@primitive(
+    "sigmoid_backward",
+    "dy * y * (1 - y)",
+    batch=pointwise,
+    dy="g * y * (1 - y)",
+    y="g * dy * (1 - 2 * y)",
+)
 def sigmoid_backward(dy, y):
     t = 1 - y
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:

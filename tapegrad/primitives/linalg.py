@@ -4,13 +4,17 @@ vector (`mv`) and vector . vector (`dot`), as PyTorch splits them.
 Conventions as in elementwise.py. The rules are the textbook ones, with one transpose notation,
 T(m) (the last two axes swapped, written m^T in LaTeX); broadcast batch axes are summed back by the
 engine.
-Layer L1: numpy, registry and the shape family.
+Layer L1: numpy, registry, batching and the shape, elementwise and reduction families (mv's and
+dot's batching rules).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .batching import matrix_product, padded
+from .elementwise import mul
+from .reduction import sum
 from .registry import primitive
 from .shape import reshape, transpose
 
@@ -25,17 +29,36 @@ def product(x, y, out=None):
     return np.matmul(x, y, out=out)
 
 
-@primitive("matmul", "x @ y", x="g @ T(y)", y="T(x) @ g")
+@primitive("matmul", "x @ y", batch=matrix_product, x="g @ T(y)", y="T(x) @ g")
 def matmul(x, y):
     return product(x, y)
 
 
-@primitive("mv", "x @ y  (a matrix and a vector)", x="outer(g, y)", y="T(x) @ g")
+def batch_mv(level, prim, inputs, batched, params):
+    """A batched vector is a one-column matrix per example (NumPy's matmul would take a stack of
+    vectors for a matrix); a batched matrix alone keeps mv."""
+    (x, v), (bx, bv) = inputs, batched
+    if not bv:
+        return mv(x, v)
+    column = reshape(v, shape=tuple(v.shape) + (1,))
+    out = matmul(padded(x, bx, 2), column)
+    return reshape(out, shape=tuple(out.shape[:-1]))
+
+
+def batch_dot(level, prim, inputs, batched, params):
+    """dot with a shared vector is a matrix-vector product; of two batched ones, a row sum."""
+    (x, y), (bx, by) = inputs, batched
+    if bx and by:
+        return sum(mul(x, y), axis=(1,), keepdims=False)
+    return mv(x, y) if bx else mv(y, x)
+
+
+@primitive("mv", "x @ y  (a matrix and a vector)", batch=batch_mv, x="outer(g, y)", y="T(x) @ g")
 def mv(x, y):
     return np.matmul(x, y)
 
 
-@primitive("dot", "sum(x * y)  (two vectors)", x="g * y", y="g * x")
+@primitive("dot", "sum(x * y)  (two vectors)", batch=batch_dot, x="g * y", y="g * x")
 def dot(x, y):
     return np.dot(x, y)
 

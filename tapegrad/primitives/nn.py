@@ -8,7 +8,9 @@ g to each window's winner and gathers at the winners; avg-pool and its backward 
 adjoint; normalize's rule is in ops that record. Parameters arrive normalised by
 tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left, right) with
 ceil_mode's extra rows already in bottom/right.
-Layer L1: numpy, registry, the elementwise and reduction families, bits (masked).
+Layer L1: numpy, registry, batching, the elementwise, reduction and shape families, bits (masked).
+Under vmap the batch folds into N (pooling, shared conv weights) or into the groups (per-example
+conv weights).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .elementwise import sqrt
+from .batching import fold_into_n, normalization, stacked
+from .elementwise import add, sqrt
 from .bits import masked
 from .linalg import product
 from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive
+from .shape import reshape, transpose
 
 # ---- geometry ------------------------------------------------------------------------------------
 
@@ -179,9 +183,90 @@ def _grouped(m, groups):
     return m.reshape(groups, m.shape[0] // groups, m.shape[1])
 
 
+# ---- batching: the batch folds into N, or, for weights per example, into the groups ----------
+
+
+def _into_n(x):
+    """(B, N, ...) as (B*N, ...)."""
+    return reshape(x, shape=(x.shape[0] * x.shape[1],) + tuple(x.shape[2:]))
+
+
+def _out_of_n(y, size):
+    """(B*N, ...) back to (B, N, ...)."""
+    return reshape(y, shape=(size, y.shape[0] // size) + tuple(y.shape[1:]))
+
+
+def _into_channels(x):
+    """(B, N, C, H, W) as (N, B*C, H, W): each example's channels one more block of groups."""
+    b, n, c = x.shape[:3]
+    return reshape(transpose(x, axes=(1, 0, 2, 3, 4)), shape=(n, b * c) + tuple(x.shape[3:]))
+
+
+def _out_of_channels(y, size):
+    """(N, B*C, H, W) back to (B, N, C, H, W)."""
+    n, bc = y.shape[:2]
+    y = reshape(y, shape=(n, size, bc // size) + tuple(y.shape[2:]))
+    return transpose(y, axes=(1, 0, 2, 3, 4))
+
+
+def _grouped_params(params, size, **shapes):
+    """conv parameters for the batch folded into groups: B times the groups, shapes with B*O or
+    B*C channels."""
+    out = {**params, "groups": params["groups"] * size}
+    for name, axis in shapes.items():
+        shape = list(params[name])
+        shape[axis] *= size
+        out[name] = tuple(shape)
+    return out
+
+
+def batch_conv2d(level, prim, inputs, batched, params):
+    """Shared weights: the batch is more samples (folded into N); weights per example: each
+    example's channels are their own groups."""
+    x, w, b = (list(inputs) + [None])[:3]
+    bx, bw, bb = (list(batched) + [False])[:3]
+    size = level.size
+    if not bw:
+        x = _into_n(stacked(x, bx, size))
+        y = _out_of_n(conv2d(x, w, None if bb else b, **params), size)
+        if bb:
+            y = add(y, reshape(b, shape=(size, 1, b.shape[-1], 1, 1)))
+        return y
+    if b is not None:
+        b = reshape(stacked(b, bb, size), shape=(size * b.shape[-1],))
+    wg = reshape(w, shape=(size * w.shape[1],) + tuple(w.shape[2:]))
+    y = conv2d(_into_channels(stacked(x, bx, size)), wg, b, **_grouped_params(params, size))
+    return _out_of_channels(y, size)
+
+
+def batch_conv2d_input_grad(level, prim, inputs, batched, params):
+    """As conv2d: shared weights fold the batch into N, per-example weights into the groups."""
+    (dy, w), (bdy, bw), size = inputs, batched, level.size
+    if not bw:
+        shape = params["input_shape"]
+        folded = {**params, "input_shape": (size * shape[0],) + tuple(shape[1:])}
+        return _out_of_n(conv2d_input_grad(_into_n(stacked(dy, bdy, size)), w, **folded), size)
+    wg = reshape(w, shape=(size * w.shape[1],) + tuple(w.shape[2:]))
+    grouped = _grouped_params(params, size, input_shape=1)
+    return _out_of_channels(
+        conv2d_input_grad(_into_channels(stacked(dy, bdy, size)), wg, **grouped), size
+    )
+
+
+def batch_conv2d_weight_grad(level, prim, inputs, batched, params):
+    """A gradient per example: each example's channels are their own groups."""
+    (dy, x), (bdy, bx), size = inputs, batched, level.size
+    grouped = _grouped_params(params, size, weight_shape=0)
+    dw = conv2d_weight_grad(
+        _into_channels(stacked(dy, bdy, size)), _into_channels(stacked(x, bx, size)), **grouped
+    )
+    return reshape(dw, shape=(size,) + tuple(params["weight_shape"]))
+
+
 @primitive(
     "conv2d",
     "cross-correlation of x (N,C,H,W) with w (O,C/groups,kh,kw), plus b per output channel",
+    batch=batch_conv2d,
     x=(
         "conv2d_input_grad(g, w, input_shape=x.shape"
         ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
@@ -222,6 +307,7 @@ def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
 @primitive(
     "conv2d_input_grad",
     "col2im(w^T @ dy): d/dx of <dy, conv2d(x, w)>, of shape input_shape",
+    batch=batch_conv2d_input_grad,
     dy=("conv2d(g, w, None, stride=stride, padding=padding, dilation=dilation, groups=groups)"),
     w=(
         "conv2d_weight_grad(dy, g, weight_shape=w.shape"
@@ -273,6 +359,7 @@ def _transposed_conv(g, w, padding, dilation, groups):
 @primitive(
     "conv2d_weight_grad",
     "dy @ im2col(x)^T: d/dw of <dy, conv2d(x, w)>, of shape weight_shape",
+    batch=batch_conv2d_weight_grad,
     dy=("conv2d(x, g, None, stride=stride, padding=padding, dilation=dilation, groups=groups)"),
     x=(
         "conv2d_input_grad(dy, g, input_shape=x.shape"
@@ -346,6 +433,7 @@ def max_pool2d_indices(x, out, *, kernel_size, stride, padding, dilation):
 @primitive(
     "max_pool2d",
     "max of x over each window",
+    batch=fold_into_n,
     x=(
         "max_pool2d_backward(g, x, out, kernel_size=kernel_size"
         ", stride=stride, padding=padding, dilation=dilation)"
@@ -365,6 +453,7 @@ def max_pool2d(x, *, kernel_size, stride, padding, dilation):
 @primitive(
     "max_pool2d_backward",
     "dy placed at each window's winner in x (max-pool's gradient), 0 elsewhere",
+    batch=fold_into_n,
     dy=(
         "max_pool2d_gather(g, x, pooled, kernel_size=kernel_size"
         ", stride=stride, padding=padding, dilation=dilation)"
@@ -390,6 +479,7 @@ def max_pool2d_backward(dy, x, pooled, *, kernel_size, stride, padding, dilation
 @primitive(
     "max_pool2d_gather",
     "dy (shaped as x) read at each window's winner in x",
+    batch=fold_into_n,
     dy=(
         "max_pool2d_backward(g, x, pooled, kernel_size=kernel_size"
         ", stride=stride, padding=padding, dilation=dilation)"
@@ -412,6 +502,7 @@ def max_pool2d_gather(dy, x, pooled, *, kernel_size, stride, padding, dilation):
 @primitive(
     "avg_pool2d",
     "sum of x over each window / divisor",
+    batch=fold_into_n,
     x=(
         "avg_pool2d_backward(g, input_shape=x.shape, kernel_size=kernel_size"
         ", stride=stride, padding=padding, divisor=divisor)"
@@ -431,6 +522,7 @@ def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
 @primitive(
     "avg_pool2d_backward",
     "dy / divisor added to every element of its window, of shape input_shape",
+    batch=fold_into_n,
     dy=("avg_pool2d(g, kernel_size=kernel_size, stride=stride, padding=padding, divisor=divisor)"),
 )
 def avg_pool2d_backward(dy, *, input_shape, kernel_size, stride, padding, divisor):
@@ -480,6 +572,7 @@ def var(x, axes):
 @primitive(
     "normalize",
     "(x - avg(x, axes)) / sqrt(var(x, axes) + eps)",
+    batch=normalization,
     x="(g - avg(g, axes) - out * avg(g * out, axes)) / sqrt(var(x, axes) + eps)",
 )
 def normalize(x, *, axes, eps, stats=None):

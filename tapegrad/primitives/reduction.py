@@ -4,7 +4,7 @@ Conventions as in elementwise.py. A reduction's gradient g has the reduced shape
 copies it back along the reduced axes (the textbook's rules). The kernels fused.py runs instead
 take keepdims from the op (`keep` puts the reduced axes back, `expand_back` broadcasts) and guard
 the edges (zeros in prod, an infinite g off the max).
-Layer L1: numpy, the L0 state, registry and the elementwise and shape families.
+Layer L1: numpy, the L0 state, registry, batching and the elementwise and shape families.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .batching import along_axis, reduction
 from .elementwise import div, exp, mul, sub, where
 from .registry import primitive, value
 from .shape import expand, getitem, inverse, reshape, transpose
@@ -48,12 +49,17 @@ def count(shape, axis):
     return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
 
 
-@primitive("sum", "sum(x, axis)", x="expand_to(g, x.shape, axis)")
+@primitive("sum", "sum(x, axis)", batch=reduction, x="expand_to(g, x.shape, axis)")
 def sum(x, *, axis=None, keepdims=False):
     return np.add.reduce(x, axis=axis, keepdims=keepdims)  # (np.sum is this plus a wrapper)
 
 
-@primitive("mean", "mean(x, axis)", x="expand_to(g, x.shape, axis) / count(x.shape, axis)")
+@primitive(
+    "mean",
+    "mean(x, axis)",
+    batch=reduction,
+    x="expand_to(g, x.shape, axis) / count(x.shape, axis)",
+)
 def mean(x, *, axis=None, keepdims=False):
     # (NumPy's mean without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
     shape = x.shape if x.__class__ is np.ndarray else np.shape(x)  # (np.shape: a Python call)
@@ -64,10 +70,13 @@ def tie_shares(x, out, axis):
     """1/k at each of the k positions equal to the extreme, 0 elsewhere (a constant); where the
     extreme is NaN, the k NaNs share (as PyTorch's max())."""
     x, extreme = value(x), np.reshape(value(out), kept_shape(x.shape, axis))
-    hit = np.asarray(x == extreme)
-    if extreme.dtype.kind in "fc" and np.isnan(extreme).any():
-        hit |= np.isnan(x) & np.isnan(extreme)
-    return np.asarray(hit / np.sum(hit, axis=axis, keepdims=True), dtype=x.dtype)
+    hit = np.equal(x, extreme)
+    # (inside vmap the values are per example, so no one answer to "any NaN?": NaNs looked for)
+    if extreme.dtype.kind in "fc" and (
+        extreme.__class__ is not np.ndarray or np.isnan(extreme).any()
+    ):
+        hit = hit | (np.isnan(x) & np.isnan(extreme))
+    return (hit / np.sum(hit, axis=axis, keepdims=True)).astype(x.dtype)
 
 
 def spread(g, shares):
@@ -76,17 +85,27 @@ def spread(g, shares):
     return where(value(shares) > 0, g * shares, 0)
 
 
-@primitive("max", "max(x, axis)", x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)")
+@primitive(
+    "max",
+    "max(x, axis)",
+    batch=reduction,
+    x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)",
+)
 def max(x, *, axis=None, keepdims=False):
     return np.max(x, axis=axis, keepdims=keepdims)
 
 
-@primitive("min", "min(x, axis)", x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)")
+@primitive(
+    "min",
+    "min(x, axis)",
+    batch=reduction,
+    x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)",
+)
 def min(x, *, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-@primitive("prod", "prod(x, axis)", x="expand_to(g * out, x.shape, axis) / x")
+@primitive("prod", "prod(x, axis)", batch=reduction, x="expand_to(g * out, x.shape, axis) / x")
 def prod(x, *, axis=None, keepdims=False):
     return np.prod(x, axis=axis, keepdims=keepdims)
 
@@ -126,7 +145,10 @@ def _product_of_others(a, axis):
 
 
 @primitive(
-    "logsumexp", "log(sum(exp(x), axis))", x="expand_to(g, x.shape, axis) * softmax(x, axis)"
+    "logsumexp",
+    "log(sum(exp(x), axis))",
+    batch=reduction,
+    x="expand_to(g, x.shape, axis) * softmax(x, axis)",
 )
 def logsumexp(x, *, axis=None, keepdims=False):
     if x.size == 0:  # an empty sum: log(0) = -inf (as PyTorch), without NumPy's max-of-empty error
@@ -149,7 +171,7 @@ def softmax(x, axis):
     return div(e, sum(e, axis=axis, keepdims=True))
 
 
-@primitive("cumsum", "cumsum(x, axis)", x="reversed_cumsum(g, axis)")
+@primitive("cumsum", "cumsum(x, axis)", batch=along_axis, x="reversed_cumsum(g, axis)")
 def cumsum(x, *, axis):
     # (each x_i reaches out_j for every j >= i: its gradient is the sum of g from the end back)
     return np.cumsum(x, axis=axis) if x.ndim else x.copy()
@@ -160,7 +182,7 @@ def flip(g, axis):
     return getitem(g, index=(slice(None),) * axis + (slice(None, None, -1),)) if g.ndim else g
 
 
-@primitive("cumprod", "cumprod(x, axis)", x="reversed_cumsum(g * out, axis) / x")
+@primitive("cumprod", "cumprod(x, axis)", batch=along_axis, x="reversed_cumsum(g * out, axis) / x")
 def cumprod(x, *, axis):
     return np.cumprod(x, axis=axis) if x.ndim else x.copy()
 

@@ -90,6 +90,7 @@ class Primitive:
         "node_name",
         "view",
         "elementwise",
+        "batch",
         "plans",
         "kernels",
         "kernel_reason",
@@ -110,6 +111,7 @@ class Primitive:
         view: bool = False,
         elementwise: bool = False,
         rule_for_all: Callable | None = None,
+        batch: Callable | None = None,
     ) -> None:
         self.name = name
         self.forward = forward
@@ -119,6 +121,9 @@ class Primitive:
         # value by value: a one-input op keeps its input's shape and dtype, and when every input
         # has the output's shape and dtype, each rule gives g's (nothing to un-broadcast or cast)
         self.elementwise = elementwise
+        # vmap's batching rule: (level, prim, inputs, batched, params) -> the output for the whole
+        # batch, from inputs with the batch along axis 0 where `batched` (primitives/batching.py)
+        self.batch = batch
         self.input_names, self.params, self.variadic, self.input_defaults = _signature(forward)
         unknown = set(texts) - set(self.input_names)
         if unknown:
@@ -368,18 +373,27 @@ def _reads(text: str | None, inputs: tuple[str, ...]) -> tuple[set[int], set[int
 
 
 def primitive(
-    name: str, expr: str, *, view: bool = False, elementwise: bool = False, **rules: str | None
+    name: str,
+    expr: str,
+    *,
+    view: bool = False,
+    elementwise: bool = False,
+    batch: Callable | None = None,
+    **rules: str | None,
 ) -> Callable[[Callable], Primitive]:
-    """Register a NumPy forward as primitive `name`, with one rule (an expression) per input.
+    """Register a NumPy forward as primitive `name`, with one rule (an expression) per input and
+    its batching rule for vmap (`batch`, see primitives/batching.py).
 
-    >>> mul = primitive("mul", "x * y", x="g * y", y="g * x")(np.multiply)
+    >>> mul = primitive("mul", "x * y", batch=pointwise, x="g * y", y="g * x")(np.multiply)
     """
     namespace = sys._getframe(1).f_globals  # rules see the names of the module defining them
 
     def register(forward: Callable) -> Primitive:
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is registered twice")
-        prim = Primitive(name, forward, expr, rules, namespace, view=view, elementwise=elementwise)
+        prim = Primitive(
+            name, forward, expr, rules, namespace, view=view, elementwise=elementwise, batch=batch
+        )
         REGISTRY[name] = prim
         return prim
 

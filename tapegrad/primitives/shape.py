@@ -3,22 +3,109 @@
 Conventions as in elementwise.py. Views (reshape, transpose, expand, basic indexing) share memory
 with their input in NumPy, so the Tensor layer makes them share its version counter too (it checks
 that the output really is a view: advanced indexing and some reshapes copy).
-Layer L1: numpy and registry only.
+Layer L1: numpy, registry and batched_index (for the batching rules, which follow the forwards).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from .batched_index import physical_index
 from .registry import primitive
 
 
-@primitive("reshape", "x.reshape(shape)", view=True, x="reshape(g, shape=x.shape)")
+# ---- batching rules (see batching.py; here since they call this family's primitives) -----------
+def batch_reshape(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    (x,) = inputs
+    return reshape(x, shape=(level.size,) + tuple(params["shape"]))
+
+
+def batch_transpose(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    (x,) = inputs
+    n = x.ndim - 1
+    return transpose(x, axes=(0,) + tuple(int(a) % n + 1 for a in params["axes"]))
+
+
+def batch_expand(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    (x,) = inputs
+    shape = tuple(params["shape"])
+    return expand(with_ndim(x, len(shape)), shape=(level.size,) + shape)
+
+
+def with_ndim(x: Any, ndim: int) -> Any:
+    """A batched array with 1s behind its batch axis up to `ndim` axes per example."""
+    shape = tuple(x.shape)
+    missing = ndim - (len(shape) - 1)
+    return x if missing <= 0 else reshape(x, shape=shape[:1] + (1,) * missing + shape[1:])
+
+
+def example(x: Any, batched: bool, size: int) -> tuple[Any, tuple]:
+    """x with the batch along axis 0 (a broadcast view if the batch shares it), and the shape of
+    one example."""
+    shape = tuple(x.shape[1:]) if batched else tuple(np.shape(x))
+    return (x if batched else expand(x, shape=(size,) + shape)), shape
+
+
+def batch_getitem(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    x, shape = example(inputs[0], batched[0], level.size)
+    where = physical_index(params["index"], level, shape)
+    out = getitem(x, index=where.index)
+    return out if where.order is None else transpose(out, axes=where.order)
+
+
+def batch_scatter_add(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    shape = tuple(params["shape"])
+    where = physical_index(params["index"], level, shape)
+    x, _ = example(inputs[0], batched[0], level.size)
+    x = with_ndim(x, len(where.shape))
+    if where.order is not None:  # into the layout NumPy's indexing of the batch gives
+        x = transpose(x, axes=inverse(where.order))
+    return scatter_add(x, shape=(level.size,) + shape, index=where.index)
+
+
+def batch_index_put(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    (x, v), (bx, bv) = inputs, batched
+    x, shape = example(x, bx, level.size)
+    where = physical_index(params["index"], level, shape)
+    v, v_shape = example(v, bv, level.size)
+    extra = len(v_shape) - len(where.shape)  # (NumPy lets v carry extra leading 1s)
+    if extra > 0:
+        v = reshape(v, shape=(level.size,) + v_shape[extra:])
+    v = with_ndim(v, len(where.shape))
+    if where.order is not None:
+        v = transpose(v, axes=inverse(where.order))
+    return index_put(x, v, index=where.index)
+
+
+def batch_concatenate(level: Any, prim: Any, inputs: list, batched: list, params: dict) -> Any:
+    pieces = [example(x, b, level.size)[0] for x, b in zip(inputs, batched)]
+    n = pieces[0].ndim - 1
+    return concatenate(*pieces, axis=int(params["axis"]) % n + 1, sizes=params["sizes"])
+
+
+for _rule in (batch_getitem, batch_scatter_add, batch_index_put):
+    _rule.reads_batched_params = True  # type: ignore[attr-defined]  # (an index may be batched)
+
+
+# ---- the primitives --------------------------------------------------------------------------
+
+
+@primitive(
+    "reshape", "x.reshape(shape)", view=True, batch=batch_reshape, x="reshape(g, shape=x.shape)"
+)
 def reshape(x, *, shape):
     return np.reshape(x, shape)
 
 
-@primitive("transpose", "x.transpose(axes)", view=True, x="transpose(g, axes=inverse(axes))")
+@primitive(
+    "transpose",
+    "x.transpose(axes)",
+    view=True,
+    batch=batch_transpose,
+    x="transpose(g, axes=inverse(axes))",
+)
 def transpose(x, *, axes):
     return x.transpose(axes)  # (the method: np.transpose's wrapper costs more than it does)
 
@@ -28,7 +115,13 @@ def inverse(axes):
     return tuple(int(i) for i in np.argsort(axes))
 
 
-@primitive("expand", "broadcast_to(x, shape)", view=True, x="g")  # the engine sums g back
+@primitive(
+    "expand",
+    "broadcast_to(x, shape)",
+    view=True,
+    batch=batch_expand,
+    x="g",  # the engine sums g back
+)
 def expand(x, *, shape):
     return broadcast(x, shape)
 
@@ -65,6 +158,7 @@ def is_basic_index(index) -> bool:
     "getitem",
     "x[index]",
     view=True,  # for basic indices (the Tensor layer checks the memory)
+    batch=batch_getitem,
     x="scatter_add(g, shape=x.shape, index=index)",
 )
 def getitem(x, *, index):
@@ -77,7 +171,12 @@ def getitem(x, *, index):
     return out
 
 
-@primitive("scatter_add", "zeros(shape) with x added at index", x="getitem(g, index=index)")
+@primitive(
+    "scatter_add",
+    "zeros(shape) with x added at index",
+    batch=batch_scatter_add,
+    x="getitem(g, index=index)",
+)
 def scatter_add(x, *, shape, index):
     z = np.zeros(shape, dtype=x.dtype)
     if is_basic_index(index):
@@ -90,6 +189,7 @@ def scatter_add(x, *, shape, index):
 @primitive(
     "index_put",
     "x with x[index] = v",
+    batch=batch_index_put,
     x="index_put(g, 0.0, index=index)",
     v="reshape(getitem(g, index=index), shape=value_shape(v.shape, g, index))",
 )
@@ -107,7 +207,9 @@ def value_shape(v_shape, g, index):
     return (1,) * lead + selected if lead > 0 else selected
 
 
-@primitive("concatenate", "concatenate(xs, axis)", xs="split_at(g, sizes, axis)")
+@primitive(
+    "concatenate", "concatenate(xs, axis)", batch=batch_concatenate, xs="split_at(g, sizes, axis)"
+)
 def concatenate(*xs, axis, sizes):
     return np.concatenate(xs, axis=axis)
 

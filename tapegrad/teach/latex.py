@@ -1,6 +1,6 @@
 """to_latex: a backward rule's text (a Python expression over g, out and the inputs) as LaTeX math.
 
-Layer L0: standard library only (`ast`), so tg.autograd.formula and the teaching tools can use it.
+In teach/, but standard library only (`ast`), so tg.autograd.formula (L4) imports it too.
 Notation (adjoints): a bar means "gradient of the loss with respect to": x̄ = ∂L/∂x, and g, the
 gradient arriving at a node's output, is out̄. Text that is not an expression becomes \\text{...}.
 """

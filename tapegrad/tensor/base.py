@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from .._state import overrides, state
+from ..primitives.batched_array import BatchedArray
 from .printing import tensor_repr
 
 if TYPE_CHECKING:
@@ -34,6 +35,9 @@ DETACHED_IN_BACKWARD: "weakref.WeakValueDictionary[int, TensorBase]" = weakref.W
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     """User data as an ndarray: Python floats default to float32, ints stay integer, arrays keep
     their dtype."""
+    if data.__class__ is BatchedArray:  # (inside vmap: numbers drawn for each example)
+        values: Any = data if dtype is None else data.astype(dtypes.as_dtype(dtype))
+        return values
     if isinstance(data, TensorBase):
         if overrides[0] and state.strict_backward:
             data._leaving_tape("tg.tensor(...)")
@@ -166,6 +170,10 @@ class TensorBase:
         self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
     ) -> None:
         arr = as_array(data, dtype)
+        if arr.__class__ is BatchedArray:  # (inside vmap: one value per example)
+            from .batched import BatchedTensor  # (the class above this one, made on use)
+
+            self.__class__ = BatchedTensor
         self._data = arr
         self._grad_fn = None
         self._requires_grad = False

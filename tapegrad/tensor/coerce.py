@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..primitives.batched_array import BatchedArray
 from .base import as_array
 from .tensor import Tensor
 
@@ -91,6 +92,8 @@ def coerce(other: Any) -> Any:
         return other.item() if other.ndim == 0 and other.dtype.kind in "biuf" else other
     if isinstance(other, (list, tuple)):
         return as_array(other)
+    if cls is BatchedArray:  # values computed from a batched tensor, inside vmap
+        return other
     if isinstance(other, numbers.Number):
         number: Any = other
         return complex(number) if isinstance(number, complex) else float(number)
@@ -111,10 +114,19 @@ def normalize_index(index: Any) -> Any:
 
 def normalize_index_item(i: Any) -> Any:
     if isinstance(i, Tensor):
+        if i._data.__class__ is BatchedArray:  # one index per example, inside vmap
+            return i._data
         return i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else i._data
     if isinstance(i, list):
         return np.asarray([j._data if isinstance(j, Tensor) else j for j in i])
     return i
+
+
+def _is_int(i: Any) -> bool:
+    """An int index, or one int per example (a 0-d batched index, inside vmap)."""
+    if i.__class__ is BatchedArray:
+        return i.ndim == 0
+    return isinstance(i, (int, np.integer)) and not isinstance(i, bool)
 
 
 def split_int_indices(index: Any) -> tuple[tuple, tuple] | None:
@@ -123,8 +135,8 @@ def split_int_indices(index: Any) -> tuple[tuple, tuple] | None:
     when a slice separates them (`x[0, :, [0, 0]]` on shape (1, 4, 2): PyTorch (4, 2), NumPy
     (2, 4)). For an index mixing ints and arrays: (the ints with slices elsewhere, the rest)."""
     items = index if isinstance(index, tuple) else (index,)
-    is_int = [isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in items]
-    arrays = [isinstance(i, np.ndarray) and i.ndim > 0 for i in items]
+    is_int = [_is_int(i) for i in items]
+    arrays = [isinstance(i, (np.ndarray, BatchedArray)) and i.ndim > 0 for i in items]
     if not any(is_int) or not any(arrays):
         return None
     ints_first: list = []
@@ -138,7 +150,11 @@ def split_int_indices(index: Any) -> tuple[tuple, tuple] | None:
             ints_first.append(Ellipsis)
             rest.append(Ellipsis)
         else:  # a slice or an array: it keeps its axes for the second step
-            taken = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
+            taken = (
+                item.ndim
+                if isinstance(item, (np.ndarray, BatchedArray)) and item.dtype == bool
+                else 1
+            )
             ints_first.extend([slice(None)] * taken)
             rest.append(item)
     return tuple(ints_first), tuple(rest)

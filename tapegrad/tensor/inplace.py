@@ -13,10 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._state import state
+from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
+from . import batched
 from .grad import set_history
 from .record import apply, live_views
 from .tensor import Tensor
@@ -38,9 +39,15 @@ def inplace(
     """The shared path of in-place ops: `op(old, other)` is the new value (None: `other` itself,
     broadcast; with `index`: t with t[index] = other), recorded when t or other requires grad,
     else computed straight into t's memory."""
-    other_req = isinstance(other, Tensor) and other._requires_grad
     if index is not NO_INDEX:
         op = _put_at(index)
+    if overrides[0] and state.vmap_levels:  # inside vmap: batched tensors have their own path
+        if batched.level_of(t) is not None:
+            return _inplace_batched(t, name, op or _copy_from, other, index)
+        if batched.batched_levels(other) or batched.batched_levels(index):
+            raise _shared_error(name)
+        other = batched.unwrapped(other)
+    other_req = isinstance(other, Tensor) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
         if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
             raise RuntimeError(
@@ -79,6 +86,59 @@ def inplace(
     t._version_counter()[0] += 1
     t._inplace_op = name
     return t
+
+
+def _inplace_batched(t: Tensor, name: str, op: Callable, other: Any, index: Any) -> Tensor:
+    """An in-place op on a tensor inside vmap: computed on the batch, written into the batch's
+    tensor with an in-place op there (so views and versions there follow), and recorded at the
+    vmap's level as `inplace` records it (a view writes through to its root)."""
+    written = batched.batched_levels(other) | batched.batched_levels(index)
+    if not written <= batched.batched_levels(t):
+        raise _shared_error(name)
+    level: Any = batched.level_of(t)
+    values: Any = t._data
+    other_req = isinstance(other, Tensor) and other._requires_grad
+    recorded = (t._requires_grad or other_req) and state._enabled
+    view = getattr(t, "_base", None)
+    if recorded:
+        leaf = t if view is None else view[0]
+        if leaf._grad_fn is None and leaf._requires_grad:
+            raise RuntimeError(
+                f"a leaf tensor (or a view of one) that requires grad is used in an in-place "
+                f"operation ({name}); do it inside `with tg.no_grad():` or out of place"
+            )
+    old = batched.batched(batched.physical(t).clone(), level, values.batched)  # (the value
+    old._grad_fn, old._requires_grad = t._grad_fn, t._requires_grad  # before, on the tape)
+    new = op(old, other)
+    if tuple(new.shape) != tuple(t.shape):
+        raise RuntimeError(
+            f"in-place {name}: the result has shape {list(new.shape)}, which does not match the "
+            f"tensor's shape {list(t.shape)}; use an out-of-place op"
+        )
+    target = batched.physical(t)
+    value = batched.physical(new) if batched.level_of(new) is level else new
+    if values.batched and not batched.is_batched_at(new, level):
+        value = value.expand(*((level.size,) + tuple(target.shape[1:])))
+    target.copy_(value)  # (in place on the batch's tensor)
+    if recorded and view is None:
+        set_history(t, new._grad_fn, new._requires_grad)
+    elif recorded:
+        root, steps = view  # type: ignore[misc]  # (a view: (root, steps))
+        new_root = _put_back(root, steps, new, name)
+        set_history(root, new_root._grad_fn, new_root._requires_grad)
+        for v in live_views(root):
+            _refresh(v)
+    t._version_counter()[0] += 1
+    t._inplace_op = name
+    return t
+
+
+def _shared_error(name: str) -> RuntimeError:
+    return RuntimeError(
+        f"vmap: in-place {name} would write values that differ between the examples of the "
+        f"batch into a tensor they share (one not vmapped over, or made outside vmap). Use the "
+        f"out-of-place op instead (y = x + v rather than x += v)"
+    )
 
 
 def _put_at(index: Any) -> Callable:

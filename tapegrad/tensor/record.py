@@ -17,10 +17,12 @@ import numpy as np
 
 from .. import dtypes
 from .._state import overrides, state
+from ..primitives.batched_array import BatchedArray
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import NUMBER_ONLY, Node
+from . import batched
 from .tensor import Tensor
 
 _new = object.__new__
@@ -34,6 +36,10 @@ _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run `prim` on the arrays behind `args`; record it when grad mode is on and an input requires
     grad. `apply(P.elementwise.mul, x, 2.0)` is `x * 2.0`."""
+    if overrides[0] and state.vmap_levels:  # inside vmap: an op on batched tensors runs by its
+        done = batched.apply(prim, args, params, record)  # batching rule (tensor/batched.py)
+        if done is not None:
+            return done
     try:  # (free in CPython >= 3.11 when nothing is raised)
         needs = 0  # bitmask: the inputs that require grad, found while unwrapping the arrays
         n = len(args)
@@ -232,6 +238,8 @@ def any_float64(args: Sequence[Any]) -> bool:
 def wrap(data: Any, grad_fn: Node | None = None) -> Tensor:
     """An array (or number) as a Tensor, on the tape behind `grad_fn` when one is given."""
     if not isinstance(data, _ndarray):
+        if data.__class__ is BatchedArray:  # (a batched tensor's values, inside vmap)
+            return batched.wrap(data, grad_fn)
         data = np.asarray(data)
     t = _new(Tensor)
     t._data = data
