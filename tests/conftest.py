@@ -1,4 +1,5 @@
-"""Suite-wide pytest configuration: the `--slow` option and the hypothesis profiles.
+"""Suite-wide pytest configuration: the `--slow` option and the hypothesis profiles (and
+`--conformance-full`, read by tests/conformance).
 
 `pytest` (and `make test`) uses the seeded "ci" profile: derandomized, no example database, so every
 run explores exactly the same examples. `pytest --slow` loads the "slow" profile: 20x the examples,
@@ -43,6 +44,12 @@ def pytest_addoption(parser):
         action="store_true",
         default=False,
         help="property tests: hypothesis 'slow' profile (20x examples, random seeds)",
+    )
+    parser.addoption(
+        "--conformance-full",
+        action="store_true",
+        default=False,
+        help="tests/conformance: every PyTorch sample and reference input (slow), not the subset",
     )
 
 

@@ -203,7 +203,7 @@ def test_kernels_at_the_textbooks_edges_agree_with_pytorch() -> None:
             np.testing.assert_allclose(t.grad.numpy(), p.grad.numpy(), rtol=1e-12)
 
     # 0 ** 0, 0 ** y, log(0) in the exponent's rule
-    both(lambda x, y: x**y, [0.0, 0.0, 0.0, 2.0, -1.0], [0.0, 2.0, 0.5, 3.0, 2.0])
+    both(lambda x, y: x**y, [0.0, 0.0, 0.0, 2.0, -1.0, 0.0], [0.0, 2.0, 0.5, 3.0, 2.0, -1.0])
     # zeros in prod and cumprod
     both(lambda x: x.prod(1), [[2.0, 0.0, 3.0], [0.0, 0.0, 1.0]])
     both(lambda x: x.cumprod(1), [[2.0, 0.0, 3.0, 4.0], [1.0, 2.0, 0.0, 0.0]])

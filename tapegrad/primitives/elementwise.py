@@ -31,10 +31,38 @@ div: Primitive = primitive(
 )(np.true_divide)
 neg: Primitive = primitive("neg", "-x", batch=pointwise, elementwise=True, x="-g")(np.negative)
 
-# (0 ** 0 and log(0): fused.py's kernels give the limits where these divide by zero)
-pow: Primitive = primitive(
-    "pow", "x ** y", batch=pointwise, x="g * y * x ** (y - 1)", y="g * out * log(x)"
-)(np.power)
+
+# (at the edges the textbook divides by zero: fused.py's kernels give PyTorch's limits there)
+@primitive("pow", "x ** y", batch=pointwise, x="g * y * x ** (y - 1)", y="g * out * log(x)")
+def pow(x, y):
+    if _integers(x) and _integers(y) and np.any(np.less(y, 0)):
+        return _integer_power(x, y)
+    return np.power(x, y)
+
+
+def flat_at_zero(x, y):
+    """Where pow's exponent gradient is 0: base 0, exponent >= 0 (a constant mask)."""
+    return (value(x) == 0) & (value(y) >= 0)
+
+
+def _integers(v):
+    return isinstance(v, (int, np.integer)) or (isinstance(v, np.ndarray) and v.dtype.kind in "iu")
+
+
+def _integer_power(x, y):
+    """x ** y for integers, some y negative, by PyTorch's rule: 1 ** y is 1, (-1) ** y is 1 or -1,
+    any other base gives 0 (1 / x ** -y truncated); a negative Python number as the exponent of an
+    integer tensor is refused, as there."""
+    if not isinstance(y, np.ndarray):
+        raise RuntimeError(
+            f"pow: an integer tensor to a negative integer power ({y}) is refused, as in PyTorch; "
+            f"make the base floating (x.double() ** {y}) or the exponent a tensor (then 1 / x ** n "
+            "is truncated: 0, 1 or -1)"
+        )
+    positive = np.power(x, np.maximum(y, 0))  # (NumPy refuses negative integer exponents)
+    negative = np.where(x == 1, 1, np.where(x == -1, 1 - 2 * (y % 2), 0))
+    return np.where(y < 0, negative, positive).astype(positive.dtype)
+
 
 exp: Primitive = primitive("exp", "exp(x)", batch=pointwise, elementwise=True, x="g * out")(np.exp)
 log: Primitive = primitive("log", "log(x)", batch=pointwise, elementwise=True, x="g / x")(np.log)
@@ -54,7 +82,15 @@ sqrt: Primitive = primitive(
     "sqrt", "sqrt(x)", batch=pointwise, elementwise=True, x="g / (2 * out)"
 )(np.sqrt)
 abs: Primitive = primitive("abs", "|x|", batch=pointwise, elementwise=True, x="g * sign(x)")(np.abs)
-sign: Primitive = primitive("sign", "sign(x)", batch=pointwise, elementwise=True, x=None)(np.sign)
+
+
+@primitive("sign", "sign(x)", batch=pointwise, elementwise=True, x=None)
+def sign(x):
+    # PyTorch's sign, (x > 0) - (x < 0): sign(NaN) is 0 (NumPy's is NaN), so abs's gradient at NaN
+    # is 0 as there; a bool is its own sign
+    if x.dtype == np.bool_:
+        return x.copy()
+    return np.subtract(x > 0, x < 0, dtype=x.dtype)
 
 
 @primitive("reciprocal", "1 / x", batch=pointwise, elementwise=True, x="-g * out * out")
@@ -75,6 +111,8 @@ expm1: Primitive = primitive(
     "sigmoid", "1 / (1 + exp(-x))", batch=pointwise, elementwise=True, x="g * out * (1 - out)"
 )
 def sigmoid(x):
+    if x.dtype == np.bool_:  # (as numbers: NumPy cannot negate bools; the result is then float32,
+        x = x.astype(np.float64)  # as for integers: the Tensor layer's rule, PyTorch's too)
     e = np.exp(-np.abs(x))  # exp of a non-positive number only: no overflow for large |x|
     return select(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -99,12 +137,14 @@ def leaky_relu(x, *, slope):
     return select(x > 0, x, x * slope)
 
 
+# The loser gets 0 and ties share, as torch.maximum; a NaN loses to nothing (the output is NaN):
+# both inputs get g there, as in PyTorch.
 @primitive(
     "maximum",
     "max(x, y)",
     batch=pointwise,
-    x="where(x > y, g, where(x == y, g / 2, 0))",  # ties share, as torch.maximum
-    y="where(y > x, g, where(x == y, g / 2, 0))",
+    x="where(x < y, 0, where(x == y, g / 2, g))",
+    y="where(y < x, 0, where(x == y, g / 2, g))",
 )
 def maximum(x, y):
     return np.maximum(x, y)
@@ -114,8 +154,8 @@ def maximum(x, y):
     "minimum",
     "min(x, y)",
     batch=pointwise,
-    x="where(x < y, g, where(x == y, g / 2, 0))",
-    y="where(y < x, g, where(x == y, g / 2, 0))",
+    x="where(x > y, 0, where(x == y, g / 2, g))",
+    y="where(y > x, 0, where(x == y, g / 2, g))",
 )
 def minimum(x, y):
     return np.minimum(x, y)
@@ -130,7 +170,8 @@ def within(x, low, high):
     """low <= x <= high (a bound of None is no bound): where clip's gradient passes (a constant)."""
     x = value(x)
     inside = np.ones(np.shape(x), dtype=bool)
-    if low is not None:  # (not `&=`: inside vmap x holds values per example, `inside` does not)
+    if low is not None:  # (not in place: a bound may broadcast x; inside vmap x holds values per
+        # example, `inside` does not)
         inside = inside & (x >= low)
     if high is not None:
         inside = inside & (x <= high)

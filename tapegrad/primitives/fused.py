@@ -17,7 +17,18 @@ import numpy as np
 
 from .batching import example_ndim, matrix_product, pointwise
 from .bits import masked
-from .elementwise import add, clip, log, pow, relu, sigmoid, tanh, where, within  # noqa: F401
+from .elementwise import (  # noqa: F401  (kernel texts)
+    add,
+    clip,
+    flat_at_zero,
+    log,
+    pow,
+    relu,
+    sigmoid,
+    tanh,
+    where,
+    within,
+)
 from .linalg import T, matmul, product, rows  # noqa: F401  (rule and kernel texts use T, rows)
 from .nn import inverse_std, max_pool2d, max_pool2d_backward, normalize  # noqa: F401  (kernels)
 from .reduction import (  # noqa: F401  (kernel texts)
@@ -167,10 +178,12 @@ def fuse() -> None:
         "selection by bits", x="where_grad(g, cond, True)", y="where_grad(g, cond, False)"
     )
     clip.override("selection by bits", x="clip_grad(g, x, min, max)")
+    # At the edges, as PyTorch: d/dx is 0 at 0 ** 0 (not 0 * inf); d/dy is 0 at x == 0 where
+    # y >= 0 (0 ** y is 0 or 1 there: log(1) stands in for log(0)), and out * log(0) where y < 0.
     pow.override(
-        "the limits where the textbook divides by zero: 0 ** 0 and log(0)",
-        x="g * y * pow(where((x == 0) & (y == 0), 1, x), y - 1)",  # 0 ** 0: d/dx is 0, not 0 * inf
-        y="g * out * log(where(x == 0, 1, x))",  # 0 at x == 0 (the limit for y > 0)
+        "PyTorch's limits where the textbook divides by zero: 0 ** 0 and log(0)",
+        x="g * y * pow(where((x == 0) & (y == 0), 1, x), y - 1)",
+        y="g * out * log(where(flat_at_zero(x, y), 1, x))",
     )
     # the reductions: keepdims read off the op, g broadcast by the multiply (no expand node)
     sum.override("keepdims from the op", x="expand_back(g, x.shape, axis, keepdims)")
