@@ -1,6 +1,8 @@
 # The two commands a newcomer needs: `make demo` and `make test`. Both build .venv from scratch.
-# `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html; the pages load
-# MathJax from a CDN, or from MATHJAX_URL (make docs MATHJAX_URL=file:///.../MathJax.js?config=...).
+# `make docs` runs every tutorial as a notebook and writes docs/tutorials/*.html (their math is
+# MathML: no script, no network), then redraws the README's pictures from the README's own code
+# (docs/tape.svg needs Graphviz's `dot`, the explain-table pictures `chromium`). Running it twice
+# changes no file.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -29,7 +31,8 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(PY) docs/build_tutorials.py $(if $(MATHJAX_URL),--mathjax-url "$(MATHJAX_URL)")
+	$(PY) docs/build_tutorials.py
+	$(PY) docs/readme_pictures.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -2,9 +2,10 @@
 
 Each tutorials/NN_*.py is converted by jupytext, executed cell by cell in tutorials/ (as a reader's
 notebook would be), and rendered by nbconvert's "basic" template into a small page of our own: the
-drawn tapes are inline SVG, the explain tables HTML, their formulas LaTeX typeset by MathJax (loaded
-from --mathjax-url; offline, each formula's code form under it stays readable).
-Usage: python docs/build_tutorials.py [--mathjax-url URL] [--out DIR] [NAME.py ...]
+drawn tapes are inline SVG, the explain tables HTML with their formulas as MathML, which the browser
+typesets itself: the pages load no script and need no network. Cells have fixed ids and the
+tutorials seed their random numbers, so building twice writes the same bytes.
+Usage: python docs/build_tutorials.py [--out DIR] [NAME.py ...]
 """
 
 from __future__ import annotations
@@ -25,24 +26,11 @@ from pygments.formatters import HtmlFormatter
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "tutorials"
-MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/MathJax.js?config=TeX-AMS_CHTML"
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title} · tapegrad tutorials</title>
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({{tex2jax: {{inlineMath: [["\\\\(", "\\\\)"], ["$", "$"]],
-  displayMath: [["$$", "$$"], ["\\\\[", "\\\\]"]], processEscapes: true}},
-  CommonHTML: {{linebreaks: {{automatic: false}}}}, messageStyle: "none"}});
-</script>
-<script src="{mathjax}"></script>
-<script>
-// Offline (MathJax not loaded): the explain tables show their plain-text forms instead of LaTeX.
-window.addEventListener("load", function () {{
-  if (!window.MathJax || !window.MathJax.Hub) document.body.classList.add("tg-no-mathjax");
-}});
-</script>
 <style>
 body {{ font-family: Helvetica, Arial, sans-serif; max-width: 1200px; margin: 2em auto;
   padding: 0 1em; color: #222; line-height: 1.45; }}
@@ -56,8 +44,6 @@ nav {{ font-size: 14px; margin-bottom: 1em; }}
 .output_svg svg, .output_svg img, .output_png img {{ max-width: 100%; height: auto; }}
 code {{ font-size: 90%; }}
 .output_subarea {{ overflow-y: hidden; }}
-.tg-no-mathjax .tg-math {{ display: none; }}
-.tg-no-mathjax .tg-plain {{ display: inline !important; }}
 {pygments}
 </style></head>
 <body><nav><a href="index.html">tapegrad tutorials</a> · {links}</nav>
@@ -78,6 +64,22 @@ def kernel_dir() -> str:
     return str(root)
 
 
+def merge_streams(nb: object) -> None:
+    """Printed output as one block per cell and stream: the kernel flushes it in pieces whose
+    boundaries depend on timing, which would make every build differ."""
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        merged: list = []
+        for out in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if last is not None and out.output_type == last.output_type == "stream":
+                if out.name == last.name:
+                    last.text += out.text
+                    continue
+            merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def title_of(nb: object) -> str:
     for cell in nb.cells:  # type: ignore[attr-defined]
         if cell.cell_type == "markdown":
@@ -87,34 +89,35 @@ def title_of(nb: object) -> str:
     return "tutorial"
 
 
-def build(names: list, out: Path, mathjax: str) -> list:
+def build(names: list, out: Path) -> list:
     os.environ["JUPYTER_PATH"] = kernel_dir()
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
     )
+    os.environ["PYTHONHASHSEED"] = "0"  # the kernels' set and dict orders, the same every run
     exporter = HTMLExporter(template_name="basic")
     pygments = HtmlFormatter().get_style_defs(".highlight")
     pages = []
     for name in names:
         nb = jupytext.read(TUTORIALS / name)
+        for k, cell in enumerate(nb.cells):  # (jupytext draws random ids: a page would change)
+            cell.id = f"{Path(name).stem[:2]}-{k}"
         nbclient.NotebookClient(
             nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(TUTORIALS)}}
         ).execute()
+        merge_streams(nb)
         body, _ = exporter.from_notebook_node(nb)
         pages.append((Path(name).with_suffix(".html").name, title_of(nb), body))
         print(f"ran {name}")
     out.mkdir(parents=True, exist_ok=True)
     links = " · ".join(f'<a href="{p}">{html.escape(p[:2])}</a>' for p, _, _ in pages)
     for page, title, body in pages:
-        text = PAGE.format(
-            title=html.escape(title), mathjax=mathjax, pygments=pygments, links=links, body=body
-        )
+        text = PAGE.format(title=html.escape(title), pygments=pygments, links=links, body=body)
         (out / page).write_text(text, encoding="utf-8")
         print(f"wrote {out / page} ({len(text) // 1024} KiB)")
     items = "\n".join(f'<li><a href="{p}">{html.escape(t)}</a></li>' for p, t, _ in pages)
     index = PAGE.format(
         title="tapegrad tutorials",
-        mathjax=mathjax,
         pygments="",
         links=links,
         body="<h1>tapegrad tutorials</h1>\n<p>Each page is a tutorial from "
@@ -127,11 +130,10 @@ def build(names: list, out: Path, mathjax: str) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="tutorial files (default: every NN_*.py)")
-    parser.add_argument("--mathjax-url", default=os.environ.get("MATHJAX_URL") or MATHJAX)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "tutorials")
     args = parser.parse_args()
     names = args.names or sorted(p.name for p in TUTORIALS.glob("[0-9][0-9]_*.py"))
-    build(names, args.out, args.mathjax_url)
+    build(names, args.out)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Suite-wide pytest configuration: the `--slow` option and the hypothesis profiles (and
-`--conformance-full`, read by tests/conformance).
+`--conformance-full`, read by tests/conformance), and the `notebook_kernel` fixture (a Jupyter
+kernel running this interpreter) the notebook tests share.
 
 `pytest` (and `make test`) uses the seeded "ci" profile: derandomized, no example database, so every
 run explores exactly the same examples. `pytest --slow` loads the "slow" profile: 20x the examples,
@@ -9,7 +10,15 @@ example counts relative to `max_examples` of the loaded profile (see tests/prope
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _QUIET = [
     HealthCheck.too_slow,
@@ -55,3 +64,21 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     settings.load_profile("slow" if config.getoption("--slow") else "ci")
+
+
+@pytest.fixture(scope="module")
+def notebook_kernel(tmp_path_factory):
+    """A `python3` kernel that runs this very interpreter, with tapegrad importable from here."""
+    for module in ("jupytext", "nbclient", "nbformat", "ipykernel"):
+        pytest.importorskip(module, reason="the notebook tests need the `test` extra")
+    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    kernel = {"argv": argv, "display_name": "Python 3 (tests)", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(kernel))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(spec.parent.parent))  # found before any other `python3`
+        path = os.environ.get("PYTHONPATH", "")
+        mp.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
+        mp.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # (a debugger warning on stderr)
+        yield "python3"

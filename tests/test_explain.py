@@ -3,6 +3,7 @@ gradients (equal to backward's), no side effects on .grad or the tape, and reada
 
 from __future__ import annotations
 
+import html
 import io
 import re
 
@@ -306,31 +307,36 @@ def test_explanation_is_a_sequence_of_steps_with_a_short_repr():
 
 
 def test_html_is_one_table_with_math_values_and_gradients():
+    from tapegrad.teach import mathtree
+    from tapegrad.teach.mathml import mathml
+
     x, y, z = _example()
     steps = tg.explain(z, show=False)
     page = steps._repr_html_()
     assert page.startswith("<table") and page.endswith("</table>")
     assert page.count("<table") == 1 and page.count("<tr>") == 1 + len(steps) + len(steps.leaves)
-    out = r"\overline{\mathrm{out}}"
-    assert r"\(\bar{x} = " + out + r" \cdot y\)" in page  # the rules, as math for MathJax
-    assert "dL/dx = g * y" in page  # and as the code, readable without MathJax
-    # what MulBackward reads: x as math, and as plain text for pages without MathJax
-    assert re.search(
-        r'\\\(x\\\)</span><span class="tg-plain"[^>]*>x</span> = <code[^>]*>\[1\. 2\. 3\.\]', page
-    )
-    assert re.search(r'class="tg-plain"[^>]*>dL/dx</span> &rarr; leaf0', page)
-    assert "dL/dout (g in a rule&#x27;s code)" in page  # the plain legend
+    # the rules as MathML (typeset by the browser: no script, no LaTeX left for MathJax)
+    assert mathml(mathtree.rule_tree("x", "g * y")) in page
+    assert "\\(" not in page and "<script" not in page and "$" not in page
+    assert "dL/dx = g * y" in page  # and the rule's code, the text that runs
+    # what MulBackward reads: x as math, then its values
+    assert re.search(r"<mi>x</mi></math> = <code[^>]*>\[1\. 2\. 3\.\]", page)
+    assert re.search(r"<mi>x</mi><mo>&#xAF;</mo></mover></math> &rarr; leaf0", page)
+    assert "the gradient of the loss" in page  # the legend
     assert "&rarr; leaf0" in page and "&rarr; [2] AddBackward" in page
     cos = np.array2string(np.cos(x.numpy()), precision=4, suppress_small=True)
     assert cos in page  # SinBackward's gradient out
     assert "&lt;" not in tg.explain((x * y).sum(), show=False)._repr_html_().split("<caption")[0]
+    assert page.count("<math") == page.count("</math>") > 3 * len(steps)
 
 
 def test_html_escapes_names_and_comparisons():
     x = tg.tensor([1.0, -1.0], requires_grad=True, name="<x&>")
     page = tg.explain(tg.relu(x).sum(), show=False)._repr_html_()
     assert "<x&>" not in page and "&lt;x&amp;&gt;" in page
-    assert r"x &gt; 0" in page  # relu's rule where(x > 0, g, 0), its comparison escaped
+    rule = tg.autograd.formula("relu").splitlines()[1].strip()  # dL/dx = where(out <= 0, 0, g)
+    assert "<=" in rule and html.escape(rule) in page  # the rule's code, escaped
+    assert "<mo>≤</mo>" in page  # and as math
 
 
 def test_in_a_notebook_explain_prints_nothing_and_displays_instead(capsys, monkeypatch):

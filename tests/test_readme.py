@@ -54,3 +54,40 @@ def test_every_tapegrad_name_in_the_names_table_exists() -> None:
         for part in name.split(".")[1:]:
             assert hasattr(obj, part), f"{name} (README's name table) does not exist"
             obj = getattr(obj, part)
+
+
+# ---- the README's pictures ---------------------------------------------------------------------
+def _pictures():
+    import sys
+
+    sys.path.insert(0, str(README.parent / "docs"))
+    import readme_pictures  # docs/readme_pictures.py: what `make docs` draws them from
+
+    return readme_pictures
+
+
+def test_readme_pictures_are_what_its_code_draws_now() -> None:
+    """docs/pictures.json records what the pictures show; it must be what the README's code makes
+    today. When this fails: `make docs` (or `python docs/readme_pictures.py`) redraws them."""
+    import json
+
+    pictures = _pictures()
+    made = pictures.sources()
+    recorded = json.loads((README.parent / "docs" / "pictures.json").read_text())
+    assert recorded == pictures.digests(made), "stale README pictures: run `make docs`"
+    svg = (README.parent / "docs" / "tape.svg").read_text()
+    for label in re.findall(r'label="((?:[^"\\]|\\.)*)"', made["dot"]):
+        for line in label.split("\\n"):  # every line the DOT writes is drawn in the SVG
+            assert line.replace("&", "&amp;").replace("<", "&lt;") in svg, line
+    for name in ("explain_table.png", "explain_offline.png"):
+        assert (README.parent / "docs" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = README.read_text()
+    assert "(docs/tape.svg)" in text and "(docs/explain_table.png)" in text
+
+
+def test_readme_links_the_error_catalogue_and_lists_the_differences_from_pytorch() -> None:
+    text = README.read_text()
+    assert "(docs/errors.md)" in text
+    box = text.split("## Differences from PyTorch", 1)[1].split("\n## ", 1)[0]
+    bullets = [line for line in box.splitlines() if line.startswith("> - ")]
+    assert len(bullets) >= 10 and "stable" in box and "ValueError" in box

@@ -1,8 +1,9 @@
-"""The notebook face of tg.explain: one HTML table, a row per step, the rules as LaTeX math.
+"""The notebook face of tg.explain: one HTML table, a row per step, the rules as MathML.
 
-Layer L5: imports explain's records, latex.py and the value formatter. The math is written between
-\\( and \\), which Jupyter and nbconvert's pages typeset with MathJax; under each formula the rule's
-own code (`dL/dx = g * y`) stays readable where no MathJax runs (an offline page, a plain viewer).
+Layer L5: imports explain's records, the notation (mathtree.py, spelled by mathml.py) and the value
+formatter. MathML is typeset by the browser itself (Jupyter, an nbconvert page opened offline, a
+plain viewer): no script, no network. Under each rule its code (`dL/dx = g * y`) is shown too: that
+is the text that runs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .latex import LEGEND, adjoint, rule_latex, to_latex
+from . import mathtree
+from .mathml import element, legend_html
 from .tapeinfo import format_values, shape_text
 
 __all__ = ["to_html"]
@@ -28,23 +30,9 @@ _HEAD = 'style="text-align: left; padding: 4px 8px; border-bottom: 2px solid #88
 _CODE = 'style="white-space: pre; font-family: Menlo, Consolas, monospace; font-size: 12px"'
 _NOTE = 'style="color: #666; font-size: 11px"'
 _RULE = (
-    'style="display: block; margin-bottom: 6px; color: #555; '
+    'style="display: block; margin: 2px 0 6px 0; color: #555; '
     'font-family: Menlo, Consolas, monospace; font-size: 11px"'
 )
-_OUT = r"\overline{\mathrm{out}}"
-PLAIN_LEGEND = (
-    "dL/dv is the gradient of the loss L with respect to v; dL/dout (g in a rule's code) is the "
-    "gradient arriving at the node's output. Under each rule is its code: * multiplies element "
-    "by element, @ is the matrix product, .T transposes, (x > 0) is 1 where it holds, else 0."
-)
-
-
-def _math(latex: str, plain: str = "") -> str:
-    """LaTeX for MathJax, and its plain form (hidden unless a page finds no MathJax: the docs
-    pages add `tg-no-mathjax` to their body then, see docs/build_tutorials.py)."""
-    tex = html.escape(rf"\({latex}\)", quote=False)
-    text = f'<span class="tg-plain" style="display: none">{html.escape(plain)}</span>'
-    return f'<span class="tg-math">{tex}</span>' + (text if plain else "")
 
 
 def _code(text: str) -> str:
@@ -63,7 +51,8 @@ def _values(a: Any, max_values: int) -> str:
 
 def _node_cell(step: Any) -> str:
     forward = step.forward.split("=", 1)[1].strip()
-    parts = [f"<b>{html.escape(step.node)}</b>", _math(to_latex(forward), forward)]
+    out = mathtree.Row((mathtree.Sym("name", "out"), mathtree.op("="), mathtree.tree(forward)))
+    parts = [f"<b>{html.escape(step.node)}</b>", element(out)]
     about = ([f"makes {step.output}"] if step.output else []) + (
         [f"in {step.module}"] if step.module else []
     )
@@ -74,19 +63,17 @@ def _node_cell(step: Any) -> str:
 
 def _rules_cell(step: Any) -> str:
     lines = []
-    for name, text in step.rules.items():
-        # the math, then the rule's code (all there is where no MathJax runs)
-        math = _math(rule_latex(name, text)).replace("</span>", "<br></span>", 1)
-        lines.append(f"{math}<code {_RULE}>{html.escape(step.formulas[name])}</code>")
+    for name, text in step.rules.items():  # the math, then the rule's code: the text that runs
+        code = html.escape(step.formulas[name])
+        lines.append(f"{element(mathtree.rule_tree(name, text))}<code {_RULE}>{code}</code>")
     return "".join(lines)  # (each code line is a block: it ends its row)
 
 
 def _reads_cell(step: Any, max_values: int) -> str:
     if step.grad_out is None or not step.reads:
         return ""
-    return "<br>".join(
-        f"{_math(to_latex(k), k)} = {_values(v, max_values)}" for k, v in step.reads.items()
-    )
+    reads = step.reads.items()
+    return "<br>".join(f"{element(mathtree.tree(k))} = {_values(v, max_values)}" for k, v in reads)
 
 
 def _grad_in_cell(step: Any, max_values: int) -> str:
@@ -102,7 +89,7 @@ def _grads_out_cell(step: Any, max_values: int) -> str:
     lines = []
     for name, dest in step.sends_to.items():
         gi = step.grads_in.get(name)
-        head = _math(adjoint(name), f"dL/d{name}")
+        head = element(mathtree.adjoint_tree(name))
         if dest == "constant":
             lines.append(f"{head} {_note(f'not computed: {name} is a constant')}")
         elif gi is None:
@@ -124,10 +111,11 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
     the gradient arriving at each leaf; the caption says what the notation means."""
     steps = list(explanation)
     head = explanation.text.split("\n", 1)[0]
+    legend = legend_html()
     caption = (
         f'<caption style="caption-side: top; text-align: left; padding: 4px 8px">'
-        f"<b>{html.escape(head)}</b> Seed: {_math(_OUT, 'dL/dout')} = "
-        f"{_values(explanation.seed, max_values)}<br>{_note_math(LEGEND)}</caption>"
+        f"<b>{html.escape(head)}</b> Seed: {element(mathtree.OUT)} = "
+        f"{_values(explanation.seed, max_values)}<br><span {_NOTE}>{legend}</span></caption>"
     )
     titles = ["step", "node", "rule", "forward values it reads", "gradient in", "gradients out"]
     header = "<tr>" + "".join(f"<th {_HEAD}>{t}</th>" for t in titles) + "</tr>"
@@ -147,23 +135,14 @@ def to_html(explanation: Any, max_values: int = 8) -> str:
         extra = f" {_note(f'(sum of {lf.contributions})')}" if lf.contributions > 1 else ""
         name = html.escape(lf.name)
         what = _note("the gradient arriving at this leaf: what backward() adds to its .grad")
+        adjoint = element(mathtree.adjoint_tree(lf.name))
         rows.append(
             f"<tr><td {_CELL}>leaf</td><td {_CELL}><b>{name}</b><br>"
             f"{_note(f'{shape_text(lf.tensor.shape)} {lf.tensor.dtype}')}</td>"
             f'<td {_CELL} colspan="3">{what}</td>'
-            f"<td {_CELL}>{_math(adjoint(lf.name), f'dL/d{lf.name}')} = {grad}{extra}</td></tr>"
+            f"<td {_CELL}>{adjoint} = {grad}{extra}</td></tr>"
         )
     return (
         f'<table class="tapegrad-explain" {_TABLE}>{caption}<thead>{header}</thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-def _note_math(text: str) -> str:
-    """The legend: text with \\( ... \\) math in it (escaped for HTML, math left for MathJax),
-    and a plain-text legend shown where no MathJax runs."""
-    return (
-        f'<span class="tg-math" {_NOTE}>{html.escape(text, quote=False)}</span>'
-        f'<span class="tg-plain" style="display: none; color: #666; font-size: 11px">'
-        f"{html.escape(PLAIN_LEGEND)}</span>"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from fnmatch import fnmatchcase
 import textwrap
 from pathlib import Path
 from typing import Any, Iterable
@@ -16,6 +17,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import grouping, tapeinfo
+from .layout import GRAPH, Fold, fold, label_width
 from ..tape.plan import execution_order
 from .tapeinfo import Names, format_values, input_label, shape_text
 from ..tensor import Tensor
@@ -37,7 +39,6 @@ _STYLE = {
     "named": 'shape=box, style="rounded,filled", fillcolor="#fff9c4"',
     "node": 'shape=ellipse, style=filled, fillcolor="#eeeeee"',
     "collapsed": 'shape=box3d, style=filled, fillcolor="#e1bee7"',
-    "const": 'shape=plaintext, fontsize=9, fontcolor="#777777"',
     "note": 'shape=note, style=filled, fillcolor="#ffe0b2"',
 }
 _CLUSTER = 'style="rounded,dashed"; color="#7986cb"; fontcolor="#3949ab"; fontsize=10;'
@@ -75,6 +76,11 @@ def _one_line(a: Any) -> str:
     return " ".join(row.strip() for row in format_values(a, MAX_VALUES).split("\n"))
 
 
+def _const_line(name: str, text: str) -> str:
+    """How a node shows a constant input: `y = 1.01`, `y = scale`, `y: constant (4, 2) float64`."""
+    return f"{name}: {text}" if text.startswith("constant") else f"{name} = {text}"
+
+
 def _const_label(node: Any, i: int) -> str:
     """A constant input, by its name or value (its shape when big or not kept)."""
     saved = node.saved[i] if isinstance(node.saved, tuple) else None
@@ -98,15 +104,17 @@ class _Graph:
     def __init__(self) -> None:
         self.items: dict = {}  # id -> (cluster key or None, statement)
         self.edges: list = []  # (from id, to id, [attributes])
+        self.widths: dict = {}  # id -> about how wide Graphviz will draw it, in points
 
     def add(self, item_id: str, style: str, label: str, key: tuple | None = None) -> str:
         self.items[item_id] = (key, f"{item_id} [{_STYLE[style]}, label={_q(label)}];")
+        self.widths[item_id] = label_width(label, ellipse="ellipse" in _STYLE[style])
         return item_id
 
     def collapse(self, keys: set, labels: dict, counts: dict) -> None:
         """Each cluster in `keys` becomes one box; edges inside it vanish, edges across it merge."""
         rep: dict = {}
-        for j, key in enumerate(sorted(keys, key=len)):
+        for j, key in enumerate(sorted(keys, key=lambda k: (len(k), k))):  # (a stable order)
             if any(key[: len(k)] == k for k in keys if k != key and len(k) < len(key)):
                 continue  # inside a cluster that collapses already
             box = f"k{j}"
@@ -136,10 +144,15 @@ class _Graph:
         self.edges = edges
 
     def dot(self, rankdir: str, labels: dict) -> str:
+        wrap = fold(self.edges, self.widths) if rankdir in ("TB", "BT") else Fold()
+        for item_id, column in wrap.groups.items():  # a wrapped row's inputs keep their columns
+            key, statement = self.items[item_id]
+            self.items[item_id] = (key, statement.replace(" [", f" [group={column}, ", 1))
+        # (merged edges: a wrapped node's many edges run down one trunk, not one lane each)
         lines = [
             "digraph tape {",
-            f'  graph [rankdir={rankdir}, fontname="Helvetica", nodesep=0.3, ranksep=0.35];',
-            '  node [fontname="Helvetica", fontsize=11];',
+            f"  graph [rankdir={rankdir}, {GRAPH}{', concentrate=true' if wrap else ''}];",
+            '  node [fontname="Helvetica", fontsize=11, margin="0.06,0.03"];',
             '  edge [fontname="Helvetica", fontsize=9, color="#555555", fontcolor="#555555"];',
         ]
         members: dict = {}
@@ -170,7 +183,11 @@ class _Graph:
                 stack.append((key, depth, True))
             lines += [pad + statement for statement in members.get(key, [])]
             stack += [(child, depth + 1, False) for child in reversed(children.get(key, []))]
-        for a, b, attrs in self.edges:
+        for a, b, attrs in self.edges + wrap.edges:
+            if a in wrap.wrapped:  # (too many to name: the columns keep their order)
+                attrs = [x for x in attrs if not x.startswith("label=")]
+            if (a, b) in wrap.loose:
+                attrs = [*attrs, "constraint=false"]
             lines.append(f"  {a} -> {b}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -186,6 +203,7 @@ def to_dot(
     group_by_module: bool = True,
     collapse: Iterable[str] = (),
     expand: grouping.Expand = False,
+    show_constants: bool = True,
 ) -> str:
     """The tape behind `t` as Graphviz DOT text; edges point the way gradients flow (gradients
     shown are those of `t`, seeded with ones when it is not a scalar). A composite function's
@@ -289,22 +307,25 @@ def to_dot(
             graph.add(tensor_id(t), "param" if t.name else "leaf", "\n".join(label))
         else:
             graph.add("t0", "output", "does not require grad: no tape")
-    consts = 0
     for k, node in enumerate(shown):
         nid = f"n{k}"
         label = [_node_label(node)]
+        if show_constants:  # a constant input is written inside the node that reads it
+            label += [
+                _const_line(input_label(node, i), _const_label(node, i))
+                for i, e in enumerate(node.edges)
+                if e is None
+            ]
         if node not in boxed:  # its result has no box: show it here
             grad = seen.grad_out.get(node) if seen is not None else None
             label += data_and_grad(values.get(node), grad, seen is not None)
         graph.add(nid, "node", "\n".join(label), keys.get(node))
-        for i, e in enumerate(node.edges):
+        inputs = [i for i, e in enumerate(node.edges) if e is not None]
+        for i in inputs:
+            e = node.edges[i]
             # name the input on the edge when it is ambiguous (x * y: which edge is x?)
-            attrs = [f"label={_q(input_label(node, i))}"] if len(node.edges) > 1 else []
-            if e is None:  # a constant: no gradient flows, drawn small for context
-                target = graph.add(f"c{consts}", "const", _const_label(node, i), keys.get(node))
-                consts += 1
-                attrs += ["style=dotted", "arrowhead=none"]
-            elif isinstance(e, Tensor):
+            attrs = [f"label={_q(input_label(node, i))}"] if len(inputs) > 1 else []
+            if isinstance(e, Tensor):
                 target = leaf_box(e)
             elif e in entry:
                 target = entry[e]
@@ -314,15 +335,32 @@ def to_dot(
             graph.edges.append((nid, target, attrs))
     if grads_note:
         graph.add("gradnote", "note", grads_note)
-    if collapse and labels:
-        chosen = {k for k, (path, cls) in labels.items() if path in collapse or cls in collapse}
+    if collapse:
+        chosen = _collapsed(collapse, labels)
         counts = {  # (the ops that ran: a composite call's node counts its primitives)
             c: sum(len(getattr(n, "members", "1")) for n, key in keys.items() if key[: len(c)] == c)
             for c in chosen
         }
-        if chosen:
-            graph.collapse(chosen, labels, counts)
+        graph.collapse(chosen, labels, counts)
     return graph.dot(rankdir, labels)
+
+
+def _collapsed(patterns: set, labels: dict) -> set:
+    """The module clusters a `collapse=` list names: by path or class name, with shell-style
+    wildcards ("blocks.*" is every block); a pattern that names none is an error, not ignored."""
+    chosen = set()
+    for pattern in patterns:
+        found = {k for k, (path, cls) in labels.items() if fnmatchcase(path, pattern)}
+        found |= {k for k, (path, cls) in labels.items() if fnmatchcase(cls, pattern)}
+        if not found:
+            known = sorted({p for p, _ in labels.values()} | {c for _, c in labels.values()})
+            raise ValueError(
+                f"collapse={pattern!r} names no module of this drawing; its modules are "
+                + (", ".join(repr(k) for k in known) if known else "none (no nn.Module ran)")
+                + " (a pattern may use * and ?, as in 'blocks.*')"
+            )
+        chosen |= found
+    return chosen
 
 
 # ---- rendering -------------------------------------------------------------------------------
@@ -415,6 +453,7 @@ def draw(
     group_by_module: bool = True,
     collapse: Iterable[str] = (),
     expand: grouping.Expand = False,
+    show_constants: bool = True,
     format: str | None = None,
 ) -> Drawing:
     """Draw the tape behind `t`: a Drawing shown inline by Jupyter, also written to `path` if given.
@@ -436,6 +475,7 @@ def draw(
         group_by_module=group_by_module,
         collapse=collapse,
         expand=expand,
+        show_constants=show_constants,
     )
     drawing = Drawing(source)
     if path is not None:
