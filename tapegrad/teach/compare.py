@@ -132,7 +132,8 @@ def _html(result: Comparison) -> str:
         rows.append("<tr>" + "".join(f"<td {cell}>{v}</td>" for v in values) + "</tr>")
     caption = html.escape(_text(result).split("\n", 1)[0])
     return (
-        f'<table class="tapegrad-compare" style="border-collapse: collapse; font-size: 13px">'
+        f'<table class="tapegrad-compare" style="border-collapse: collapse; font-size: 13px; '
+        f'font-family: Helvetica, Arial, sans-serif">'
         f'<caption style="caption-side: top; text-align: left">{caption}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

@@ -107,16 +107,18 @@ def readable(text: str) -> str:
 
 
 def rule_texts(node: Any) -> dict:
-    """{input label: its rule's text} of a node (or of a composite call's stand-in)."""
+    """{input label: its rule's text} of a node (or of a composite call's stand-in); "0" where the
+    table has no rule (None: a zero gradient), as tg.autograd.formula writes it."""
     texts, names = node.prim.texts, node.prim.input_names
     rules = {}
     for i in range(len(node.edges)):
         if i < len(texts) and i < len(names) and len(node.edges) <= len(names):
-            rules[input_label(node, i)] = texts[i]
+            text = texts[i]
         elif len(texts) == 1 and len(names) == 1:  # variadic: one rule for xs[0], xs[1], ...
-            rules[input_label(node, i)] = texts[0]
+            text = texts[0]
         else:
-            rules[input_label(node, i)] = "(no formula registered)"
+            text = "(no formula registered)"
+        rules[input_label(node, i)] = "0" if text is None else text
     return rules
 
 
