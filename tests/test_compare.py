@@ -80,6 +80,22 @@ def test_the_first_wrong_step_is_named_with_its_rule() -> None:
     assert page.startswith("<table") and "first wrong" in page and page.count("<tr>") == 7
 
 
+def test_the_html_sets_each_rule_as_math_with_its_code() -> None:
+    from tapegrad.teach import mathtree
+    from tapegrad.teach.mathml import element
+
+    x = tg.tensor([1.5, -2.0], requires_grad=True, name="x")
+    loss = (x * x.exp()).sum()  # x's gradient: two rules summed
+    (check,) = tg.autograd.compare(loss, {x: np.zeros(2)})
+    assert check.rule_parts == (("MulBackward", "x", "g * y"), ("ExpBackward", "x", "g * out"))
+    assert check.rule == "MulBackward: dL/dx = g * y + ExpBackward: dL/dx = g * out"
+    page = tg.autograd.compare(loss, {x: np.zeros(2), loss: 1.0})._repr_html_()
+    for _, label, text in check.rule_parts:
+        assert element(mathtree.rule_tree(label, text)) in page
+    assert "+ ExpBackward: <math" in page and "dL/dx = g * out</code>" in page
+    assert "the seed: dL/dL = 1</code>" in page  # (no rule to set as math: its text)
+
+
 def test_exact_approximate_and_maxdiff() -> None:
     m = mlp()
     tape = tg.autograd.compare(m["loss"], {m["W1"]: m["grads"]["W1"]})[0].tape

@@ -257,3 +257,53 @@ def test_every_composite_rule_converts_to_latex() -> None:
                 words = latex.replace(r"\text{if }", "").replace(r"\text{otherwise}", "")
                 assert r"\text{" not in words or name in ("pad", "one_hot", "softplus"), text
         assert F(name, latex=True).startswith(r"\begin{aligned}")
+
+
+# ---- in a notebook -------------------------------------------------------------------------------
+def _every_formula_name() -> list[str]:
+    from tapegrad.primitives import composites
+
+    return [*REGISTRY, *composites.COMPOSITES]
+
+
+def test_a_formula_is_its_text_and_a_notebook_typesets_it() -> None:
+    import xml.etree.ElementTree as ET
+
+    for name in _every_formula_name():
+        shown = F(name)
+        assert isinstance(shown, str) and str(shown) == F(name)  # (printing is unchanged)
+        page = ET.fromstring(shown._repr_html_())  # well-formed: one element, MathML inside
+        block = page.find("math")
+        assert block is not None and block.get("display") == "block", name
+        # the forward and one equation per rule, aligned at their = signs
+        assert len(block.findall("./mtable/mtr")) == 1 + len(rules_of(shown)), name
+
+
+def test_the_notebook_shows_the_notes_the_equations_do_not() -> None:
+    import html
+    import re
+
+    def notes(text: str) -> str:
+        return html.unescape(re.findall(r'margin: 4px 0">(.*?)</div>', text, re.S)[0])
+
+    entropy = notes(F("cross_entropy")._repr_html_())
+    assert "with weight=w: dL/dx = g * w_y * (softmax(x) - onehot(y)) / N" in entropy
+    assert "dL/dy (a constant: no gradient)" in entropy and "N: the number of samples" in entropy
+    assert "dL/dx = g * (softmax(x) - onehot(y)) / N\n" not in entropy  # (it is an equation)
+    power = notes(F("pow", detail=True)._repr_html_())
+    assert "dL/dx runs as: g * y * pow(where((x == 0) & (y == 0), 1, x), y - 1)" in power
+    assert "runs as" not in F("pow")._repr_html_()
+    assert "g = dL/dout" not in power  # (the legend under the equations says what out-bar is)
+
+
+def test_ipython_prints_a_formula_as_text() -> None:
+    class Printer:
+        def __init__(self) -> None:
+            self.shown = ""
+
+        def text(self, s: str) -> None:
+            self.shown += s
+
+    printer = Printer()
+    F("matmul")._repr_pretty_(printer, False)
+    assert printer.shown == F("matmul") and printer.shown.startswith("matmul: out = x @ y")

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 def formula(op_name: str, latex: bool = False, detail: bool = False) -> str:
     """The backward rule of an op or of a function made of several (softmax, cross_entropy, ...)
-    as a textbook writes it (or as LaTeX); `detail=True` adds the kernels that run instead.
+    as a textbook writes it (or as LaTeX); `detail=True` adds the kernels that run instead. The
+    text is a str a notebook shows typeset (MathML).
 
     >>> print(tg.autograd.formula("pow"))  # doctest: +SKIP
     pow: out = x ** y    (backward node: PowBackward)
@@ -34,15 +35,20 @@ def formula(op_name: str, latex: bool = False, detail: bool = False) -> str:
       (g = dL/dout, the gradient arriving at the output)
     """
     found = _find(op_name)
-    if not latex:
-        return found.formula(detail=detail)
-    from ..teach.latex import formula_latex  # (standard library only)
-
+    kernels = detail and latex  # (the text and the notebook show the kernels under the rules)
     texts = [
-        "0" if t is None else k if detail and k is not None else plain(t)
+        "0" if t is None else k if kernels and k is not None else plain(t)
         for t, k in zip(found.texts, found.kernels)
     ]  # (None: a zero gradient)
-    return formula_latex(found.expr, dict(zip(found.input_names, texts)))
+    rules = dict(zip(found.input_names, texts))
+    if latex:
+        from ..teach.latex import formula_latex  # (standard library only)
+
+        return formula_latex(found.expr, rules)
+    from ..teach.formula_html import Formula  # (a notebook typesets it; standard library only)
+
+    text = found.formula(detail=detail)
+    return Formula(text, found.name, found.node_name, found.expr, rules)
 
 
 _PREFIXES = ("torch.nn.functional.", "tg.nn.functional.", "nn.functional.", "F.", "tg.")

@@ -18,8 +18,9 @@ import numpy as np
 
 from ..tape.plan import execution_order
 from ..tensor import Tensor
-from . import grouping, tapeinfo
+from . import grouping, mathtree, tapeinfo
 from .explain import rule_texts
+from .mathml import element, legend_html
 from .tapeinfo import Names, shape_text
 
 __all__ = ["Check", "Comparison", "compare"]
@@ -38,6 +39,8 @@ class Check:
     rule: str  # the rule that made the tape's gradient: "TanhBackward: dL/dx = g * (1 - out * out)"
     given: np.ndarray = field(repr=False)
     tape: np.ndarray = field(repr=False)
+    # the same rule in parts, (node, input, rule text) per step that sent a gradient: the HTML's
+    rule_parts: tuple[tuple[str, str, str], ...] = field(default=(), repr=False)
 
 
 class Comparison:
@@ -117,6 +120,20 @@ def _text(result: Comparison) -> str:
 
 _CELL = 'style="text-align: left; padding: 3px 8px; border-top: 1px solid #ccc"'
 _BAD = 'style="text-align: left; padding: 3px 8px; border-top: 1px solid #ccc; color: #b71c1c"'
+_CODE = 'style="font-family: Menlo, Consolas, monospace; font-size: 11px; color: #555"'
+
+
+def _rule_cell(check: Check) -> str:
+    """Each rule that sent the tape's gradient as math (summed where several did), its code under
+    it, as in tg.explain's table; the seed and an unknown rule as their text."""
+    if not check.rule_parts:
+        return f"<code {_CODE}>{html.escape(check.rule)}</code>"
+    parts = []
+    for k, (node, label, text) in enumerate(check.rule_parts):
+        math = element(mathtree.rule_tree(label, text))
+        code = html.escape(f"dL/d{label} = {text}")
+        parts.append(f"{'+ ' * (k > 0)}{html.escape(node)}: {math}<br><code {_CODE}>{code}</code>")
+    return "<br>".join(parts)
 
 
 def _html(result: Comparison) -> str:
@@ -128,13 +145,14 @@ def _html(result: Comparison) -> str:
         cell = _CELL if c.approximate else _BAD
         name = f"<b>{html.escape(c.name)}</b>" + (" &larr; first wrong" if c is wrong else "")
         values = [name, _yes(c.exact), _yes(c.approximate), _number(c.maxdiff)]
-        values.append(f"<code>{html.escape(c.rule)}</code>")
+        values.append(_rule_cell(c))
         rows.append("<tr>" + "".join(f"<td {cell}>{v}</td>" for v in values) + "</tr>")
     caption = html.escape(_text(result).split("\n", 1)[0])
     return (
         f'<table class="tapegrad-compare" style="border-collapse: collapse; font-size: 13px; '
         f'font-family: Helvetica, Arial, sans-serif">'
-        f'<caption style="caption-side: top; text-align: left">{caption}</caption>'
+        f'<caption style="caption-side: top; text-align: left">{caption}<br>'
+        f'<span style="color: #666; font-size: 11px">{legend_html()}</span></caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -177,15 +195,19 @@ def _targets(manual: Any, names: dict) -> list[tuple[str, Tensor, Any]]:
 
 
 def _rules(order: list) -> dict:
-    """{id(edge): [rule, ...]}: the rules that send a gradient down each edge (a tensor's node,
-    or a leaf), as "TanhBackward: dL/dx = g * (1 - out * out)", in the engine's order."""
+    """{id(edge): [(node, input, rule text), ...]}: the rules that send a gradient down each edge
+    (a tensor's node, or a leaf), in the engine's order."""
     found: dict = {}
     for item in order:
         for (label, text), e in zip(rule_texts(item).items(), item.edges):
             if e is not None:
-                rule = f"{item.name}: dL/d{label} = {'0' if text is None else text}"
-                found.setdefault(id(e), []).append(rule)
+                found.setdefault(id(e), []).append((item.name, label, text))
     return found
+
+
+def _rule_text(parts: tuple) -> str:
+    """The rules as text ("TanhBackward: dL/dx = g * (1 - out * out)"), + between several."""
+    return " + ".join(f"{node}: dL/d{label} = {text}" for node, label, text in parts)
 
 
 def compare(
@@ -215,6 +237,7 @@ def compare(
     for label, tensor, value in targets:
         edge = tensor.grad_fn if tensor.grad_fn is not None else tensor
         tape: Any
+        parts: tuple = ()
         if tensor is loss:
             tape, rule, at = seen.seed, "the seed: dL/dL = 1", -1
         elif id(edge) not in on_graph:
@@ -224,7 +247,8 @@ def compare(
             )
         else:
             tape = seen.grad_out.get(edge) if tensor.grad_fn else seen.leaf_grads.get(tensor)
-            rule = " + ".join(rules.get(id(edge)) or plain.get(id(edge)) or ["(no rule)"])
+            parts = tuple(rules.get(id(edge)) or plain.get(id(edge)) or ())
+            rule = _rule_text(parts) if parts else "(no rule)"
             at = position.get(id(edge), len(folding.order))
         tape = np.zeros(tensor.shape, tensor.dtype) if tape is None else np.asarray(tape)
         given = _as_array(value, label)
@@ -246,6 +270,7 @@ def compare(
                     rule,
                     given,
                     tape,
+                    parts,
                 ),
             )
         )
