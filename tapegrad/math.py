@@ -1,60 +1,163 @@
 """Free-function forms of the ops (`tg.sin(x)`, `tg.cat([a, b])`, ...): thin wrappers over Tensor.
 
-Layer L4: imports tensor.py. No rules here: every op's math lives once, in primitives/.
+Layer L4: imports the Tensor layer. No rules here: every op's math lives once, in primitives/, and
+its argument parsing once, in the Tensor method of its room (`tg.exp(x)` is `x.exp()` for any x a
+tensor can be made of, with the method's signature and docstring).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Concatenate, ParamSpec, Sequence, TypeVar, overload
 
 import numpy as np
 
 from . import primitives as P
 from ._utils import one_axis
-from .tensor import Tensor, apply
-from .tensor import methods as M
-from .tensor.coerce import as_tensor
+from .tensor import MaxResult, MinResult, Tensor, apply
+from .tensor.coerce import TensorLike, as_tensor
+from .tensor.elementwise import where as _where
+
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
 
 
-def _unary(name: str) -> Any:
-    def op(x: Any) -> Tensor:
-        return getattr(as_tensor(x), name)()
+def _function(
+    method: Callable[Concatenate[Tensor, Params], Result],
+) -> Callable[Concatenate[TensorLike, Params], Result]:
+    """tg.<name>(x, ...) as x.<name>(...), for x a tensor or what one is made of (PyTorch has
+    both), with the method's name and docstring."""
 
-    op.__name__ = name
-    op.__doc__ = f"Elementwise {name} (see tg.autograd.formula({name!r}) for its derivative)."
-    return op
+    def function(x: TensorLike, *args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return method(as_tensor(x), *args, **kwargs)
 
-
-exp, log, sin, cos, tan, tanh = (_unary(n) for n in ("exp", "log", "sin", "cos", "tan", "tanh"))
-log1p, expm1 = _unary("log1p"), _unary("expm1")
-sigmoid, relu, sqrt, abs, sign, square = (
-    _unary(n) for n in ("sigmoid", "relu", "sqrt", "abs", "sign", "square")
-)
+    function.__name__ = function.__qualname__ = method.__name__
+    function.__doc__ = method.__doc__
+    return function
 
 
-def _reduction(name: str) -> Any:
-    def op(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
-        return getattr(as_tensor(x), name)(axis, keepdims, **kwargs)
+# ---- elementwise -------------------------------------------------------------------------------
+exp, log, sin = _function(Tensor.exp), _function(Tensor.log), _function(Tensor.sin)
+cos, tan, tanh = _function(Tensor.cos), _function(Tensor.tan), _function(Tensor.tanh)
+log1p, expm1 = _function(Tensor.log1p), _function(Tensor.expm1)
+sigmoid, relu, sqrt = _function(Tensor.sigmoid), _function(Tensor.relu), _function(Tensor.sqrt)
+abs, sign, square = _function(Tensor.abs), _function(Tensor.sign), _function(Tensor.square)
+erf, floor, ceil = _function(Tensor.erf), _function(Tensor.floor), _function(Tensor.ceil)
+trunc, round, frac = _function(Tensor.trunc), _function(Tensor.round), _function(Tensor.frac)
+rsqrt, reciprocal = _function(Tensor.rsqrt), _function(Tensor.reciprocal)
+maximum, minimum = _function(Tensor.maximum), _function(Tensor.minimum)
+clip = clamp = _function(Tensor.clip)
 
-    op.__name__ = name
-    op.__doc__ = (
-        f"{name} over `axis` (alias dim=), keeping reduced axes with keepdims=True (keepdim=)."
-    )
-    return op
 
+def pow(x: TensorLike, y: TensorLike) -> Tensor:
+    """x ** y, elementwise (either may be the tensor).
 
-sum, mean, var, std, prod, logsumexp, amax, amin = (
-    _reduction(n) for n in ("sum", "mean", "var", "std", "prod", "logsumexp", "amax", "amin")
-)
-amax.__doc__ += """ Always the values, never (values, indices).
-
-    >>> tg.amax(tg.tensor([[1.0, 5.0], [7.0, 2.0]]), 1), tg.amin(tg.tensor([[1.0, 5.0]]), dim=1)
-    (tensor([5., 7.]), tensor([1.]))
+    >>> tg.pow(tg.tensor([2.0, 3.0]), 2), tg.pow(2.0, tg.tensor([3.0]))
+    (tensor([4., 9.]), tensor([8.]))
     """
-amin.__doc__ = amax.__doc__.replace("amax over", "amin over")
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        return y.__rpow__(x)
+    return as_tensor(x) ** y
 
 
-def max(x: Any, *args: Any, **kwargs: Any) -> Any:
+def add(x: TensorLike, y: TensorLike) -> Tensor:
+    """x + y, elementwise (broadcast).
+
+    >>> tg.add(tg.tensor([1.0, 2.0]), 1.0)
+    tensor([2., 3.])
+    """
+    return as_tensor(x) + y
+
+
+def sub(x: TensorLike, y: TensorLike) -> Tensor:
+    """x - y, elementwise (broadcast).
+
+    >>> tg.sub(tg.tensor([1.0, 2.0]), 1.0)
+    tensor([0., 1.])
+    """
+    return as_tensor(x) - y
+
+
+def mul(x: TensorLike, y: TensorLike) -> Tensor:
+    """x * y, elementwise (broadcast).
+
+    >>> tg.mul(tg.tensor([1.0, 2.0]), 3.0)
+    tensor([3., 6.])
+    """
+    return as_tensor(x) * y
+
+
+def div(x: TensorLike, y: TensorLike) -> Tensor:
+    """x / y, elementwise (broadcast).
+
+    >>> tg.div(tg.tensor([1.0, 2.0]), 2.0)
+    tensor([0.5000, 1.0000])
+    """
+    return as_tensor(x) / y
+
+
+def neg(x: TensorLike) -> Tensor:
+    """-x, elementwise.
+
+    >>> tg.neg(tg.tensor([1.0, -2.0]))
+    tensor([-1.,  2.])
+    """
+    return -as_tensor(x)
+
+
+def where(condition: TensorLike, x: TensorLike, y: TensorLike) -> Tensor:
+    """x where condition holds, else y (all three broadcast): `tg.where(x > 0, x, 0.0)`.
+
+    >>> tg.where(tg.tensor([True, False]), tg.tensor([1.0, 2.0]), 0.0)
+    tensor([1., 0.])
+    """
+    return _where(condition, x, y)
+
+
+def isfinite(x: TensorLike) -> Tensor:
+    """Whether each element is finite (not inf or nan): a bool tensor.
+
+    >>> tg.isfinite(tg.tensor([1.0, float("inf")]))
+    tensor([ True, False])
+    """
+    return Tensor._make(np.asarray(np.isfinite(as_tensor(x)._data)))
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
+    """Whether a and b are equal within the tolerances (NumPy's allclose).
+
+    >>> tg.allclose(tg.tensor([1.0]), tg.tensor([1.0 + 1e-7]))
+    True
+    """
+    return bool(np.allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol))
+
+
+# ---- reductions --------------------------------------------------------------------------------
+sum, mean, prod = _function(Tensor.sum), _function(Tensor.mean), _function(Tensor.prod)
+var, std, logsumexp = _function(Tensor.var), _function(Tensor.std), _function(Tensor.logsumexp)
+amax, amin = _function(Tensor.amax), _function(Tensor.amin)
+argmax, argmin = _function(Tensor.argmax), _function(Tensor.argmin)
+softmax, log_softmax = _function(Tensor.softmax), _function(Tensor.log_softmax)
+norm, cumsum, cumprod = _function(Tensor.norm), _function(Tensor.cumsum), _function(Tensor.cumprod)
+
+
+@overload
+def max(
+    x: TensorLike,
+    *,
+    axis: Any = None,
+    keepdims: bool = False,
+    dim: None = None,
+    keepdim: bool | None = None,
+) -> Tensor: ...
+@overload
+def max(x: TensorLike, other: Tensor | np.ndarray, /) -> Tensor: ...
+@overload
+def max(x: TensorLike, dim: int | np.integer, /, keepdim: bool = False) -> MaxResult: ...
+@overload
+def max(
+    x: TensorLike, *, dim: int | np.integer, keepdim: bool | None = None, keepdims: bool = False
+) -> MaxResult: ...
+def max(x: TensorLike, *args: Any, **kwargs: Any) -> Tensor | MaxResult:
     """The largest value; `tg.max(x, 1)` / `dim=1`: the named tuple (values, indices), as
     torch.max; `axis=1`: the values (NumPy); `tg.max(a, b)`: the elementwise maximum.
 
@@ -69,7 +172,24 @@ def max(x: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(x).max(*args, **kwargs)
 
 
-def min(x: Any, *args: Any, **kwargs: Any) -> Any:
+@overload
+def min(
+    x: TensorLike,
+    *,
+    axis: Any = None,
+    keepdims: bool = False,
+    dim: None = None,
+    keepdim: bool | None = None,
+) -> Tensor: ...
+@overload
+def min(x: TensorLike, other: Tensor | np.ndarray, /) -> Tensor: ...
+@overload
+def min(x: TensorLike, dim: int | np.integer, /, keepdim: bool = False) -> MinResult: ...
+@overload
+def min(
+    x: TensorLike, *, dim: int | np.integer, keepdim: bool | None = None, keepdims: bool = False
+) -> MinResult: ...
+def min(x: TensorLike, *args: Any, **kwargs: Any) -> Tensor | MinResult:
     """The smallest value; spellings as tg.max.
 
     >>> x = tg.tensor([[1.0, 5.0], [7.0, 2.0]])
@@ -79,115 +199,25 @@ def min(x: Any, *args: Any, **kwargs: Any) -> Any:
     return as_tensor(x).min(*args, **kwargs)
 
 
-def pow(x: Any, y: Any) -> Tensor:
-    return as_tensor(x) ** y if isinstance(x, Tensor) or not isinstance(y, Tensor) else x**y
+# ---- comparison and ordering -------------------------------------------------------------------
+sort, argsort, topk = _function(Tensor.sort), _function(Tensor.argsort), _function(Tensor.topk)
 
-
-def add(x: Any, y: Any) -> Tensor:
-    return as_tensor(x) + y
-
-
-def sub(x: Any, y: Any) -> Tensor:
-    return as_tensor(x) - y
-
-
-def mul(x: Any, y: Any) -> Tensor:
-    return as_tensor(x) * y
-
-
-def div(x: Any, y: Any) -> Tensor:
-    return as_tensor(x) / y
-
-
-def neg(x: Any) -> Tensor:
-    return -as_tensor(x)
-
-
-def reciprocal(x: Any) -> Tensor:
-    """1 / x elementwise (floats for an integer tensor, as PyTorch).
-
-    >>> tg.reciprocal(tg.tensor([2.0, 4.0]))
-    tensor([0.5000, 0.2500])
-    """
-    return apply(P.elementwise.reciprocal, as_tensor(x))
-
-
-def maximum(x: Any, y: Any) -> Tensor:
-    return as_tensor(x).maximum(y)
-
-
-def minimum(x: Any, y: Any) -> Tensor:
-    return as_tensor(x).minimum(y)
-
-
-def clip(x: Any, min: Any = None, max: Any = None) -> Tensor:
-    return as_tensor(x).clip(min, max)
-
-
-clamp = clip
-
-
-def where(condition: Any, x: Any, y: Any) -> Tensor:
-    """x where condition holds, else y (all three broadcast): `tg.where(x > 0, x, 0.0)`."""
-    return M.where(condition, x, y)
-
-
-def matmul(x: Any, y: Any) -> Tensor:
-    return as_tensor(x).matmul(y)
-
-
-def dot(x: Any, y: Any) -> Tensor:
-    return as_tensor(x).matmul(y)
-
-
-def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
-    return as_tensor(x).softmax(axis, dim=dim)
-
-
-def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Tensor:
-    return as_tensor(x).log_softmax(axis, dim=dim)
-
-
-def reshape(x: Any, *shape: Any) -> Tensor:
-    return as_tensor(x).reshape(*shape)
-
-
-def transpose(x: Any, *dims: Any) -> Tensor:
-    return as_tensor(x).transpose(*dims)
-
-
-def permute(x: Any, *dims: Any) -> Tensor:
-    return as_tensor(x).permute(*dims)
-
-
-def squeeze(x: Any, axis: Any = None, *, dim: Any = None) -> Tensor:
-    return as_tensor(x).squeeze(axis, dim=dim)
-
-
-def unsqueeze(x: Any, axis: int) -> Tensor:
-    return as_tensor(x).unsqueeze(axis)
-
-
+# ---- shape -------------------------------------------------------------------------------------
+reshape, flatten = _function(Tensor.reshape), _function(Tensor.flatten)
+transpose, permute, t = _function(Tensor.transpose), _function(Tensor.permute), _function(Tensor.t)
+squeeze, unsqueeze = _function(Tensor.squeeze), _function(Tensor.unsqueeze)
 expand_dims = unsqueeze
+expand = broadcast_to = _function(Tensor.expand)
+split, narrow, unbind = _function(Tensor.split), _function(Tensor.narrow), _function(Tensor.unbind)
+flip, tile = _function(Tensor.flip), _function(Tensor.tile)
 
 
-def expand(x: Any, *shape: Any) -> Tensor:
-    return as_tensor(x).expand(*shape)
+def concatenate(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """Join tensors along an existing axis (alias tg.cat).
 
-
-broadcast_to = expand
-
-
-def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    return as_tensor(x).flatten(start_dim, end_dim)
-
-
-def split(x: Any, split_size_or_sections: Any, axis: int = 0, *, dim: int | None = None) -> tuple:
-    return as_tensor(x).split(split_size_or_sections, axis, dim=dim)
-
-
-def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """Join tensors along an existing axis (alias tg.cat)."""
+    >>> tg.cat([tg.tensor([1.0]), tg.tensor([2.0, 3.0])])
+    tensor([1., 2., 3.])
+    """
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("concatenate expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
@@ -210,8 +240,12 @@ def concatenate(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None
 cat = concatenate
 
 
-def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """Join tensors along a new axis."""
+def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = None) -> Tensor:
+    """Join tensors along a new axis.
+
+    >>> tg.stack([tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0])]).shape
+    (2, 2)
+    """
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("stack expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
@@ -225,56 +259,22 @@ def stack(tensors: Sequence[Any], axis: int = 0, *, dim: int | None = None) -> T
     return concatenate([t.unsqueeze(axis) for t in ts], axis)
 
 
-def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return as_tensor(x).argmax(axis, keepdims)
+# ---- indexing ----------------------------------------------------------------------------------
+gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)
+
+# ---- linear algebra ----------------------------------------------------------------------------
+matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)
+outer, trace, diag = _function(Tensor.outer), _function(Tensor.trace), _function(Tensor.diag)
+tril, triu = _function(Tensor.tril), _function(Tensor.triu)
 
 
-def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return as_tensor(x).argmin(axis, keepdims)
+def dot(x: TensorLike, y: TensorLike) -> Tensor:
+    """The matrix product x @ y (for vectors, their dot product).
 
-
-def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-    return bool(np.allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol))
-
-
-def isfinite(x: Any) -> Tensor:
-    return Tensor._make(np.asarray(np.isfinite(as_tensor(x)._data)))
-
-
-def _method(name: str) -> Any:
-    """tg.<name>(x, ...) as x.<name>(...), with the method's docstring (PyTorch has both)."""
-
-    def op(x: Any, *args: Any, **kwargs: Any) -> Any:
-        return getattr(as_tensor(x), name)(*args, **kwargs)
-
-    op.__name__ = name
-    op.__doc__ = getattr(Tensor, name).__doc__
-    return op
-
-
-erf, floor, ceil, trunc, round, frac = (
-    _method(n) for n in ("erf", "floor", "ceil", "trunc", "round", "frac")
-)
-t, norm, cumsum, gather, masked_fill, outer, trace = (
-    _method(n) for n in ("t", "norm", "cumsum", "gather", "masked_fill", "outer", "trace")
-)
-sort, argsort, topk, flip, tile, tril, triu, diag = (
-    _method(n) for n in ("sort", "argsort", "topk", "flip", "tile", "tril", "triu", "diag")
-)
-rsqrt, cumprod, narrow, unbind, mm, bmm = (
-    _method(n) for n in ("rsqrt", "cumprod", "narrow", "unbind", "mm", "bmm")
-)
-# in-place forms (torch.exp_(x) and friends)
-exp_, log_, log1p_, expm1_, sqrt_, sin_, cos_, tan_, tanh_, sigmoid_, relu_, erf_ = (
-    _method(n + "_")
-    for n in ("exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sigmoid")
-    + ("relu", "erf")
-)
-rsqrt_, reciprocal_ = _method("rsqrt_"), _method("reciprocal_")
-abs_, neg_, floor_, ceil_, trunc_, round_, frac_, square_, clamp_, clip_ = (
-    _method(n + "_")
-    for n in ("abs", "neg", "floor", "ceil", "trunc", "round", "frac", "square", "clamp", "clip")
-)
+    >>> tg.dot(tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    return as_tensor(x).matmul(y)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -290,3 +290,15 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     tensors = [as_tensor(x) for x in operands]
     spelled = P.einsum.spell_out(equation, [x.shape for x in tensors])
     return apply(P.einsum.einsum, *tensors, equation=spelled)
+
+
+# ---- in place (torch.exp_(x) and friends) ------------------------------------------------------
+exp_, log_, log1p_ = _function(Tensor.exp_), _function(Tensor.log_), _function(Tensor.log1p_)
+expm1_, sqrt_, sin_ = _function(Tensor.expm1_), _function(Tensor.sqrt_), _function(Tensor.sin_)
+cos_, tan_, tanh_ = _function(Tensor.cos_), _function(Tensor.tan_), _function(Tensor.tanh_)
+sigmoid_, relu_, erf_ = _function(Tensor.sigmoid_), _function(Tensor.relu_), _function(Tensor.erf_)
+rsqrt_, reciprocal_ = _function(Tensor.rsqrt_), _function(Tensor.reciprocal_)
+abs_, neg_, floor_ = _function(Tensor.abs_), _function(Tensor.neg_), _function(Tensor.floor_)
+ceil_, trunc_, round_ = _function(Tensor.ceil_), _function(Tensor.trunc_), _function(Tensor.round_)
+frac_, square_ = _function(Tensor.frac_), _function(Tensor.square_)
+clamp_ = clip_ = _function(Tensor.clamp_)

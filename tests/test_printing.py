@@ -127,7 +127,7 @@ def test_printing_matches_pytorch_on_random_tensors(default_printing):
 
 # ---- the docstrings of the generated unary methods -----------------------------------------------
 def test_unary_doc_examples_for_the_generated_methods():
-    # the docstring tensor.py's _unary/_inplace_unary would make with `unary_doc` (see printing.py)
+    # the docstrings elementwise.py's _unary and inplace.py's _inplace_unary make (printing.py)
     from tapegrad.tensor.printing import unary_doc
 
     E = tg.primitives.elementwise

@@ -74,7 +74,7 @@ _UFUNCS.update(
 )
 # With a non-Tensor first operand the Tensor's reflected operator runs, so `array - t` and
 # `np.float64(2) * t` follow exactly the operators' rules (a NumPy scalar never upcasts).
-_REFLECTED = {
+_REFLECTED: dict[Any, Callable[[Tensor, Any], Tensor]] = {
     np.add: Tensor.__radd__,
     np.subtract: Tensor.__rsub__,
     np.multiply: Tensor.__rmul__,

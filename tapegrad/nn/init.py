@@ -158,7 +158,8 @@ def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (2-D tensors only)."""
     if tensor.ndim != 2:
         raise ValueError(f"eye_ fills 2-D tensors only, got shape {tensor.shape}")
-    return _fill(tensor, np.eye(*tensor.shape))
+    rows, cols = tensor.shape
+    return _fill(tensor, np.eye(rows, cols))
 
 
 @_tensor_first

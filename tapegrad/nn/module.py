@@ -178,7 +178,9 @@ class Module:
         setattr(self, name, module)
 
     # ---- running ------------------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    # (typed as what nearly every forward returns, so `net(x)` is a Tensor to a type checker; a
+    # forward returning a tuple, as MaxPool2d(return_indices=True), still unpacks as Tensors)
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
         previous = enter_module(self)  # nodes recorded inside remember this module (drawings)
         try:
             if type(self).bprop is not None:  # MindSpore: the Cell's own backward is used

@@ -8,12 +8,14 @@ Use PyTorch-style (`loss.backward(); opt.step()`) or with grads from tg.grad: `o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable, TypeVar, overload
 
 import numpy as np
 
 from .._state import enable_grad, no_grad
 from ..tensor import Tensor
+
+Loss = TypeVar("Loss")  # what a PyTorch closure given to step() returns
 
 
 def hyperparameter(name: str, value: Any, low: float = 0.0, high: float | None = None) -> float:
@@ -111,6 +113,10 @@ class Optimizer:
             else:
                 p.grad.numpy()[...] = 0
 
+    @overload
+    def step(self, grads: Callable[[], Loss]) -> Loss: ...
+    @overload
+    def step(self, grads: Iterable[Any] | Tensor | None = None) -> None: ...
     def step(self, grads: Any = None) -> Any:
         """One update: from each parameter's .grad, or from `grads` (one per parameter, in order;
         None skips one). A callable is a PyTorch closure re-evaluating the loss; its value is
@@ -161,6 +167,10 @@ class Optimizer:
                 self._update(p, g, group, state.setdefault(p, {}))
         return loss
 
+    @overload
+    def __call__(self, grads: Callable[[], Loss]) -> Loss: ...
+    @overload
+    def __call__(self, grads: Iterable[Any] | Tensor) -> None: ...
     def __call__(self, grads: Any) -> Any:
         """MindSpore style: `optimizer(grads)` is `step(grads)`."""
         return self.step(grads)

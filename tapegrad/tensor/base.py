@@ -1,8 +1,8 @@
-"""TensorBase: the array side of a Tensor: its storage slots, shape and dtype, conversions to
-Python and NumPy, printing (through printing.py), and the bookkeeping autodiff reads (requires_grad,
-grad, versions).
+"""TensorBase: what every Tensor is underneath: its storage slots, shape and dtype, the bookkeeping
+autodiff reads (requires_grad, grad, versions) and printing (through printing.py). The method rooms
+(elementwise.py, reduction.py, ...) build on it, and tensor.py composes them into Tensor.
 
-Layer L3: numpy, dtypes and the L0 state only; nothing here records an op (tensor.py does).
+Layer L3: numpy, dtypes and the L0 state only; nothing here records an op.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import threading
 import warnings
 import weakref
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Iterator, cast
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ..primitives.batched_array import BatchedArray
 from .printing import tensor_repr
 
 if TYPE_CHECKING:
+    from ..tape.node import Node
     from .tensor import Tensor
 
 _COUNTER_LOCK = threading.Lock()
@@ -86,24 +87,29 @@ class Size(int):
         obj._shape = shape
         return obj
 
-    def __call__(self, dim: int | None = None) -> Any:
+    @overload
+    def __call__(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def __call__(self, dim: int) -> int: ...
+    def __call__(self, dim: int | None = None) -> tuple[int, ...] | int:
         return self._shape if dim is None else self._shape[dim]
 
 
-def _cast(dtype: Any) -> Any:
-    """`t.float()` and friends: astype(dtype)."""
-
-    def method(self: "Tensor") -> "Tensor":
-        return self.astype(dtype)
-
-    method.__doc__ = f"astype({dtype.name})."
-    return method
+# The classes of operands that coerce() returns as they are: Python numbers and every tensor class
+# (each subclass of TensorBase adds itself as it is defined). Operators test `other.__class__ in
+# AS_IS` first, which spares the commonest operands a coerce() call.
+AS_IS: set[type] = {float, int}
 
 
 class TensorBase:
     """The storage and bookkeeping every Tensor has (see Tensor for the ops)."""
 
-    _make: Any  # (Tensor's fast constructor)
+    if TYPE_CHECKING:  # (Tensor defines it; .data below calls it)
+
+        @staticmethod
+        def _make(data: np.ndarray, grad_fn: Node | None = None) -> Tensor:
+            """The fast constructor: wraps `data` as it is."""
+
     # The slots: the array; requires_grad; the node that made it (None: a leaf); .grad; the
     # version counter shared with views (None until an in-place op or a view needs one); hooks
     # of a leaf; retain_grad(); the last in-place op (for messages); (root, view ops) of a view;
@@ -135,36 +141,9 @@ class TensorBase:
         "__weakref__",
     )
 
-    # ---- NumPy protocols and DLPack: an upper layer (interop.py, L5) provides them, so they
-    # import it when first called (this layer cannot import it at load time: it imports this one)
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from .. import interop
-
-        return interop.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from .. import interop
-
-        return interop.array_function(func, types, args, kwargs)
-
-    def __dlpack__(
-        self,
-        *,
-        stream: Any = None,
-        max_version: Any = None,
-        dl_device: Any = None,
-        copy: Any = None,
-    ) -> Any:
-        from .. import interop
-
-        return interop.to_dlpack(
-            cast(Any, self), stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
-        )
-
-    def __dlpack_device__(self) -> tuple:
-        from .. import interop
-
-        return interop.dlpack_device(cast(Any, self))
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        AS_IS.add(cls)
 
     def __init__(
         self, data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
@@ -212,15 +191,29 @@ class TensorBase:
             raise TypeError(f"a tensor's name is a str (or None), got {type(value).__name__}")
         self._name = value
 
-    # (attrgetter: read without a Python frame; rules read these on every recorded backward)
-    shape = property(attrgetter("_data.shape"), doc="The sizes of the axes, a tuple.")
-    ndim = property(attrgetter("_data.ndim"), doc="The number of axes.")
-    dtype = property(attrgetter("_data.dtype"), doc="The element type (a NumPy dtype).")
-    device = property(lambda self: "cpu", doc='Always "cpu": tapegrad computes with NumPy.')
-    T = property(
-        lambda self: self.permute(tuple(range(self.ndim - 1, -1, -1))), doc="The axes reversed."
-    )
-    mT = property(lambda self: self.transpose(-2, -1), doc="The last two axes swapped.")
+    if TYPE_CHECKING:
+
+        @property
+        def shape(self) -> tuple[int, ...]:
+            """The sizes of the axes, a tuple."""
+
+        @property
+        def ndim(self) -> int:
+            """The number of axes."""
+
+        @property
+        def dtype(self) -> np.dtype:
+            """The element type (a NumPy dtype)."""
+
+    else:  # (attrgetter: read without a Python frame; rules read these on every recorded backward)
+        shape = property(attrgetter("_data.shape"), doc="The sizes of the axes, a tuple.")
+        ndim = property(attrgetter("_data.ndim"), doc="The number of axes.")
+        dtype = property(attrgetter("_data.dtype"), doc="The element type (a NumPy dtype).")
+
+    @property
+    def device(self) -> str:
+        """Always "cpu": tapegrad computes with NumPy."""
+        return "cpu"
 
     def dim(self) -> int:
         """The number of axes (PyTorch's name)."""
@@ -288,7 +281,7 @@ class TensorBase:
         self._grad = None
 
     @property
-    def grad_fn(self) -> Any:
+    def grad_fn(self) -> Node | None:
         """The node that made this tensor (None for leaves); its name reads like `MulBackward`."""
         return self._grad_fn
 
@@ -317,15 +310,6 @@ class TensorBase:
         """Whether retain_grad() was called on this non-leaf tensor."""
         return getattr(self, "_retains_grad", False)
 
-    # ---- conversion ----------------------------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (no copy; off the tape: gradients do not flow through it)."""
-        if overrides[0] and state.strict_backward:
-            self._leaving_tape(".numpy()")
-        return self._data
-
-    asnumpy = numpy
-
     def _leaving_tape(self, how: str) -> None:
         """Inside a custom Function's backward recorded for create_graph, taking a tensor on the
         tape off it would make its second derivative a silent zero: a clear error instead. So does
@@ -342,57 +326,10 @@ class TensorBase:
             f"meant to be a constant can stay a tensor: x.detach()."
         )
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if overrides[0] and state.strict_backward:
-            self._leaving_tape("NumPy")
-        arr = self._data if dtype is None else self._data.astype(dtype)
-        return arr.copy() if copy and arr is self._data else arr  # (NumPy 2 trusts copy=)
-
-    def item(self) -> Any:
-        """The one element as a Python number."""
-        if overrides[0] and state.strict_backward:
-            self._leaving_tape(".item()")
-        if self._data.size != 1:
-            raise ValueError(
-                f"item() needs a tensor with exactly one element, but this one has shape "
-                f"{list(self.shape)} ({self._data.size} elements); index it or use .tolist()"
-            )
-        return self._data.item()
-
-    def tolist(self) -> Any:
-        """The values as (nested) Python lists."""
-        if overrides[0] and state.strict_backward:
-            self._leaving_tape(".tolist()")
-        return self._data.tolist()
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors can be used as an index")
-        return int(self.item())
-
-    def __bool__(self) -> bool:
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"the truth value of a tensor with {self._data.size} elements is "
-                f"ambiguous; use .any() or .all()"
-            )
-        return bool(self._data.item())
-
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
-
-    def __iter__(self) -> Iterator["Tensor"]:
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (cast(Any, self)[i] for i in range(self._data.shape[0]))
 
     def __repr__(self) -> str:
         data = self._data
@@ -415,10 +352,3 @@ class TensorBase:
         if self._data.ndim == 0 and spec:
             return format(self._data.item(), spec)
         return format(repr(self), spec)
-
-    def type(self, dtype: Any) -> "Tensor":
-        """astype(dtype), PyTorch's spelling."""
-        return cast(Any, self).astype(dtype)
-
-    float, double, half = _cast(dtypes.float32), _cast(dtypes.float64), _cast(dtypes.float16)
-    long, int = _cast(dtypes.int64), _cast(dtypes.int32)

@@ -20,7 +20,9 @@ from .. import dtypes
 from .._state import state
 from .._utils import normalize_axis, one_axis
 from ..primitives.batched_array import BatchedArray, Level, top_level
-from .tensor import MaxResult, MinResult, Tensor
+from .record import use_batching
+from .reduction import MaxResult, MinResult
+from .tensor import Tensor
 
 _new = object.__new__
 
@@ -342,3 +344,6 @@ def unwrapped(x: Any) -> Any:
     while isinstance(x, Tensor) and level_of(x) is not None:
         x = physical(x)
     return x
+
+
+use_batching(apply, wrap)  # (record.py runs ops through these inside vmap; it cannot import us)

@@ -1,19 +1,29 @@
 """Turning what users pass into what ops take: data into arrays, operands into weak scalars or
 tensors, index expressions, shapes, dtypes and devices.
 
-Layer L3: numpy, dtypes and the Tensor class (for isinstance checks only).
+Layer L3: numpy, the storage base (every tensor is a TensorBase) and record.py's `wrap` (to make
+one). The method rooms call these helpers.
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import numpy as np
 
+from .._utils import normalize_axis
 from ..primitives.batched_array import BatchedArray
-from .base import as_array
-from .tensor import Tensor
+from .base import TensorBase, as_array
+from .record import wrap
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+# What an operand may be: a tensor, a Python or NumPy number, a NumPy array or (nested) lists.
+TensorLike: TypeAlias = (
+    TensorBase | float | int | np.ndarray | np.generic | list[Any] | tuple[Any, ...]
+)
 
 DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
 
@@ -22,7 +32,7 @@ def to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
     """The dtype a PyTorch-style `.to(...)` asks for (None: keep it): from a dtype, a tensor or a
     device among `args`; a device other than the CPU is a clear error."""
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             dtype = a.dtype
         elif isinstance(a, str) and a.split(":")[0] in DEVICES:
             device = a
@@ -82,7 +92,7 @@ def coerce(other: Any) -> Any:
     cls = other.__class__
     if cls is float or cls is int:  # the common case first
         return other
-    if isinstance(other, Tensor):
+    if isinstance(other, TensorBase):
         return other
     if isinstance(other, np.generic):  # before float: np.float64 is a subclass of float
         return other.item()
@@ -102,7 +112,17 @@ def coerce(other: Any) -> Any:
 
 def as_tensor(x: Any) -> Tensor:
     """x as a Tensor (Tensors as they are)."""
-    return x if isinstance(x, Tensor) else Tensor(x)
+    if isinstance(x, TensorBase):  # (a TensorBase is a Tensor: the rooms are never made alone;
+        return x  # type: ignore[return-value]  # cast() would cost a call for every tg.f(x))
+    return wrap(as_array(x))
+
+
+def one_dim(dim: Any, ndim: int, op: str) -> int:
+    """One dimension (an int; negative counts from the end) as a non-negative axis; a 0-d tensor
+    takes 0 and -1, as PyTorch."""
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
+        raise TypeError(f"{op}: dim must be an int, got {dim!r}")
+    return normalize_axis(dim, ndim)[0]  # type: ignore[index]  # (an int in: a 1-tuple out)
 
 
 def normalize_index(index: Any) -> Any:
@@ -113,12 +133,12 @@ def normalize_index(index: Any) -> Any:
 
 
 def normalize_index_item(i: Any) -> Any:
-    if isinstance(i, Tensor):
+    if isinstance(i, TensorBase):
         if i._data.__class__ is BatchedArray:  # one index per example, inside vmap
             return i._data
         return i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else i._data
     if isinstance(i, list):
-        return np.asarray([j._data if isinstance(j, Tensor) else j for j in i])
+        return np.asarray([j._data if isinstance(j, TensorBase) else j for j in i])
     return i
 
 

@@ -1,49 +1,53 @@
 """Gradients arriving at tensors: accumulation into `.grad`, hooks, retain_grad.
 
-Layer L3: numpy and the Tensor class. Accumulation is serialised by one lock, so concurrent
-backward() calls into one leaf lose nothing.
+Layer L3: numpy, the storage base and record.py's `wrap` (to make a tensor). Accumulation is
+serialised by one lock, so concurrent backward() calls into one leaf lose nothing.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
 from .._state import state
-from .tensor import Tensor
+from .base import TensorBase
+from .record import wrap
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _GRAD_LOCK = threading.Lock()
 
 
-def accumulate_grad(t: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
+def accumulate_grad(t: TensorBase, g: Any, create_graph: bool, owned: bool = False) -> None:
     """Add g (a Tensor, or an array from a plain backward) into t.grad: in place when possible (as
     PyTorch), recorded when create_graph. .grad never aliases another gradient or a user's tensor,
     and is always writable (rules may return broadcast views, which are read-only): g is copied
     unless the engine says it `owned` it alone."""
     with _GRAD_LOCK:
         current = getattr(t, "_grad", None)
-        if not isinstance(g, Tensor):
+        if not isinstance(g, TensorBase):
             if current is None:
                 keep = owned and g.flags.writeable
-                t._grad = Tensor._make(g if keep else np.array(g, copy=True))
+                t._grad = wrap(g if keep else np.array(g, copy=True))
             elif _addable(current, g):
                 np.add(current._data, g, out=current._data)
             else:
-                t._grad = Tensor._make(current._data + g)
+                t._grad = wrap(current._data + g)
         elif create_graph and (
             g._grad_fn is not None or current is not None and current._grad_fn is not None
         ):
             # a recorded copy: the same gradient tensor may reach several leaves (e.g. via add)
-            t._grad = current + g if current is not None else g.clone()
+            t._grad = current + g if current is not None else cast("Tensor", g).clone()
         elif current is None:
-            t._grad = Tensor._make(np.array(g._data, copy=True))
+            t._grad = wrap(np.array(g._data, copy=True))
         elif _addable(current, g._data):
             np.add(current._data, g._data, out=current._data)
         else:
-            t._grad = Tensor._make(current._data + g._data)
+            t._grad = wrap(current._data + g._data)
 
 
 def _addable(current: Tensor, g: np.ndarray) -> bool:
@@ -64,7 +68,7 @@ class HookHandle:
             self._hooks.remove(self._hook)
 
 
-def register_hook(t: Tensor, hook: Callable) -> HookHandle:
+def register_hook(t: TensorBase, hook: Callable) -> HookHandle:
     """Call hook(grad) when t's gradient is computed; a returned tensor replaces it."""
     if not t._requires_grad:
         raise RuntimeError(
@@ -85,7 +89,7 @@ def register_hook(t: Tensor, hook: Callable) -> HookHandle:
     return HookHandle(t._hooks, hook)
 
 
-def retain_grad(t: Tensor) -> None:
+def retain_grad(t: TensorBase) -> None:
     """Keep .grad for the non-leaf tensor t too (leaves always get it)."""
     if t._grad_fn is None:
         if not t._requires_grad:
@@ -109,7 +113,7 @@ def retain_grad(t: Tensor) -> None:
     t._grad_fn.register_hook(keep)
 
 
-def set_history(t: Tensor, grad_fn: Any, requires_grad: bool) -> None:
+def set_history(t: TensorBase, grad_fn: Any, requires_grad: bool) -> None:
     """Give t a new history (after an in-place op); a retain_grad() moves to the new node, as in
     PyTorch: .grad is then the gradient of the updated tensor."""
     old = t._grad_fn

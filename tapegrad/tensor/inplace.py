@@ -1,15 +1,17 @@
-"""In-place ops (`+=`, add_, x[i] = v, fill_, copy_ ...) and what they do to views.
+"""In-place ops (`+=`, add_, exp_, x[i] = v, fill_, copy_, ...) and what they do to views.
 
-Layer L3. On the tape an in-place op is recorded out of place on a copy of the old value; the
-result is then written into the tensor's memory. A view writes through to its root (recorded as
-the view's inverse: index_put, reshape, transpose), and every live view of that root is brought up
-to date, so a view made before the change sees it in its gradient too (as PyTorch). Each change
-bumps the version counter the root shares with its views: a stale saved value raises at backward.
+Layer L3: numpy, the rule table, the storage base, record.py (`apply`, `wrap`, views), grad.py's
+set_history, coerce.py and the indexing room's mask helpers. On the tape an in-place op is recorded
+out of place on a copy of the old value; the result is then written into the tensor's memory. A view
+writes through to its root (recorded as the view's inverse: index_put, reshape, transpose), and
+every live view of that root is brought up to date, so a view made before the change sees it in its
+gradient too (as PyTorch). Each change bumps the version counter the root shares with its views: a
+stale saved value raises at backward.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
@@ -17,11 +19,212 @@ from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
-from . import batched
+from .base import TensorBase
+from .coerce import TensorLike, coerce, normalize_index, split_int_indices
+from .elementwise import clip_bounds
 from .grad import set_history
-from .record import apply, live_views
-from .tensor import Tensor
+from .indexing import bool_mask, fill_value
+from .printing import unary_doc
+from .record import apply, live_views, wrap
 
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def _inplace_unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
+    """The in-place method `t.<op>_()` of a one-input primitive, documented from its rule."""
+
+    def method(self: TensorBase) -> Tensor:
+        return unary_(self, prim.name + "_", lambda old, _: prim(old))
+
+    method.__name__ = prim.name + "_"
+    method.__doc__ = unary_doc(prim, inplace=True)
+    return method
+
+
+class InplaceMixin(TensorBase):
+    """The in-place methods of Tensor: each changes the tensor and returns it."""
+
+    __slots__ = ()
+
+    # ---- arithmetic ----------------------------------------------------------------------------
+    def __iadd__(self, other: TensorLike) -> Tensor:
+        return inplace(self, "+=", E.add, coerce(other))
+
+    def __isub__(self, other: TensorLike) -> Tensor:
+        return inplace(self, "-=", E.sub, coerce(other))
+
+    def __imul__(self, other: TensorLike) -> Tensor:
+        return inplace(self, "*=", E.mul, coerce(other))
+
+    def __itruediv__(self, other: TensorLike) -> Tensor:
+        return inplace(self, "/=", E.div, coerce(other))
+
+    def add_(self, other: TensorLike, alpha: float = 1.0) -> Tensor:
+        """In place: self + other * alpha.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.add_(tg.tensor([1.0, 1.0]), alpha=2)
+        tensor([3., 4.])
+        """
+        value = coerce(other)
+        return inplace(self, "add_", E.add, value if alpha == 1 else value * alpha)
+
+    def sub_(self, other: TensorLike, alpha: float = 1.0) -> Tensor:
+        """In place: self - other * alpha.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.sub_(1.0)
+        tensor([0., 1.])
+        """
+        value = coerce(other)  # (optimizers call sub_ every step: no helper call in between)
+        return inplace(self, "sub_", E.sub, value if alpha == 1 else value * alpha)
+
+    def mul_(self, other: TensorLike) -> Tensor:
+        """In place: self * other.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.mul_(3.0)
+        tensor([3., 6.])
+        """
+        return inplace(self, "mul_", E.mul, coerce(other))
+
+    def div_(self, other: TensorLike) -> Tensor:
+        """In place: self / other.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.div_(2.0)
+        tensor([0.5000, 1.0000])
+        """
+        return inplace(self, "div_", E.div, coerce(other))
+
+    def pow_(self, exponent: TensorLike) -> Tensor:
+        """self ** exponent, in place.
+
+        >>> x = tg.tensor([2.0, 3.0]); x.pow_(2)
+        tensor([4., 9.])
+        """
+        return unary_(self, "pow_", lambda old, e: E.pow(old, e), coerce(exponent))
+
+    # ---- one input -----------------------------------------------------------------------------
+    exp_, log_, log1p_, expm1_ = (_inplace_unary(p) for p in (E.exp, E.log, E.log1p, E.expm1))
+    sin_, cos_, tan_, tanh_ = (_inplace_unary(p) for p in (E.sin, E.cos, E.tan, E.tanh))
+    sqrt_, sigmoid_, relu_, erf_ = (_inplace_unary(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf))
+    abs_, neg_, sign_ = (_inplace_unary(p) for p in (E.abs, E.neg, E.sign))
+    floor_, ceil_, trunc_ = (_inplace_unary(p) for p in (E.floor, E.ceil, E.trunc))
+
+    def rsqrt_(self) -> Tensor:
+        """rsqrt in place.
+
+        >>> x = tg.tensor([4.0, 0.25]); x.rsqrt_()
+        tensor([0.5000, 2.0000])
+        """
+        return unary_(self, "rsqrt_", lambda old, _: E.reciprocal(E.sqrt(old)))
+
+    def reciprocal_(self) -> Tensor:
+        """reciprocal in place (an integer tensor cannot hold the result: an error, as PyTorch).
+
+        >>> x = tg.tensor([2.0, 4.0]); x.reciprocal_()
+        tensor([0.5000, 0.2500])
+        """
+        return unary_(self, "reciprocal_", lambda old, _: E.reciprocal(old))
+
+    def square_(self) -> Tensor:
+        """self * self, in place.
+
+        >>> x = tg.tensor([3.0]); x.square_()
+        tensor([9.])
+        """
+        return unary_(self, "square_", lambda old, _: old * old)
+
+    def round_(self, decimals: int = 0) -> Tensor:
+        """round in place.
+
+        >>> x = tg.tensor([0.4, 1.6]); x.round_()
+        tensor([0., 2.])
+        """
+        return unary_(self, "round_", lambda old, _: E.round(old, decimals=int(decimals)))
+
+    def frac_(self) -> Tensor:
+        """frac in place.
+
+        >>> x = tg.tensor([1.5]); x.frac_()
+        tensor([0.5000])
+        """
+        if self._data.dtype.kind != "f":
+            raise TypeError(f"frac_ needs a floating-point tensor, got {self._data.dtype}")
+        return unary_(self, "frac_", lambda old, _: old - E.trunc(old))
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
+        """clamp in place: each element limited to [min, max].
+
+        >>> x = tg.tensor([-1.0, 0.5, 2.0]); x.clamp_(0.0, 1.0)
+        tensor([0.0000, 0.5000, 1.0000])
+        """
+        bounds = clip_bounds(min, max)
+        return unary_(self, "clamp_", lambda old, _: E.clip(old, **bounds))
+
+    clip_ = clamp_
+
+    # ---- filling and copying -------------------------------------------------------------------
+    def zero_(self) -> Tensor:
+        """Fill with zeros in place (e.g. `x.grad.zero_()`).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.zero_()
+        tensor([0., 0.])
+        """
+        return self.fill_(0)
+
+    def fill_(self, value: Any) -> Tensor:
+        """Fill with one value in place (recorded: the old values get a zero gradient).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.fill_(7.0)
+        tensor([7., 7.])
+        """
+        value = coerce(value)
+        return inplace(self, "fill_", lambda old, v: apply(E.fill, old, value=v), value)
+
+    def copy_(self, src: TensorLike) -> Tensor:
+        """Copy src's values (broadcast to this shape) in; the gradient flows to src.
+
+        >>> x = tg.zeros(2); x.copy_(tg.tensor([1.0, 2.0]))
+        tensor([1., 2.])
+        """
+        return inplace(self, "copy_", None, coerce(src))
+
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        """masked_fill in place (the mask may not grow the tensor's shape).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.masked_fill_(tg.tensor([True, False]), 5.0)
+        tensor([5., 2.])
+        """
+        m = bool_mask(mask, "masked_fill_")
+        v = fill_value(self, value)
+        return inplace(self, "masked_fill_", lambda old, val: E.where(m, val, old), v)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        index = normalize_index(index)
+        steps = split_int_indices(index)
+        if steps is not None:  # PyTorch's order: the ints first (a view), then the rest
+            cast("Tensor", self)[steps[0]][steps[1]] = value
+            return
+        inplace(self, "__setitem__", None, coerce(value), index=index)
+
+
+def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
+    """In place: self becomes fn(self, other) (recorded when on the tape), where fn takes Tensors or
+    arrays. A result the tensor's dtype cannot hold (exp_ of an int tensor) is an error, as in
+    PyTorch."""
+
+    def op(old: Any, value: Any) -> Any:
+        new = fn(old, value)
+        if not np.can_cast(new.dtype, old.dtype, casting="same_kind"):
+            raise RuntimeError(
+                f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor cannot "
+                f"hold; use the out-of-place {name.rstrip('_')} (or convert with .float() first)"
+            )
+        return new
+
+    return inplace(self, name, op, other)
+
+
+# ---- the shared path ----------------------------------------------------------------------------
 UFUNCS: dict[Any, Any] = {
     E.add: np.add,
     E.sub: np.subtract,
@@ -34,7 +237,7 @@ NO_INDEX = object()  # (None is an index: `x[None] = v`)
 
 
 def inplace(
-    t: Tensor, name: str, op: Primitive | Callable | None, other: Any, index: Any = NO_INDEX
+    t: TensorBase, name: str, op: Primitive | Callable | None, other: Any, index: Any = NO_INDEX
 ) -> Tensor:
     """The shared path of in-place ops: `op(old, other)` is the new value (None: `other` itself,
     broadcast; with `index`: t with t[index] = other), recorded when t or other requires grad,
@@ -42,19 +245,21 @@ def inplace(
     if index is not NO_INDEX:
         op = _put_at(index)
     if overrides[0] and state.vmap_levels:  # inside vmap: batched tensors have their own path
+        from . import batched  # (it subclasses Tensor, which this room is part of: read on use)
+
         if batched.level_of(t) is not None:
             return _inplace_batched(t, name, op or _copy_from, other, index)
         if batched.batched_levels(other) or batched.batched_levels(index):
             raise _shared_error(name)
         other = batched.unwrapped(other)
-    other_req = isinstance(other, Tensor) and other._requires_grad
+    other_req = isinstance(other, TensorBase) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
         if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
             raise RuntimeError(
                 f"a leaf tensor that requires grad is used in an in-place operation ({name}); do "
                 f"it inside `with tg.no_grad():` (as optimizers do) or use an out-of-place op"
             )
-        old = Tensor._make(t._data.copy(), t._grad_fn)  # the value before, on the tape
+        old = wrap(t._data.copy(), t._grad_fn)  # the value before, on the tape
         old._requires_grad = t._requires_grad
         if op is None:  # copy_: the source's values, and a zero gradient for the old ones
             op = _copy_from
@@ -63,7 +268,7 @@ def inplace(
         write(t, result, name)
     else:
         _check_writable(t, name)
-        value = other._data if isinstance(other, Tensor) else other
+        value = other._data if isinstance(other, TensorBase) else other
         ufunc = UFUNCS.get(op)
         try:  # straight into the buffer, as NumPy's own `a -= b`
             if index is not NO_INDEX:
@@ -74,7 +279,7 @@ def inplace(
                 ufunc(t._data, value, t._data)  # (out positional; casting: same_kind)
             else:
                 result = op(t._data, value)
-                result = result._data if isinstance(result, Tensor) else result
+                result = result._data if isinstance(result, TensorBase) else result
                 check_shape(name, result, t._data)
                 t._data[...] = result
         except (ValueError, TypeError) as e:  # broadcasting or casting problems: say them clearly
@@ -85,19 +290,21 @@ def inplace(
             t._data[...] = result
     t._version_counter()[0] += 1
     t._inplace_op = name
-    return t
+    return t  # type: ignore[return-value]  # (a TensorBase is a Tensor; cast() costs a call per op)
 
 
-def _inplace_batched(t: Tensor, name: str, op: Callable, other: Any, index: Any) -> Tensor:
+def _inplace_batched(t: TensorBase, name: str, op: Callable, other: Any, index: Any) -> Tensor:
     """An in-place op on a tensor inside vmap: computed on the batch, written into the batch's
     tensor with an in-place op there (so views and versions there follow), and recorded at the
     vmap's level as `inplace` records it (a view writes through to its root)."""
+    from . import batched  # (as in inplace(): read on use)
+
     written = batched.batched_levels(other) | batched.batched_levels(index)
     if not written <= batched.batched_levels(t):
         raise _shared_error(name)
     level: Any = batched.level_of(t)
     values: Any = t._data
-    other_req = isinstance(other, Tensor) and other._requires_grad
+    other_req = isinstance(other, TensorBase) and other._requires_grad
     recorded = (t._requires_grad or other_req) and state._enabled
     view = getattr(t, "_base", None)
     if recorded:
@@ -130,7 +337,7 @@ def _inplace_batched(t: Tensor, name: str, op: Callable, other: Any, index: Any)
             _refresh(v)
     t._version_counter()[0] += 1
     t._inplace_op = name
-    return t
+    return cast("Tensor", t)
 
 
 def _shared_error(name: str) -> RuntimeError:
@@ -152,7 +359,7 @@ def _copy_from(old: Tensor, src: Any) -> Tensor:
     return apply(E.where, np.True_, src, old)
 
 
-def _check_writable(t: Tensor, name: str) -> None:
+def _check_writable(t: TensorBase, name: str) -> None:
     if not t._data.flags.writeable:
         raise RuntimeError(
             f"{name}: this tensor's memory is read-only (an expanded/broadcast view, where "
@@ -169,7 +376,7 @@ def check_shape(name: str, result: Any, data: np.ndarray) -> None:
         )
 
 
-def write(t: Tensor, value: Tensor, name: str) -> None:
+def write(t: TensorBase, value: Tensor, name: str) -> None:
     """Make t hold `value` (a recorded tensor of t's shape): its memory is overwritten, a view
     writes through to its root on the tape, and the root's live views are brought up to date."""
     view = getattr(t, "_base", None)
@@ -177,7 +384,7 @@ def write(t: Tensor, value: Tensor, name: str) -> None:
         _check_writable(t, name)
         t._data[...] = value._data
         set_history(t, value._grad_fn, value._requires_grad)
-        root, new_root = t, None
+        root, new_root = cast("Tensor", t), None
     else:
         root, steps = view
         if root._grad_fn is None and root._requires_grad:
@@ -196,7 +403,7 @@ def write(t: Tensor, value: Tensor, name: str) -> None:
 
 def _put_back(root: Tensor, steps: tuple, value: Tensor, name: str) -> Tensor:
     """The root with the viewed part replaced by `value`, recorded: each view op undone in turn."""
-    chain = [Tensor._make(root._data, root._grad_fn)]
+    chain = [wrap(root._data, root._grad_fn)]
     chain[0]._requires_grad = root._requires_grad
     for prim, params in steps[:-1]:
         chain.append(apply(prim, chain[-1], **params))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 
@@ -23,6 +23,16 @@ class PrintOptions:
     edgeitems: int = 3  # elements shown at each end of a summarised axis
     linewidth: int = 80  # characters per line (for wrapping long rows)
     sci_mode: bool | None = None  # None: scientific notation when the values span a wide range
+
+
+class PrintOptionsDict(TypedDict):
+    """What get_printoptions returns: set_printoptions' keyword arguments."""
+
+    precision: int
+    threshold: float
+    edgeitems: int
+    linewidth: int
+    sci_mode: bool | None
 
 
 OPTIONS = PrintOptions()
@@ -69,13 +79,19 @@ def set_printoptions(
     OPTIONS.sci_mode = sci_mode
 
 
-def get_printoptions() -> dict:
+def get_printoptions() -> PrintOptionsDict:
     """The current printing options, as keyword arguments for set_printoptions.
 
     >>> tg.get_printoptions()["precision"]
     4
     """
-    return dict(OPTIONS.__dict__)
+    return PrintOptionsDict(
+        precision=OPTIONS.precision,
+        threshold=OPTIONS.threshold,
+        edgeitems=OPTIONS.edgeitems,
+        linewidth=OPTIONS.linewidth,
+        sci_mode=OPTIONS.sci_mode,
+    )
 
 
 def _formatter(values: np.ndarray) -> tuple[Callable[[Any], str], int]:
@@ -171,8 +187,9 @@ def tensor_repr(data: np.ndarray, suffixes: list[str], prefix: str = "tensor(") 
 
 
 def unary_doc(prim: Any, inplace: bool = False) -> str:
-    """The docstring of a one-input op's method (tensor.py's `_unary`, `_inplace_unary`): what it
-    computes, where its rule is, and a tiny example whose output is computed here by the forward.
+    """The docstring of a one-input op's method (elementwise.py's `_unary`, inplace.py's
+    `_inplace_unary`): what it computes, where its rule is, and a tiny example whose output is
+    computed here by the forward.
 
     >>> unary_doc(tg.primitives.elementwise.exp).splitlines()[2:4]
     ['    >>> tg.tensor([-0.5, 2.0]).exp()', '    tensor([0.6065, 7.3891])']

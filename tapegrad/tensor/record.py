@@ -2,8 +2,9 @@
 the tape. `record` is the only place a Node is made (built-in ops and custom Functions alike).
 
 Layer L3: numpy, the L0 state, the rule table, the tape's Node and anomaly stacks, and the Tensor
-class. What a Node keeps is what its rules read (the primitive's SavePlan for the inputs that need
-a gradient), so `x * 3` saves nothing of x.
+class and the batched ops, handed over by tensor.py and batched.py (`use_tensor_class`,
+`use_batching`). What a Node keeps is what its rules read (the primitive's SavePlan for the inputs
+that need a gradient), so `x * 3` saves nothing of x.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from operator import attrgetter
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -22,8 +23,9 @@ from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import NUMBER_ONLY, Node
-from . import batched
-from .tensor import Tensor
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -33,11 +35,36 @@ _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
 
 
+def use_tensor_class(cls: type[Tensor]) -> None:
+    """Make Tensors of `cls` from now on: tensor.py calls this once, right after defining the class
+    (this module cannot import it: the class is made of method rooms that record through here)."""
+    global Tensor
+    Tensor = cls  # type: ignore[misc]  # (mypy reads Tensor as the class imported above)
+
+
+def _not_in_vmap(*args: Any) -> Any:
+    raise RuntimeError("batched tensors need tapegrad.tensor.batched imported (tg.vmap imports it)")
+
+
+# tensor/batched.py's apply and wrap, handed over by it when it loads (`use_batching`): it
+# subclasses Tensor, so this module cannot import it; vmap imports it before any batched tensor
+_apply_batched: Callable[..., Tensor | None] = _not_in_vmap
+_wrap_batched: Callable[[Any, Node | None], Tensor] = _not_in_vmap
+
+
+def use_batching(
+    apply_batched: Callable[..., Tensor | None], wrap_batched: Callable[[Any, Node | None], Tensor]
+) -> None:
+    """Run ops on batched tensors with these from now on: tensor/batched.py calls this once."""
+    global _apply_batched, _wrap_batched
+    _apply_batched, _wrap_batched = apply_batched, wrap_batched
+
+
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run `prim` on the arrays behind `args`; record it when grad mode is on and an input requires
     grad. `apply(P.elementwise.mul, x, 2.0)` is `x * 2.0`."""
     if overrides[0] and state.vmap_levels:  # inside vmap: an op on batched tensors runs by its
-        done = batched.apply(prim, args, params, record)  # batching rule (tensor/batched.py)
+        done = _apply_batched(prim, args, params, record)  # batching rule (tensor/batched.py)
         if done is not None:
             return done
     try:  # (free in CPython >= 3.11 when nothing is raised)
@@ -239,7 +266,7 @@ def wrap(data: Any, grad_fn: Node | None = None) -> Tensor:
     """An array (or number) as a Tensor, on the tape behind `grad_fn` when one is given."""
     if not isinstance(data, _ndarray):
         if data.__class__ is BatchedArray:  # (a batched tensor's values, inside vmap)
-            return batched.wrap(data, grad_fn)
+            return _wrap_batched(data, grad_fn)
         data = np.asarray(data)
     t = _new(Tensor)
     t._data = data

@@ -87,7 +87,7 @@ def _set_rng_state(saved: Any) -> None:
 def _next_node_seq() -> int:
     """Where the tape is now: every node recorded from here on has a `seq` at least this."""
     probe = Tensor(np.zeros(()), requires_grad=True)
-    return (probe * 1.0).grad_fn.seq + 1
+    return (probe * 1.0)._grad_fn.seq + 1  # (a recorded op: its node is there)
 
 
 def _inputs_reached(outs: list, start: int, args: tuple, kwargs: dict) -> list:

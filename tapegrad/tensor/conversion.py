@@ -1,0 +1,189 @@
+"""Conversion: what a tensor becomes in another dtype (astype, to, float, ...), and what leaves
+the tape for Python and NumPy (numpy, item, tolist, float(t), bool(t), the NumPy protocols).
+
+Layer L3: numpy, dtypes, the L0 state, the storage base, record.py's apply and wrap, and coerce.py.
+Values that leave the tape inside a custom Function's backward recorded for create_graph are an
+error (base.py says why).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+import numpy as np
+
+from .. import dtypes
+from .._state import overrides, state
+from ..primitives import elementwise as E
+from .base import TensorBase
+from .coerce import check_device, to_dtype
+from .record import apply, wrap
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def _cast(dtype: np.dtype) -> Callable[[TensorBase], Tensor]:
+    """`t.float()` and friends: astype(dtype)."""
+
+    def method(self: TensorBase) -> Tensor:
+        return astype(self, dtype)
+
+    method.__doc__ = f"astype({dtype.name})."
+    return method
+
+
+def astype(x: TensorBase, dtype: Any) -> Tensor:
+    """x cast to dtype; differentiable between floating dtypes (the gradient is cast back)."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype == x._data.dtype:
+        return cast("Tensor", x)
+    if dtype.kind != "f" or x._data.dtype.kind != "f":
+        return wrap(x._data.astype(dtype))
+    return apply(E.cast, x, dtype=dtype)
+
+
+class ConversionMixin(TensorBase):
+    """The conversion methods of Tensor."""
+
+    __slots__ = ()
+
+    def astype(self, dtype: Any) -> Tensor:
+        """A cast; differentiable between floating dtypes (the gradient is cast back).
+
+        >>> tg.tensor([1.5, 2.0]).astype(tg.float64)
+        tensor([1.5000, 2.0000], dtype=float64)
+        """
+        return astype(self, dtype)
+
+    def to(self, *args: Any, dtype: Any = None, device: Any = None, **kwargs: Any) -> Tensor:
+        """PyTorch's `to`: a dtype, another tensor (its dtype) or a device (only the CPU here).
+
+        >>> tg.tensor([1, 2]).to(tg.float32)
+        tensor([1., 2.])
+        """
+        dtype = to_dtype(args, dtype, device)
+        return cast("Tensor", self) if dtype is None else astype(self, dtype)
+
+    def type(self, dtype: Any) -> Tensor:
+        """astype(dtype), PyTorch's spelling.
+
+        >>> tg.tensor([1.7]).type(tg.int32)
+        tensor([1], dtype=int32)
+        """
+        return astype(self, dtype)
+
+    def cpu(self) -> Tensor:
+        """self (tapegrad computes on the CPU).
+
+        >>> tg.tensor([1.0]).cpu()
+        tensor([1.])
+        """
+        return cast("Tensor", self)
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Tensor:
+        """A clear error: tapegrad computes with NumPy on the CPU."""
+        check_device("cuda")
+        return cast("Tensor", self)
+
+    # ---- to Python and NumPy: off the tape -----------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The values as a NumPy array (no copy; off the tape: gradients do not flow through it).
+
+        >>> tg.tensor([1.0, 2.0]).numpy()
+        array([1., 2.], dtype=float32)
+        """
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".numpy()")
+        return self._data
+
+    asnumpy = numpy
+
+    def item(self) -> int | float | bool:
+        """The one element as a Python number.
+
+        >>> tg.tensor([2.5]).item()
+        2.5
+        """
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".item()")
+        if self._data.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with exactly one element, but this one has shape "
+                f"{list(self.shape)} ({self._data.size} elements); index it or use .tolist()"
+            )
+        return self._data.item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists (a number for a 0-d tensor: Any, as NumPy types it).
+
+        >>> tg.tensor([[1, 2]]).tolist()
+        [[1, 2]]
+        """
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape(".tolist()")
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor with {self._data.size} elements is "
+                f"ambiguous; use .any() or .all()"
+            )
+        return bool(self._data.item())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if overrides[0] and state.strict_backward:
+            self._leaving_tape("NumPy")
+        arr = self._data if dtype is None else self._data.astype(dtype)
+        return arr.copy() if copy and arr is self._data else arr  # (NumPy 2 trusts copy=)
+
+    # ---- NumPy protocols and DLPack: an upper layer (tapegrad.interop, L5) provides them, so they
+    # import it when first called (this layer cannot import it at load time: it imports this one)
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from .. import interop
+
+        return interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        from .. import interop
+
+        return interop.array_function(func, types, args, kwargs)
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Any = None,
+        max_version: Any = None,
+        dl_device: Any = None,
+        copy: Any = None,
+    ) -> Any:
+        from .. import interop
+
+        return interop.to_dlpack(
+            cast("Tensor", self),
+            stream=stream,
+            max_version=max_version,
+            dl_device=dl_device,
+            copy=copy,
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        from .. import interop
+
+        return interop.dlpack_device(cast("Tensor", self))
+
+    # (last: these names shadow the builtins float and int in the rest of the class body)
+    float, double, half = _cast(dtypes.float32), _cast(dtypes.float64), _cast(dtypes.float16)
+    long, int = _cast(dtypes.int64), _cast(dtypes.int32)

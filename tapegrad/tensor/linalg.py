@@ -1,0 +1,190 @@
+"""Linear algebra: `@` and matmul (NumPy's rules for 1-D operands and batch axes), mm and bmm (no
+broadcasting, as PyTorch's), outer, and the matrix parts: diag, trace, tril, triu.
+
+Layer L3: numpy, the rule table, the storage base, `record.apply` and coerce.py. Each is one
+matmul primitive or a composition of recorded primitives, so its gradient is theirs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from ..primitives import elementwise as E
+from ..primitives import linalg as L
+from ..primitives import shape as S
+from .base import AS_IS, TensorBase
+from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error
+from .record import apply
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def matmul(x: TensorBase, other: Any) -> Tensor:
+    """x @ other with NumPy's rules: vector . vector is `dot`, matrix @ vector `mv` (as PyTorch
+    names them); a vector on the left is made a one-row matrix, and that axis dropped again."""
+    y = other if isinstance(other, TensorBase) else as_tensor(other)
+    if x._data.ndim > 1 and y._data.ndim > 1:  # (matrices: the commonest case, first)
+        try:
+            return apply(L.matmul, x, y)
+        except ValueError:
+            explain_matmul_error(x.shape, y.shape)
+            raise
+    a_shape, b_shape = x.shape, y.shape
+    if not a_shape or not b_shape:
+        explain_matmul_error(a_shape, b_shape)
+    try:
+        if x.ndim == 1 and y.ndim == 1:
+            return apply(L.dot, x, y)
+        if y.ndim == 1 and x.ndim == 2:
+            return apply(L.mv, x, y)
+        if y.ndim == 1:  # (a column, then that axis dropped)
+            column = apply(S.reshape, y, shape=(b_shape[0], 1))
+            return apply(L.matmul, x, column).squeeze(-1)
+        if x.ndim == 1:  # (a row, then that axis dropped)
+            row = apply(S.reshape, x, shape=(1, a_shape[0]))
+            return apply(L.matmul, row, y).squeeze(-2)
+        return apply(L.matmul, x, y)
+    except ValueError:
+        explain_matmul_error(a_shape, b_shape)
+        raise
+
+
+def _matrix_shape(x: TensorBase, name: str) -> tuple[int, ...]:
+    """The last two sizes of a matrix (or a batch of them); fewer than 2 axes is an error."""
+    if x.ndim < 2:
+        raise ValueError(
+            f"{name}: the tensor must have at least 2 dimensions (a matrix, or a batch of them), "
+            f"got {x.ndim}-D"
+        )
+    return x.shape[-2:]
+
+
+class LinalgMixin(TensorBase):
+    """The linear algebra methods of Tensor."""
+
+    __slots__ = ()
+
+    def __matmul__(self, other: TensorLike) -> Tensor:
+        return matmul(self, other if other.__class__ in AS_IS else coerce(other))
+
+    def __rmatmul__(self, other: TensorLike) -> Tensor:
+        return matmul(as_tensor(other), self)
+
+    def matmul(self, other: TensorLike) -> Tensor:
+        """self @ other (NumPy's rules for 1-D operands and batch axes).
+
+        >>> tg.tensor([[1.0, 2.0]]).matmul(tg.tensor([3.0, 4.0]))
+        tensor([11.])
+        """
+        return matmul(self, coerce(other))
+
+    def mm(self, mat2: TensorLike) -> Tensor:
+        """The product of two matrices (2-D only, no broadcasting: matmul is the general one).
+
+        >>> tg.tensor([[1.0, 2.0]]).mm(tg.tensor([[3.0], [4.0]]))
+        tensor([[11.]])
+        """
+        other = as_tensor(mat2)
+        for name, m in (("self", self), ("mat2", other)):
+            if m.ndim != 2:
+                raise ValueError(f"mm: {name} must be a matrix (2-D), got a {m.ndim}-D tensor")
+        if self.shape[1] != other.shape[0]:
+            raise ValueError(
+                "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})".format(
+                    *self.shape, *other.shape
+                )
+            )
+        return apply(L.matmul, self, other)
+
+    def bmm(self, mat2: TensorLike) -> Tensor:
+        """Batched matrix products: (b, n, m) @ (b, m, p) -> (b, n, p); both 3-D with the same batch
+        size (no broadcasting, as PyTorch's).
+
+        >>> tg.ones(2, 3, 4).bmm(tg.ones(2, 4, 5)).shape
+        (2, 3, 5)
+        """
+        other = as_tensor(mat2)
+        for name, m in (("batch1", self), ("batch2", other)):
+            if m.ndim != 3:
+                raise ValueError(f"bmm: {name} must be a 3D tensor, got a {m.ndim}-D tensor")
+        expected = [self.shape[0], self.shape[2]]
+        if list(other.shape[:2]) != expected:
+            raise ValueError(
+                f"bmm: expected size for first two dimensions of batch2 tensor to be: {expected} "
+                f"but got: {list(other.shape[:2])} (batch1 has shape {list(self.shape)})"
+            )
+        return apply(L.matmul, self, other)
+
+    def outer(self, vec2: TensorLike) -> Tensor:
+        """The outer product of two vectors: out[i, j] = self[i] * vec2[j].
+
+        >>> tg.tensor([1.0, 2.0]).outer(tg.tensor([1.0, 10.0]))
+        tensor([[ 1., 10.],
+                [ 2., 20.]])
+        """
+        other = as_tensor(vec2)
+        for name, v in (("self", self), ("vec2", other)):
+            if v.ndim != 1:
+                raise ValueError(f"outer: expected 1-D tensors, but {name} is {v.ndim}-D")
+        return cast("Tensor", self).reshape(-1, 1) * other.reshape(1, -1)
+
+    # ---- the parts of a matrix -----------------------------------------------------------------
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A vector: the square matrix with it on the `diagonal`-th diagonal; a matrix: that
+        diagonal.
+
+        >>> tg.tensor([1.0, 2.0]).diag()
+        tensor([[1., 0.],
+                [0., 2.]])
+        """
+        k = int(diagonal)
+        if self.ndim == 1:
+            n = self.shape[0]
+            pos = np.arange(n)
+            size = n + abs(k)
+            index = (pos + max(-k, 0), pos + max(k, 0))
+            return apply(S.scatter_add, self, shape=(size, size), index=index)
+        if self.ndim != 2:
+            raise ValueError(
+                f"diag: takes a 1-D tensor (to make a matrix) or a 2-D one (to take a diagonal), "
+                f"got {self.ndim}-D; for batches use tg.einsum('...ii->...i', x)"
+            )
+        rows, cols = self.shape
+        count = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
+        pos = np.arange(count)
+        return apply(S.getitem, self, index=(pos + max(-k, 0), pos + max(k, 0)))
+
+    def trace(self) -> Tensor:
+        """The sum of the main diagonal of a matrix.
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).trace()
+        tensor(5.)
+        """
+        if self.ndim != 2:
+            raise ValueError(f"trace: expected a matrix (2-D), got a {self.ndim}-D tensor")
+        return self.diag().sum()
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle (on and below the `diagonal`-th diagonal) of each matrix; zeros above.
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).tril()
+        tensor([[1., 0.],
+                [3., 4.]])
+        """
+        n, m = _matrix_shape(self, "tril")
+        keep = np.tri(n, m, k=diagonal, dtype=bool)
+        return apply(E.where, keep, self, np.zeros((), self.dtype))
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle (on and above the `diagonal`-th diagonal) of each matrix; zeros below.
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).triu()
+        tensor([[1., 2.],
+                [0., 4.]])
+        """
+        n, m = _matrix_shape(self, "triu")
+        keep = ~np.tri(n, m, k=diagonal - 1, dtype=bool)
+        return apply(E.where, keep, self, np.zeros((), self.dtype))

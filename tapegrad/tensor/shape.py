@@ -1,0 +1,344 @@
+"""Shape and views: reshape/view, flatten, permute/transpose/T, squeeze/unsqueeze, expand, and the
+ops that cut a tensor into pieces (split, chunk, unbind, narrow) or repeat it (repeat, tile, flip).
+
+Layer L3: numpy, the rule table, the storage base, `record.apply`, coerce.py and the L0 axis
+helpers. PyTorch's and NumPy's spellings both work: `t.reshape(2, 3)` and `t.reshape((2, 3))`,
+`dim=` and `axis=`. Results that share memory with the tensor are views (record.py marks them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from .._utils import normalize_axis, one_axis, shape_args
+from ..primitives import shape as S
+from .base import TensorBase
+from .coerce import one_dim, resolve_shape
+from .record import apply
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def _along(axis: int, index: int | slice) -> tuple:
+    """The index that takes `index` along `axis` and everything along the other axes."""
+    return (slice(None),) * axis + (index,)
+
+
+class ShapeMixin(TensorBase):
+    """The shape and view methods of Tensor."""
+
+    __slots__ = ()
+
+    # ---- the same elements in a new shape -----------------------------------------------------
+    def reshape(self, *shape: Any) -> Tensor:
+        """The same elements in a new shape: `t.reshape(2, 3)` or `t.reshape((2, 3))` (one size may
+        be -1).
+
+        >>> tg.arange(6).reshape(2, -1).shape
+        (2, 3)
+        """
+        sizes = shape_args(shape)
+        try:
+            target = resolve_shape(self._data.size, sizes)
+        except ValueError as e:
+            raise ValueError(
+                f"cannot reshape a tensor of shape {list(self.shape)} ({self._data.size} "
+                f"elements) into {list(sizes)}: {e}"
+            ) from None
+        if target == self._data.shape:
+            return cast("Tensor", self)
+        return apply(S.reshape, self, shape=target)
+
+    def view(self, *shape: Any) -> Tensor:
+        """reshape that shares memory, as PyTorch's (an error where a copy would be needed).
+
+        >>> tg.zeros(2, 3).view(6).shape
+        (6,)
+        """
+        out = self.reshape(*shape)
+        if out is not self and self._data.size and not np.may_share_memory(out._data, self._data):
+            raise RuntimeError(
+                f"view: a tensor of shape {list(self.shape)} with strides "
+                f"{list(self._data.strides)} cannot be viewed as {list(out.shape)} without a copy "
+                f"(its memory is not laid out in that order); use .reshape(...) (which copies "
+                f"when it must), or .contiguous() first"
+            )
+        return out
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Axes start_dim..end_dim merged into one.
+
+        >>> tg.zeros(2, 3, 4).flatten(1).shape
+        (2, 12)
+        """
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = one_axis(start_dim, self.ndim), one_axis(end_dim, self.ndim)
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        shape = self.shape
+        return self.reshape(shape[:s] + (int(np.prod(shape[s : e + 1])),) + shape[e + 1 :])
+
+    def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
+        """Axes of size 1 removed (all, or those given).
+
+        >>> tg.zeros(1, 3, 1).squeeze().shape
+        (3,)
+        """
+        axes = normalize_axis(dim if axis is None else axis, self.ndim)
+        if axes is None:
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        return self.reshape(
+            tuple(n for i, n in enumerate(self.shape) if not (i in axes and n == 1))
+        )
+
+    def unsqueeze(self, axis: int) -> Tensor:
+        """A new axis of size 1 at `axis`.
+
+        >>> tg.zeros(3).unsqueeze(0).shape
+        (1, 3)
+        """
+        axis = one_axis(axis, self.ndim + 1)
+        return self.reshape(self.shape[:axis] + (1,) + self.shape[axis:])
+
+    expand_dims = unsqueeze
+
+    # ---- the axes in another order -------------------------------------------------------------
+    def permute(self, *dims: Any) -> Tensor:
+        """The axes in a new order: `t.permute(1, 0)`.
+
+        >>> tg.zeros(2, 3, 4).permute(2, 0, 1).shape
+        (4, 2, 3)
+        """
+        axes = shape_args(dims)
+        if sorted(a % max(self.ndim, 1) for a in axes) != list(range(self.ndim)):
+            raise ValueError(f"permute: {list(axes)} is not a permutation of the {self.ndim} axes")
+        axes = tuple(a % self.ndim for a in axes)
+        if axes == tuple(range(self.ndim)):
+            return cast("Tensor", self)
+        return apply(S.transpose, self, axes=axes)
+
+    def transpose(self, *dims: Any) -> Tensor:
+        """No dims: axes reversed; two ints: swapped (PyTorch); a tuple: a permutation (NumPy).
+
+        >>> tg.zeros(2, 3, 4).transpose(0, 2).shape
+        (4, 3, 2)
+        """
+        if not dims:
+            return self.T
+        if len(dims) == 2 and all(isinstance(d, int | np.integer) for d in dims):
+            axes = list(range(self.ndim))
+            a, b = one_axis(dims[0], self.ndim), one_axis(dims[1], self.ndim)
+            axes[a], axes[b] = axes[b], axes[a]
+            return self.permute(tuple(axes))
+        return self.permute(*dims)
+
+    def swapaxes(self, a: int, b: int) -> Tensor:
+        """Axes a and b swapped.
+
+        >>> tg.zeros(2, 3).swapaxes(0, 1).shape
+        (3, 2)
+        """
+        return self.transpose(a, b)
+
+    @property
+    def T(self) -> Tensor:
+        """The axes reversed."""
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped."""
+        return self.transpose(-2, -1)
+
+    def t(self) -> Tensor:
+        """The transpose of a matrix; a 0-D or 1-D tensor as it is (as torch.Tensor.t).
+
+        >>> tg.tensor([[1.0, 2.0]]).t().shape
+        (2, 1)
+        """
+        if self.ndim > 2:
+            raise ValueError(
+                f"t() expects a tensor with <= 2 dimensions, but this one is {self.ndim}-D; use "
+                f".transpose(dim0, dim1) or .mT to swap two of its axes"
+            )
+        return self.transpose(0, 1) if self.ndim == 2 else cast("Tensor", self)
+
+    # ---- broadcast -----------------------------------------------------------------------------
+    def expand(self, *shape: Any) -> Tensor:
+        """A broadcast view: `t.expand(4, 3)` (-1 keeps an axis; new axes go in front).
+
+        >>> tg.zeros(1, 3).expand(4, -1).shape
+        (4, 3)
+        """
+        sizes = shape_args(shape)
+        lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise ValueError(
+                f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: give "
+                f"at least one size per axis ({self.ndim}); new axes go in front"
+            )
+        for i, n in enumerate(sizes):
+            if n == -1 and i < lead or n < -1:
+                why = (
+                    f"-1 (keep the size) is not allowed in a new leading axis ({i})"
+                    if n == -1
+                    else f"sizes must be >= 0 (or -1 to keep an existing axis), got {n}"
+                )
+                raise ValueError(
+                    f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: {why}"
+                )
+        sizes = tuple(self.shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
+        try:
+            fits = np.broadcast_shapes(self.shape, sizes) == sizes
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: "
+                f"only axes of size 1 can grow"
+            )
+        return cast("Tensor", self) if sizes == self.shape else apply(S.expand, self, shape=sizes)
+
+    broadcast_to = expand
+
+    # ---- pieces --------------------------------------------------------------------------------
+    def split(
+        self, split_size_or_sections: Any, axis: int = 0, *, dim: int | None = None
+    ) -> tuple[Tensor, ...]:
+        """Pieces of `split_size` along axis (PyTorch), or of the given sizes if a list.
+
+        >>> [p.shape for p in tg.zeros(5).split(2)]
+        [(2,), (2,), (1,)]
+        """
+        axis = one_axis(dim if dim is not None else axis, self.ndim)
+        n = self.shape[axis]
+        if isinstance(split_size_or_sections, int | np.integer):
+            size = int(split_size_or_sections)
+            if size <= 0:
+                raise ValueError(f"split size must be positive, got {size}")
+            sizes = [min(size, n - s) for s in range(0, n, size)] or [0]  # (an empty axis: one
+        else:  # empty piece, as PyTorch)
+            sizes = [int(s) for s in split_size_or_sections]
+            if sum(sizes) != n:
+                raise ValueError(f"split sizes {sizes} do not add up to the axis length {n}")
+        pieces, start = [], 0
+        for s in sizes:
+            pieces.append(apply(S.getitem, self, index=_along(axis, slice(start, start + s))))
+            start += s
+        return tuple(pieces)
+
+    def chunk(self, chunks: int, axis: int = 0, *, dim: int | None = None) -> tuple[Tensor, ...]:
+        """At most `chunks` pieces of equal size along axis (the last may be smaller), as PyTorch.
+
+        >>> [p.shape for p in tg.zeros(5).chunk(2)]
+        [(3,), (2,)]
+        """
+        if isinstance(chunks, bool) or not isinstance(chunks, int | np.integer) or chunks < 1:
+            raise ValueError(f"chunk needs a positive number of chunks, got {chunks!r}")
+        axis = one_axis(dim if dim is not None else axis, self.ndim)
+        return self.split(max(1, -(-self.shape[axis] // int(chunks))), axis)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along dim, that axis removed: a tuple of views (as PyTorch's).
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).unbind(1)
+        (tensor([1., 3.]), tensor([2., 4.]))
+        """
+        if self.ndim == 0:
+            raise IndexError(
+                f"unbind: dimension specified as {dim} but the tensor has no dimensions"
+            )
+        axis = one_dim(dim, self.ndim, "unbind")
+        return tuple(apply(S.getitem, self, index=_along(axis, i)) for i in range(self.shape[axis]))
+
+    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
+        """The `length` elements from `start` along dim (a view sharing memory, as PyTorch's; a
+        negative start counts from the end).
+
+        >>> tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).narrow(1, 1, 2)
+        tensor([[2., 3.],
+                [5., 6.]])
+        """
+        if self.ndim == 0:
+            raise ValueError("narrow() cannot be applied to a 0-dim tensor")
+        axis = one_dim(dim, self.ndim, "narrow")
+        start = int(start._data.item() if isinstance(start, TensorBase) else start)
+        length, size = int(length), self.shape[axis]
+        if length < 0:
+            raise ValueError(f"narrow(): length must be non-negative, got {length}")
+        if not -size <= start <= size:
+            raise IndexError(
+                f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but "
+                f"got {start})"
+            )
+        start = start + size if start < 0 else start
+        if start + length > size:
+            raise ValueError(
+                f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}) of "
+                f"dimension {axis}"
+            )
+        return apply(S.getitem, self, index=_along(axis, slice(start, start + length)))
+
+    # ---- repeated and reversed -----------------------------------------------------------------
+    def flip(self, *dims: Any) -> Tensor:
+        """The elements in reverse order along dims (a copy, as PyTorch's).
+
+        >>> tg.tensor([1.0, 2.0, 3.0]).flip(0)
+        tensor([3., 2., 1.])
+        """
+        if not dims:
+            raise TypeError("flip() needs the dims to reverse, e.g. x.flip(0) or x.flip((0, 1))")
+        axes = set(normalize_axis(shape_args(dims), self.ndim) or ())
+        if self.ndim == 0 or not axes:
+            return cast("Tensor", self).clone()
+        index = tuple(  # one open-mesh index over every axis: a single gather, and a copy
+            (np.arange(n)[::-1] if i in axes else np.arange(n)).reshape(
+                (1,) * i + (n,) + (1,) * (self.ndim - i - 1)
+            )
+            for i, n in enumerate(self.shape)
+        )
+        return apply(S.getitem, self, index=index)
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        """The tensor tiled: `sizes[i]` copies along axis i (PyTorch's repeat is NumPy's tile; give
+        at least one count per axis, extra counts add leading axes).
+
+        >>> tg.tensor([1.0, 2.0]).repeat(2)
+        tensor([1., 2., 1., 2.])
+        """
+        if not sizes:
+            raise TypeError(
+                "repeat() needs the number of copies along each axis, e.g. x.repeat(2, 1)"
+            )
+        reps = shape_args(sizes)
+        if len(reps) < self.ndim:
+            raise ValueError(
+                f"repeat: {list(reps)} gives fewer counts than the tensor has dimensions "
+                f"({self.ndim}); give one per dimension (or use tile, which pads with 1s)"
+            )
+        return self._tiled(reps, "repeat")
+
+    def tile(self, *dims: Any) -> Tensor:
+        """The tensor tiled, as NumPy's tile: missing leading counts are 1.
+
+        >>> tg.tensor([[1.0, 2.0]]).tile(2).shape
+        (1, 4)
+        """
+        reps = shape_args(dims)
+        return self._tiled((1,) * (self.ndim - len(reps)) + reps, "tile")
+
+    def _tiled(self, reps: tuple, name: str) -> Tensor:
+        """self (with leading axes of size 1 added to match reps) repeated reps[i] times along axis
+        i: a broadcast of self against a new axis before each one, then merged (so the gradient
+        sums)."""
+        if any(r < 0 for r in reps):
+            raise ValueError(f"{name}: the counts must be >= 0, got {list(reps)}")
+        shape = (1,) * (len(reps) - self.ndim) + self.shape
+        spread = tuple(v for n in shape for v in (1, n))
+        grown = tuple(v for r, n in zip(reps, shape) for v in (r, n))
+        out = self.reshape(spread).expand(grown).reshape(tuple(r * n for r, n in zip(reps, shape)))
+        return out.clone() if np.may_share_memory(out._data, self._data) else out  # always a copy

@@ -1,0 +1,201 @@
+"""The typed surface, checked by mypy (`make test` runs it; pyproject's mypy config lists this
+file, with disallow_any_expr: an expression of type Any anywhere here is an error). Each
+assert_type says what a user's type checker sees; nothing here runs under pytest.
+
+A new public operator, method or function gets a line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from typing_extensions import assert_type  # (typing's own from Python 3.11)
+
+import tapegrad as tg
+from tapegrad import Tensor
+from tapegrad.nn import Parameter
+from tapegrad.tensor import MaxResult, MinResult
+from tapegrad.tensor.base import Size
+from tapegrad.tensor.comparison import SortResult, TopkResult
+
+values = [[1.0, 2.0], [3.0, 4.0]]  # (a variable: a literal in tg.tensor's `data: Any` is Any)
+x = tg.tensor(values, requires_grad=True)
+y = tg.ones(2, 2)
+a = np.ones((2, 2))
+positions = [[0], [1]]
+
+# ---- operators ---------------------------------------------------------------------------------
+assert_type(x + y, Tensor)
+assert_type(x + 2.0, Tensor)
+assert_type(2.0 + x, Tensor)
+assert_type(2 + x, Tensor)
+assert_type(x - y, Tensor)
+assert_type(1.0 - x, Tensor)
+assert_type(x * y, Tensor)
+assert_type(2.0 * x, Tensor)
+assert_type(x / y, Tensor)
+assert_type(1.0 / x, Tensor)
+assert_type(x @ y, Tensor)
+assert_type(x @ a, Tensor)
+assert_type(-x, Tensor)
+assert_type(+x, Tensor)
+assert_type(abs(x), Tensor)
+assert_type(x**2, Tensor)
+assert_type(2.0**x, Tensor)
+assert_type(x < y, Tensor)
+assert_type(x <= 1.0, Tensor)
+assert_type(x > y, Tensor)
+assert_type(x >= 0, Tensor)
+assert_type(x == y, Tensor)
+assert_type(x != 0.0, Tensor)
+assert_type((x > 0) & (x < 2), Tensor)
+assert_type((x > 0) | (x < 2), Tensor)
+assert_type(~(x > 0), Tensor)
+assert_type(x[0], Tensor)
+assert_type(x[0, 1:], Tensor)
+assert_type(len(x), int)
+assert_type(float(x.sum()), float)
+assert_type(bool(x.sum() > 0), bool)
+for row in x:
+    assert_type(row, Tensor)
+z = tg.zeros(2, 2)
+z += 1.0
+assert_type(z, Tensor)
+
+# ---- methods -----------------------------------------------------------------------------------
+assert_type(x.sum(), Tensor)
+assert_type(x.sum(dim=1, keepdim=True), Tensor)
+assert_type(x.mean(0), Tensor)
+assert_type(x.var(correction=1), Tensor)
+assert_type(x.std(), Tensor)
+assert_type(x.prod(), Tensor)
+assert_type(x.logsumexp(1), Tensor)
+assert_type(x.amax(1), Tensor)
+assert_type(x.exp(), Tensor)
+assert_type(x.log(), Tensor)
+assert_type(x.tanh(), Tensor)
+assert_type(x.relu(), Tensor)
+assert_type(x.sigmoid(), Tensor)
+assert_type(x.sqrt(), Tensor)
+assert_type(x.abs(), Tensor)
+assert_type(x.pow(2), Tensor)
+assert_type(x.clamp(0.0, 1.0), Tensor)
+assert_type(x.softmax(dim=1), Tensor)
+assert_type(x.log_softmax(-1), Tensor)
+assert_type(x.reshape(4), Tensor)
+assert_type(x.reshape((1, 4)), Tensor)
+assert_type(x.view(-1), Tensor)
+assert_type(x.permute(1, 0), Tensor)
+assert_type(x.transpose(0, 1), Tensor)
+assert_type(x.T, Tensor)
+assert_type(x.t(), Tensor)
+assert_type(x.flatten(), Tensor)
+assert_type(x.unsqueeze(0), Tensor)
+assert_type(x.squeeze(), Tensor)
+assert_type(x.expand(3, 2, 2), Tensor)
+assert_type(x.split(1), tuple[Tensor, ...])
+assert_type(x.chunk(2, dim=1), tuple[Tensor, ...])
+assert_type(x.unbind(0), tuple[Tensor, ...])
+assert_type(x.matmul(y), Tensor)
+assert_type(x.mm(y), Tensor)
+assert_type(x.gather(1, tg.tensor(positions)), Tensor)
+assert_type(x.masked_fill(x > 2, 0.0), Tensor)
+assert_type(x.where(x > 2, 0.0), Tensor)
+assert_type(x.max(), Tensor)
+assert_type(x.max(1), MaxResult)
+assert_type(x.max(dim=1, keepdim=True), MaxResult)
+assert_type(x.max(axis=1), Tensor)
+assert_type(x.max(y), Tensor)
+assert_type(x.max(1).values, Tensor)
+assert_type(x.max(1).indices, Tensor)
+assert_type(x.min(0), MinResult)
+assert_type(x.min(), Tensor)
+largest, where_largest = x.max(1)
+assert_type(where_largest, Tensor)
+assert_type(x.argmax(1), Tensor)
+assert_type(x.sort(), SortResult)
+assert_type(x.topk(1), TopkResult)
+assert_type(x.argsort(), Tensor)
+assert_type(x.all(), Tensor)
+assert_type(x.any(1), Tensor)
+assert_type(x.norm(), Tensor)
+assert_type(x.cumsum(0), Tensor)
+assert_type(x.astype(tg.float64), Tensor)
+assert_type(x.float(), Tensor)
+assert_type(x.to(tg.float64), Tensor)
+assert_type(x.detach(), Tensor)
+assert_type(x.clone(), Tensor)
+assert_type(x.item(), int | float | bool)
+assert_type(x.shape, tuple[int, ...])
+assert_type(x.ndim, int)
+assert_type(x.dim(), int)
+assert_type(x.numel(), int)
+assert_type(x.size, Size)
+assert_type(x.size(), tuple[int, ...])
+assert_type(x.size(0), int)
+assert_type(x.requires_grad, bool)
+assert_type(x.grad, Tensor | None)
+assert_type(x.is_leaf, bool)
+assert_type(x.backward(), None)
+assert_type(x.exp_(), Tensor)
+assert_type(x.add_(y, alpha=2.0), Tensor)
+assert_type(x.mul_(2.0), Tensor)
+assert_type(x.zero_(), Tensor)
+assert_type(x.requires_grad_(), Tensor)
+
+# ---- tg.* functions ----------------------------------------------------------------------------
+assert_type(tg.exp(x), Tensor)
+assert_type(tg.log(x), Tensor)
+assert_type(tg.tanh(x), Tensor)
+assert_type(tg.sum(x, 1), Tensor)
+assert_type(tg.mean(x), Tensor)
+assert_type(tg.cat([x, y]), Tensor)
+assert_type(tg.cat([x, y], dim=1), Tensor)
+assert_type(tg.stack([x, y]), Tensor)
+assert_type(tg.where(x > 0, x, 0.0), Tensor)
+assert_type(tg.matmul(x, y), Tensor)
+assert_type(tg.add(x, 1.0), Tensor)
+assert_type(tg.pow(x, 2), Tensor)
+assert_type(tg.maximum(x, y), Tensor)
+assert_type(tg.clamp(x, 0.0), Tensor)
+assert_type(tg.softmax(x, dim=1), Tensor)
+assert_type(tg.reshape(x, 4), Tensor)
+assert_type(tg.transpose(x, 0, 1), Tensor)
+assert_type(tg.split(x, 1), tuple[Tensor, ...])
+assert_type(tg.max(x), Tensor)
+assert_type(tg.max(x, 1), MaxResult)
+assert_type(tg.max(x, dim=1), MaxResult)
+assert_type(tg.max(x, y), Tensor)
+assert_type(tg.min(x, 0), MinResult)
+assert_type(tg.sort(x), SortResult)
+assert_type(tg.einsum("ij,jk->ik", x, y), Tensor)
+assert_type(tg.allclose(x, y), bool)
+assert_type(tg.isfinite(x), Tensor)
+assert_type(tg.exp_(tg.zeros(2)), Tensor)
+assert_type(tg.get_printoptions()["precision"], int)
+
+# ---- modules and optimizers --------------------------------------------------------------------
+linear = tg.nn.Linear(2, 3)
+net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
+
+
+class Net(tg.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = tg.nn.Linear(2, 1)
+
+    def forward(self, inputs: Tensor) -> Tensor:
+        return self.fc(inputs).tanh()
+
+
+assert_type(linear(x), Tensor)
+assert_type(net(x), Tensor)
+assert_type(Net()(x), Tensor)
+assert_type(net.parameters(), Iterator[Parameter])
+assert_type(linear.weight, Parameter)
+assert_type(linear.weight + 1.0, Tensor)
+opt = tg.optim.SGD(net.parameters(), lr=0.1)
+assert_type(opt.zero_grad(), None)
+assert_type(opt.step(), None)
+assert_type(opt.step(lambda: net(x).sum()), Tensor)
