@@ -5,8 +5,8 @@
     (x * x).sum().backward()      # PyTorch style: x.grad == [2, 4]
     tg.grad(lambda x: (x * x).sum())(x)   # MindSpore/JAX style
 
-Layer L6: re-exports only, and one call: glibc's malloc keeps freed memory for the next step
-(_malloc.py says why; TAPEGRAD_MALLOC=system opts out). See DESIGN.md for the layers.
+Layer L6: re-exports only (importing tapegrad changes no process-wide setting: keeping freed
+memory is opt-in, tg.utils.keep_freed_memory()). See DESIGN.md for the layers.
 """
 
 from __future__ import annotations
@@ -149,7 +149,6 @@ from .math import (  # and more: rsqrt, cumprod, narrow, unbind, mm, bmm, recipr
     rsqrt_,
     unbind,
 )
-from . import _malloc
 from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
@@ -381,5 +380,3 @@ __all__ = [
     "get_context",
     "set_context",
 ]
-
-_malloc.keep_freed_memory()  # (a training step re-allocates what it freed: no page faults)

@@ -78,8 +78,6 @@ def test_every_public_attribute_is_in_all_or_an_implementation_module():
 # API.md names whose issue is open and being built in parallel (each lands with its own branch). A
 # name here that tapegrad already reaches fails the test below: take it off when it lands.
 IN_FLIGHT = {
-    # issue 24 (core): keeping freed memory becomes opt-in
-    "utils.keep_freed_memory",
     # issues 25/26 (surface): PyTorch's further names and keywords
     "Generator",
     "all",

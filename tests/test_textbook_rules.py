@@ -162,7 +162,7 @@ def test_every_kernel_equals_its_textbook_rule(name: str) -> None:
             if kernel is None or only not in (None, prim.input_names[i]):
                 continue
             shape = np.shape(inputs[i])
-            textbook, running = prim._compile(text), prim.rules[i]
+            textbook, running = prim._compile(i), prim.rules[i]
             with np.errstate(divide="ignore", invalid="ignore"):
                 want = fitted(textbook(g, out, *inputs, **params), shape)
             got = fitted(running(g, out, *inputs, **params), shape)
@@ -187,6 +187,48 @@ def test_what_a_kernel_reads_is_what_the_tape_saves() -> None:
     assert REGISTRY["linear"].plan(0b010, 3).saved == (0,)
     plan = REGISTRY["pow"].plan(0b11, 2)
     assert plan.saved == (0, 1) and plan.out
+
+
+def explode(a):  # (a kernel's helper that fails, for the traceback test below)
+    return 1 / 0
+
+
+def test_a_kernel_is_checked_and_a_failing_one_shows_its_own_text() -> None:
+    import sys
+    import traceback
+
+    from tapegrad.primitives.registry import primitive
+
+    prim = primitive("kernel_scratch", "2 * x", x="2 * g")(lambda x: 2 * x)
+    try:
+        with pytest.raises(ValueError, match=r"the kernel for x, 'g \* twce', reads 'twce'"):
+            prim.override("a test", x="g * twce")
+        assert prim.kernels == (None,)  # (nothing half-declared)
+        line = sys._getframe().f_lineno + 1
+        prim.override("a test", x="g * explode(x)")
+        assert "runs as: g * explode(x)" in F("kernel_scratch", detail=True)
+        with pytest.raises(ZeroDivisionError) as info:  # the kernel's own function
+            prim.rules[0](np.ones(2), None, np.ones(2))
+        shown = "".join(traceback.format_exception(info.value))
+        assert f"<kernel of kernel scratch for x ({__file__}:{line})>" in shown
+        assert "g * explode(x)" in shown  # (its source, from linecache)
+        x = tg.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(ZeroDivisionError) as info:  # inline in the node's combined rules
+            prim(x).sum().backward()
+        assert "(g * explode(x))," in "".join(traceback.format_exception(info.value))
+    finally:
+        REGISTRY.pop("kernel_scratch")
+
+
+def test_every_kernel_passes_the_name_check() -> None:
+    from tapegrad.primitives.rule_text import check_names
+
+    for name, prim in REGISTRY.items():
+        for i, kernel in enumerate(prim.kernels):
+            if kernel is not None:
+                module = prim._overridden[i][1]
+                texts = tuple(k if j == i else None for j, k in enumerate(prim.kernels))
+                check_names(name, prim.input_names, prim.params, texts, None, module, "kernel")
 
 
 # ---- the edges the textbook leaves undefined: as PyTorch --------------------------------------

@@ -48,6 +48,7 @@ class Folded:
     out_data = None  # (what the tools read of a Node: no saved output, no shapes to fit)
     constants = None
     shapes = dtypes = None
+    released = False  # (nothing of its own to release: its members keep what they saved)
 
     def __init__(self, out: Any, mark: Any, members: set) -> None:
         self.out, self.mark, self.members = out, mark, members
@@ -85,6 +86,13 @@ class Folded:
 
     def read_values(self) -> dict:
         return {}
+
+    def kept_input(self, i: int) -> Any:
+        """A constant input's value (as a Node's kept_input gives it); None for the others."""
+        return self.saved[i]
+
+    def input_meta(self, i: int) -> None:
+        return None  # (the tools then read the shape off the gradient, as for a Node)
 
     def __repr__(self) -> str:
         return f"<{self.name} (folds {len(self.members)} nodes)>"
