@@ -14,23 +14,51 @@ from __future__ import annotations
 from . import autograd, dtype, dtypes
 from .creation import (
     arange,
+    empty,
+    empty_like,
     eye,
     from_numpy,
     full,
     full_like,
-    generator,
     linspace,
-    manual_seed,
-    normal,
     ones,
     ones_like,
-    rand,
-    randint,
-    randn,
-    randperm,
     tensor,
     zeros,
     zeros_like,
+)
+from .devices import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    device,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from .histograms import histogram
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .random import numpy_generator as generator  # (the NumPy generator behind the default one)
+from .sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
 )
 from .dtypes import bool_, double, float16, float32, float64, half, int8, int16, int32, int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
@@ -149,12 +177,20 @@ from .math import (  # and more: rsqrt, cumprod, narrow, unbind, mm, bmm, recipr
     rsqrt_,
     unbind,
 )
-from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._state import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
+from . import backends, cuda  # noqa: E402
 from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
@@ -192,6 +228,8 @@ __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "amp",
     "autograd",
+    "backends",
+    "cuda",
     "dtype",
     "func",
     "interop",
@@ -203,23 +241,46 @@ __all__ = [
     # tensors, factories and random numbers
     "Tensor",
     "arange",
+    "empty",
+    "empty_like",
     "eye",
     "from_numpy",
     "full",
     "full_like",
-    "generator",
+    "histogram",
     "linspace",
-    "manual_seed",
-    "normal",
     "ones",
     "ones_like",
-    "rand",
-    "randint",
-    "randn",
-    "randperm",
     "tensor",
     "zeros",
     "zeros_like",
+    "Generator",
+    "bernoulli",
+    "default_generator",
+    "generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "multinomial",
+    "normal",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    # where tensors live (only the CPU) and how they are laid out
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "device",
+    "layout",
+    "memory_format",
+    "preserve_format",
+    "strided",
     # dtypes (PyTorch's aliases too: tg.float is float32)
     "bool_",
     "double",
@@ -347,7 +408,9 @@ __all__ = [
     "where",
     # grad mode and printing
     "enable_grad",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
     "get_printoptions",

@@ -233,6 +233,26 @@ TESTED["11_per_example_gradients.py"] = check_11
 
 
 def check_12(out: str) -> None:
+    count = numbers(out.split(" names, e.g.")[0].splitlines()[-1])[0]
+    assert count > 500  # (made from syllables by a seeded generator: no download)
+    bigram = numbers(out.split("bigram nll:")[1])[0]
+    assert 1.0 < bigram < numbers(out.split("a uniform guess:")[1])[0]
+    assert len([line for line in out.splitlines() if line.startswith("bigram sample:")]) == 5
+    steps = [line for line in out.splitlines() if " | exact: " in line]
+    assert len(steps) == 28 and all("approximate: True" in line for line in steps)
+    assert sum("exact: True" in line for line in steps) >= 26  # (the fused forms round apart)
+    checks = [line for line in out.splitlines() if line.startswith("step")]
+    assert len(checks) == 5 and all(line.endswith("hand == tape: True") for line in checks)
+    final = numbers(out.split("training-set loss:")[1])[0]
+    assert final < bigram < numbers(checks[0].split("loss")[1])[0]
+    made = [line.split(": ")[1] for line in out.splitlines() if line.startswith("made up:")]
+    assert len(made) == 8 and all(name.isalpha() for name in made)
+
+
+TESTED["12_makemore_by_hand.py"] = check_12
+
+
+def check_13(out: str) -> None:
     right, planted, steps = out.split("compare: ")[1:4]
     assert "every gradient is approximately right" in right and "first wrong: None" in out
     # the planted mistake (tanh' as 1 - tanh) is found and named, with the rule it breaks
@@ -253,7 +273,7 @@ def check_12(out: str) -> None:
     assert "the same as by the shortcut: True" in out
 
 
-TESTED["12_checking_a_backward_by_hand.py"] = check_12
+TESTED["13_checking_a_backward_by_hand.py"] = check_13
 
 
 @pytest.mark.parametrize("script", sorted(TESTED))

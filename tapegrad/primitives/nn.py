@@ -549,6 +549,8 @@ def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
         for j in range(kernel_size[1]):
             if i or j:
                 total += _tap(xp, i, j, out_hw, stride, (1, 1))
+    if total.dtype.kind in "iu":  # integers: the quotient cut toward zero (C's, as PyTorch's)
+        return np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))
     return np.true_divide(total, divisor, out=total)
 
 

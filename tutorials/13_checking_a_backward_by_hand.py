@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 12 · Checking a backward pass written by hand
+# # 13 · Checking a backward pass written by hand
 #
 # The best way to learn backpropagation is to write it: derive the gradient of every tensor of a
 # small network by hand, in NumPy, one step at a time. What you then need is a referee that says,
