@@ -1,10 +1,11 @@
 """Reductions: sum, mean, prod, var/std, max/min (values, or PyTorch's named tuple with a dim),
 argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis.
 
-Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py and the
-indexing room's `along_axis`. PyTorch's and NumPy's spellings both work: `dim=`/`axis=`,
-`keepdim=`/`keepdims=`. Composites stay composites (var, softmax, norm): their derivatives are
-those of the primitives.
+Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py, the
+indexing room's `along_axis` and the tape's composite `mark`. PyTorch's and NumPy's spellings both
+work: `dim=`/`axis=`, `keepdim=`/`keepdims=`. Composites stay composites (var, softmax, norm):
+their derivatives are those of the primitives; var, std, softmax and log_softmax mark their result
+so that tg.explain shows each call as one step with its textbook rule.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..primitives import elementwise as E
 from ..primitives import reduction as R
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
+from ..tape.composite import mark
 from .base import TensorBase
 from .coerce import coerce, one_dim
 from .indexing import along_axis
@@ -259,7 +261,7 @@ class ReductionMixin(TensorBase):
         centered = x - x.mean(axis, keepdims=True)
         squares = (centered * centered).sum(axis, keepdims=keep)
         n = self._data.size // max(squares._data.size, 1)
-        return squares / (n - ddof)
+        return mark(squares / (n - ddof), "var", ("x",), (x,), {"axis": axis, "ddof": ddof})
 
     def std(
         self,
@@ -277,7 +279,7 @@ class ReductionMixin(TensorBase):
         >>> tg.tensor([1.0, 3.0]).std()
         tensor(1.)
         """
-        return self.var(
+        v = self.var(
             axis,
             keepdims,
             ddof=ddof,
@@ -285,7 +287,10 @@ class ReductionMixin(TensorBase):
             keepdim=keepdim,
             unbiased=unbiased,
             correction=correction,
-        ).sqrt()
+        )
+        called = getattr(v._grad_fn, "composite", None)  # (var's call: its axis and ddof)
+        x = cast("Tensor", self)
+        return mark(v.sqrt(), "std", ("x",), (x,), called.params if called else None)
 
     # x.max(): the values; x.max(1) / x.max(dim=1): (values, indices); x.max(other): maximum
     @overload
@@ -390,7 +395,8 @@ class ReductionMixin(TensorBase):
             return apply(E.sub, self, self.logsumexp(axes, keepdims=True))
         m = np.max(self._data, axis=axes, keepdims=True)
         shifted = apply(E.sub, self, coerce(np.where(np.isfinite(m), m, 0)))  # rows of -inf: by 0
-        return shifted - shifted.logsumexp(axes, keepdims=True)
+        out = shifted - shifted.logsumexp(axes, keepdims=True)
+        return mark(out, "log_softmax", ("x",), (cast("Tensor", self),), {"dim": axis})
 
     def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
         """exp(self) normalised to sum to 1 along axis.
@@ -398,7 +404,9 @@ class ReductionMixin(TensorBase):
         >>> tg.tensor([0.0, 0.0]).softmax()
         tensor([0.5000, 0.5000])
         """
-        return self.log_softmax(axis, dim=dim).exp()
+        out = self.log_softmax(axis, dim=dim).exp()
+        x = cast("Tensor", self)
+        return mark(out, "softmax", ("x",), (x,), {"dim": axis if dim is None else dim})
 
     def cumsum(self, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Tensor:
         """The running sum along dim (integers and bools sum as int64, as PyTorch).
