@@ -131,6 +131,23 @@ CASES = {
     "exp": [Case(tg.exp, normal(3, 4), id="matrix"), Case(lambda x: x.exp(), normal(), id="0-d")],
     "reciprocal": [Case(lambda x: 2.0 / x, positive(3, 4), id="number-over-tensor")],
     "log1p": [Case(lambda x: x.log1p(), positive(3, 4), id="matrix")],
+    "log10": [Case(lambda x: x.log10(), positive(3, 4), id="matrix")],
+    "contiguous": [
+        Case(lambda x: x.t().contiguous() * x.t(), normal(3, 4), id="transposed"),
+        Case(lambda x: x[:, ::2].contiguous().view(-1), normal(3, 4), id="strided-then-view"),
+    ],
+    "log2": [
+        Case(tg.log2, positive(3, 4), id="matrix"),
+        Case(lambda x: x.log2(), positive(), id="0-d"),
+    ],
+    # (piecewise: the inputs stay away from the jumps, where x / y is a whole number)
+    "floor_divide": [
+        Case(lambda x, y: (x // y) * x + y, distinct(3, 4), positive(4), id="times-x", smooth=False)
+    ],
+    "remainder": [
+        Case(lambda x, y: x % y, normal(3, 4), positive(4) + 0.1, id="row"),
+        Case(lambda x: 7.5 % x, positive(3), id="reflected"),
+    ],
     "expm1": [Case(lambda x: x.expm1(), normal(3, 4), id="matrix")],
     "fill": [
         Case(lambda x: (x * 1).fill_(2.0) * x, normal(3), id="fill_-then-use", smooth=False),
@@ -616,7 +633,8 @@ def test_forward_values_match_numpy():
     np.testing.assert_allclose(t.sigmoid().numpy(), 1 / (1 + np.exp(-x)))
     np.testing.assert_allclose(t.logsumexp(1).numpy(), np.log(np.exp(x).sum(1)))
     np.testing.assert_allclose(t.softmax(0).numpy(), np.exp(x) / np.exp(x).sum(0, keepdims=True))
-    np.testing.assert_allclose(t.var(1).numpy(), x.var(1))
+    np.testing.assert_allclose(t.var(1).numpy(), x.var(1, ddof=1))  # (PyTorch's n - 1)
+    np.testing.assert_allclose(t.var(1, correction=0).numpy(), x.var(1))
     np.testing.assert_allclose(t.var(1, ddof=1).numpy(), x.var(1, ddof=1))
     np.testing.assert_allclose((t @ u).numpy(), x @ y)
     np.testing.assert_allclose(t.prod(0).numpy(), x.prod(0))

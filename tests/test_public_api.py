@@ -21,7 +21,7 @@ INTERNAL += ("tape", "teach")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
-NAMESPACES |= {"optim", "utils", "viz"}
+NAMESPACES |= {"linalg", "optim", "special", "utils", "viz"}
 
 
 def _api_md_names() -> set[str]:
@@ -82,20 +82,15 @@ IN_FLIGHT = {
     "utils.keep_freed_memory",
     # issues 25/26 (surface): PyTorch's further names and keywords
     "Generator",
-    "all",
-    "any",
     "backends",
     "channels_last",
     "contiguous_format",
     "cuda",
     "device",
-    "get_default_dtype",
     "histogram",
     "inference_mode",
     "multinomial",
     "preserve_format",
-    "roll",
-    "set_default_dtype",
     "strided",
     # issue 27 (teaching, second round)
     "autograd.compare",

@@ -57,7 +57,7 @@ def test_in_place_arithmetic_refuses_unknown_arguments():
         lambda: x.add_(1.0, beta=2.0),
         lambda: x.sub_(1.0, 2.0, 3.0),
         lambda: x.mul_(2.0, 3.0),
-        lambda: x.div_(2.0, rounding_mode="floor"),
+        lambda: x.div_(2.0, "floor"),  # (rounding_mode is keyword-only, as in PyTorch)
     ):
         with pytest.raises(TypeError):
             call()

@@ -34,8 +34,8 @@ DETACHED_IN_BACKWARD: "weakref.WeakValueDictionary[int, TensorBase]" = weakref.W
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """User data as an ndarray: Python floats default to float32, ints stay integer, arrays keep
-    their dtype."""
+    """User data as an ndarray: Python floats make the default float dtype (float32 unless
+    tg.set_default_dtype changed it), ints stay integer, arrays keep their dtype."""
     if data.__class__ is BatchedArray:  # (inside vmap: numbers drawn for each example)
         values: Any = data if dtype is None else data.astype(dtypes.as_dtype(dtype))
         return values
@@ -65,7 +65,7 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
         ) from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"cannot make a tensor from data of dtype {arr.dtype} ({data!r:.60})")
-    return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+    return arr.astype(dtypes.default_float) if arr.dtype == np.float64 else arr
 
 
 def check_can_require_grad(dtype: np.dtype) -> None:
@@ -225,8 +225,22 @@ class TensorBase:
         return Size(self._data.size, self._data.shape)
 
     def numel(self) -> int:
-        """The number of elements."""
-        return self._data.size
+        """The number of elements.
+
+        >>> tg.zeros(2, 3).numel()
+        6
+        """
+        return int(self._data.size)
+
+    nelement = numel  # (PyTorch's older name, as makemore writes it)
+
+    def element_size(self) -> int:
+        """The size of one element in bytes (4 for float32).
+
+        >>> tg.zeros(2).element_size()
+        4
+        """
+        return int(self._data.itemsize)
 
     @property
     def requires_grad(self) -> bool:
@@ -333,11 +347,12 @@ class TensorBase:
 
     def __repr__(self) -> str:
         data = self._data
-        # as PyTorch: the default dtypes (float32, and int64 and bool when there are values) unsaid
+        # as PyTorch: the default dtypes (the default float dtype, and int64 and bool when there
+        # are values) unsaid
         shown = () if data.size == 0 else _UNSAID_DTYPES
         extras = (
             []
-            if data.dtype == dtypes.float32 or data.dtype in shown
+            if data.dtype == dtypes.default_float or data.dtype in shown
             else [f"dtype={data.dtype.name}"]
         )
         if self._grad_fn is not None:
@@ -349,6 +364,14 @@ class TensorBase:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # as PyTorch: a 0-d tensor formats its number (f"{t}" -> 2.4543561935424805, f"{t:.4f}");
+        # any other prints as it is, and has no format spec
+        if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string {spec!r} passed to Tensor.__format__: only a 0-d "
+                f"tensor formats as a number; this one has shape {list(self._data.shape)} (format "
+                f"t.item() for one element, or each element)"
+            )
+        return repr(self)

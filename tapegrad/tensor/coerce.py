@@ -31,16 +31,42 @@ DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
 def to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
     """The dtype a PyTorch-style `.to(...)` asks for (None: keep it): from a dtype, a tensor or a
     device among `args`; a device other than the CPU is a clear error."""
-    for a in args:
-        if isinstance(a, TensorBase):
-            dtype = a.dtype
-        elif isinstance(a, str) and a.split(":")[0] in DEVICES:
-            device = a
-        else:
-            dtype = a
+    return to_arguments(args, dtype, device)[0]
+
+
+def to_arguments(
+    args: Sequence[Any], dtype: Any = None, device: Any = None, copy: bool = False
+) -> tuple[Any, bool]:
+    """(dtype or None, copy) from `.to(...)`'s arguments as PyTorch reads them: `to(dtype,
+    non_blocking, copy)`, `to(device, dtype, non_blocking, copy)` or `to(other, non_blocking,
+    copy)`; bools are those flags, never dtypes. A device other than the CPU is a clear error."""
+    rest = list(args)
+    if rest and isinstance(rest[0], TensorBase):  # to(other): its dtype (and device)
+        dtype = rest.pop(0).dtype
+    elif rest and (_is_device(rest[0]) or rest[0] is None):
+        device = rest.pop(0)
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        dtype = rest.pop(0)
+    flags = [a for a in rest if isinstance(a, bool)]
+    if len(flags) != len(rest) or len(flags) > 2:
+        raise TypeError(
+            f"to() takes (dtype, non_blocking, copy), (device, dtype, non_blocking, copy) or "
+            f"(tensor, non_blocking, copy); got {tuple(args)!r}"
+        )
+    if len(flags) == 2:
+        copy = flags[1]
     if device is not None:
         check_device(device)
-    return dtype
+    return dtype, bool(copy)
+
+
+def _is_device(a: Any) -> bool:
+    """A device as `.to(...)` takes one: "cpu", "cuda:0", a tg.device (anything with .type)."""
+    if isinstance(a, str):
+        return a.split(":")[0] in DEVICES
+    return isinstance(getattr(a, "type", None), str)
 
 
 def check_device(device: Any) -> None:

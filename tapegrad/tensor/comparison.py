@@ -1,22 +1,27 @@
-"""Comparison, logic and ordering: `<`, `==`, `&`, `~` (bool tensors, off the tape), all/any, and
-sort, argsort, topk (the values carry the gradient back to where they came from).
+"""Comparison, logic and ordering: `<`, `==` and their method names (eq, gt, greater, ...: bool
+tensors, off the tape), the bitwise operators `&`, `|`, `^`, `~` (on integers bit by bit, on bools
+logical, as PyTorch), logical_and/or/xor/not, isnan/isinf/isfinite, all/any, and sort, argsort,
+topk (the values carry the gradient back to where they came from).
 
-Layer L3: numpy, the storage base, record.py's `wrap`, coerce.py and the indexing room's
-`along_axis`. Sorting is stable (equal values keep their order; NaN counts as the largest, as in
-PyTorch).
+Layer L3: numpy, the rule table's fill (eq_ on the tape), the storage base, record.py's apply and
+wrap, coerce.py, the indexing room's `along_axis` and the in-place room's `unary_` (for eq_,
+bitwise_and_, `&=`, ...). Sorting is stable (equal values keep their order; NaN counts as the
+largest, as in PyTorch).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
 from .._utils import normalize_axis
+from ..primitives import elementwise as E
 from .base import TensorBase
-from .coerce import TensorLike, one_dim
+from .coerce import TensorLike, coerce, one_dim
 from .indexing import along_axis
-from .record import wrap
+from .inplace import unary_
+from .record import apply, wrap
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -81,37 +86,344 @@ class ComparisonMixin(TensorBase):
         other = other._data if isinstance(other, TensorBase) else other
         return wrap(np.not_equal(self._data, other))
 
+    # PyTorch's method names of the comparisons (and their in-place forms, which write 1 or 0 in
+    # the tensor's own dtype)
+    def eq(self, other: TensorLike) -> Tensor:
+        """self == other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).eq(2.0)
+        tensor([False,  True])
+        """
+        return self == other
+
+    def ne(self, other: TensorLike) -> Tensor:
+        """self != other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).ne(2.0)
+        tensor([ True, False])
+        """
+        return self != other
+
+    def lt(self, other: TensorLike) -> Tensor:
+        """self < other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).lt(2.0)
+        tensor([ True, False])
+        """
+        return self < other
+
+    def le(self, other: TensorLike) -> Tensor:
+        """self <= other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 3.0]).le(2.0)
+        tensor([ True, False])
+        """
+        return self <= other
+
+    def gt(self, other: TensorLike) -> Tensor:
+        """self > other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 3.0]).gt(2.0)
+        tensor([False,  True])
+        """
+        return self > other
+
+    def ge(self, other: TensorLike) -> Tensor:
+        """self >= other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).ge(2.0)
+        tensor([False,  True])
+        """
+        return self >= other
+
+    not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+    def eq_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self == other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.eq_(2.0)
+        tensor([0., 1.])
+        """
+        return _compare_(self, "eq_", np.equal, other)
+
+    def ne_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self != other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.ne_(2.0)
+        tensor([1., 0.])
+        """
+        return _compare_(self, "ne_", np.not_equal, other)
+
+    def lt_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self < other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.lt_(2.0)
+        tensor([1., 0.])
+        """
+        return _compare_(self, "lt_", np.less, other)
+
+    def le_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self <= other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 3.0]); x.le_(2.0)
+        tensor([1., 0.])
+        """
+        return _compare_(self, "le_", np.less_equal, other)
+
+    def gt_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self > other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 3.0]); x.gt_(2.0)
+        tensor([0., 1.])
+        """
+        return _compare_(self, "gt_", np.greater, other)
+
+    def ge_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self >= other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.ge_(2.0)
+        tensor([0., 1.])
+        """
+        return _compare_(self, "ge_", np.greater_equal, other)
+
+    not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
+
+    # ---- bitwise (integers) and logical (bools): `&`, `|`, `^`, `~` ----------------------------
     def __and__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.logical_and(self._data, other))
+        return _bitwise(np.bitwise_and, "&", self, other)
+
+    def __rand__(self, other: TensorLike) -> Tensor:
+        return _bitwise(np.bitwise_and, "&", other, self)
 
     def __or__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.logical_or(self._data, other))
+        return _bitwise(np.bitwise_or, "|", self, other)
+
+    def __ror__(self, other: TensorLike) -> Tensor:
+        return _bitwise(np.bitwise_or, "|", other, self)
+
+    def __xor__(self, other: TensorLike) -> Tensor:
+        return _bitwise(np.bitwise_xor, "^", self, other)
+
+    def __rxor__(self, other: TensorLike) -> Tensor:
+        return _bitwise(np.bitwise_xor, "^", other, self)
 
     def __invert__(self) -> Tensor:
-        return wrap(~self._data)
+        _integers_only("~", self._data)
+        return wrap(np.invert(self._data))
 
-    def all(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether every element is true (over axis).
+    def __iand__(self, other: TensorLike) -> Tensor:
+        return _bitwise_(self, "&=", np.bitwise_and, other)
+
+    def __ior__(self, other: TensorLike) -> Tensor:
+        return _bitwise_(self, "|=", np.bitwise_or, other)
+
+    def __ixor__(self, other: TensorLike) -> Tensor:
+        return _bitwise_(self, "^=", np.bitwise_xor, other)
+
+    def bitwise_and(self, other: TensorLike) -> Tensor:
+        """self & other: bit by bit for integers, logical for bools (floats refused, as PyTorch).
+
+        >>> tg.tensor([6, 5]).bitwise_and(3)
+        tensor([2, 1])
+        """
+        return _bitwise(np.bitwise_and, "bitwise_and", self, other)
+
+    def bitwise_or(self, other: TensorLike) -> Tensor:
+        """self | other: bit by bit for integers, logical for bools.
+
+        >>> tg.tensor([6, 5]).bitwise_or(3)
+        tensor([7, 7])
+        """
+        return _bitwise(np.bitwise_or, "bitwise_or", self, other)
+
+    def bitwise_xor(self, other: TensorLike) -> Tensor:
+        """self ^ other: bit by bit for integers, logical for bools.
+
+        >>> tg.tensor([6, 5]).bitwise_xor(3)
+        tensor([5, 6])
+        """
+        return _bitwise(np.bitwise_xor, "bitwise_xor", self, other)
+
+    def bitwise_not(self) -> Tensor:
+        """~self: every bit flipped for integers, logical not for bools.
+
+        >>> tg.tensor([0, 5]).bitwise_not()
+        tensor([-1, -6])
+        """
+        _integers_only("bitwise_not", self._data)
+        return wrap(np.invert(self._data))
+
+    def bitwise_and_(self, other: TensorLike) -> Tensor:
+        """In place: self & other.
+
+        >>> x = tg.tensor([6, 5]); x.bitwise_and_(3)
+        tensor([2, 1])
+        """
+        return _bitwise_(self, "bitwise_and_", np.bitwise_and, other)
+
+    def bitwise_or_(self, other: TensorLike) -> Tensor:
+        """In place: self | other.
+
+        >>> x = tg.tensor([6, 5]); x.bitwise_or_(3)
+        tensor([7, 7])
+        """
+        return _bitwise_(self, "bitwise_or_", np.bitwise_or, other)
+
+    def bitwise_xor_(self, other: TensorLike) -> Tensor:
+        """In place: self ^ other.
+
+        >>> x = tg.tensor([6, 5]); x.bitwise_xor_(3)
+        tensor([5, 6])
+        """
+        return _bitwise_(self, "bitwise_xor_", np.bitwise_xor, other)
+
+    def bitwise_not_(self) -> Tensor:
+        """In place: ~self.
+
+        >>> x = tg.tensor([0, 5]); x.bitwise_not_()
+        tensor([-1, -6])
+        """
+        _integers_only("bitwise_not_", self._data)
+        return _bitwise_(self, "bitwise_not_", lambda a, _: np.invert(a), None)
+
+    def logical_and(self, other: TensorLike) -> Tensor:
+        """Whether both are true (non-zero), elementwise: a bool tensor, for any dtype.
+
+        >>> tg.tensor([0.0, 2.0]).logical_and(tg.tensor([1, 1]))
+        tensor([False,  True])
+        """
+        return wrap(np.logical_and(self._data, _operand(other)))
+
+    def logical_or(self, other: TensorLike) -> Tensor:
+        """Whether either is true (non-zero), elementwise: a bool tensor.
+
+        >>> tg.tensor([0.0, 2.0]).logical_or(tg.tensor([0, 0]))
+        tensor([False,  True])
+        """
+        return wrap(np.logical_or(self._data, _operand(other)))
+
+    def logical_xor(self, other: TensorLike) -> Tensor:
+        """Whether exactly one is true (non-zero), elementwise: a bool tensor.
+
+        >>> tg.tensor([0.0, 2.0]).logical_xor(tg.tensor([1, 1]))
+        tensor([ True, False])
+        """
+        return wrap(np.logical_xor(self._data, _operand(other)))
+
+    def logical_not(self) -> Tensor:
+        """Whether each element is false (zero): a bool tensor.
+
+        >>> tg.tensor([0.0, 2.0]).logical_not()
+        tensor([ True, False])
+        """
+        return wrap(np.logical_not(self._data))
+
+    def logical_and_(self, other: TensorLike) -> Tensor:
+        """In place: logical_and, as 1 or 0 in self's dtype.
+
+        >>> x = tg.tensor([0.0, 2.0]); x.logical_and_(tg.tensor([1, 1]))
+        tensor([0., 1.])
+        """
+        return _compare_(self, "logical_and_", np.logical_and, other)
+
+    def logical_or_(self, other: TensorLike) -> Tensor:
+        """In place: logical_or, as 1 or 0 in self's dtype.
+
+        >>> x = tg.tensor([0.0, 2.0]); x.logical_or_(0)
+        tensor([0., 1.])
+        """
+        return _compare_(self, "logical_or_", np.logical_or, other)
+
+    def logical_xor_(self, other: TensorLike) -> Tensor:
+        """In place: logical_xor, as 1 or 0 in self's dtype.
+
+        >>> x = tg.tensor([0.0, 2.0]); x.logical_xor_(1)
+        tensor([1., 0.])
+        """
+        return _compare_(self, "logical_xor_", np.logical_xor, other)
+
+    def logical_not_(self) -> Tensor:
+        """In place: logical_not, as 1 or 0 in self's dtype.
+
+        >>> x = tg.tensor([0.0, 2.0]); x.logical_not_()
+        tensor([1., 0.])
+        """
+        return _compare_(self, "logical_not_", lambda a, _: np.logical_not(a), None)
+
+    # ---- what kind of number -------------------------------------------------------------------
+    def isnan(self) -> Tensor:
+        """Whether each element is NaN: a bool tensor.
+
+        >>> tg.tensor([1.0, float("nan")]).isnan()
+        tensor([False,  True])
+        """
+        return wrap(np.isnan(self._data))
+
+    def isinf(self) -> Tensor:
+        """Whether each element is +inf or -inf: a bool tensor.
+
+        >>> tg.tensor([1.0, float("-inf")]).isinf()
+        tensor([False,  True])
+        """
+        return wrap(np.isinf(self._data))
+
+    def isfinite(self) -> Tensor:
+        """Whether each element is finite (not inf or NaN): a bool tensor.
+
+        >>> tg.tensor([1.0, float("inf")]).isfinite()
+        tensor([ True, False])
+        """
+        return wrap(np.isfinite(self._data))
+
+    def allclose(
+        self, other: TensorLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
+        """Whether |self - other| <= atol + rtol * |other| everywhere (NaNs equal if equal_nan).
+
+        >>> tg.tensor([1.0]).allclose(tg.tensor([1.0 + 1e-7]))
+        True
+        """
+        theirs = _operand(other)
+        return bool(np.allclose(self._data, theirs, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    # ---- all and any ---------------------------------------------------------------------------
+    def all(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether every element is true (over dim; one int or a tuple), as PyTorch: a bool tensor
+        (uint8 for a uint8 tensor).
 
         >>> tg.tensor([[True, False], [True, True]]).all(1)
         tensor([False,  True])
         """
-        return self._logical(np.all, dim if axis is None else axis)
+        return self._logical(np.all, dim if axis is None else axis, keepdim, keepdims)
 
-    def any(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether some element is true (over axis).
+    def any(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether some element is true (over dim; one int or a tuple), as PyTorch.
 
         >>> tg.tensor([0.0, 2.0]).any()
         tensor(True)
         """
-        return self._logical(np.any, dim if axis is None else axis)
+        return self._logical(np.any, dim if axis is None else axis, keepdim, keepdims)
 
-    def _logical(self, pick: Any, axis: Any) -> Tensor:
+    def _logical(self, pick: Any, axis: Any, keepdim: bool, keepdims: bool | None) -> Tensor:
         """all/any over axes (no gradient)."""
-        axes = normalize_axis(axis, self.ndim)
-        return wrap(np.asarray(pick(self._data, axis=axes if self.ndim else None)))
+        keep = bool(keepdim if keepdims is None else keepdims)
+        axes = normalize_axis(axis, self.ndim) if self.ndim else None
+        result = np.asarray(pick(self._data, axis=axes, keepdims=keep))
+        return wrap(result.astype(np.uint8) if self._data.dtype == np.uint8 else result)
 
     # ---- ordering ------------------------------------------------------------------------------
     def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:
@@ -170,3 +482,58 @@ class ComparisonMixin(TensorBase):
 def _int64(a: np.ndarray) -> Tensor:
     """Positions as an int64 tensor (off the tape)."""
     return wrap(np.asarray(a, dtype=np.int64))
+
+
+# ---- helpers of the bitwise, logical and in-place comparison methods ---------------------------
+def _operand(other: Any) -> Any:
+    """The values of an operand (a tensor's array; numbers and arrays as coerce makes them)."""
+    other = coerce(other)
+    return other._data if isinstance(other, TensorBase) else other
+
+
+def _integers_only(name: str, *values: Any) -> None:
+    """Bitwise ops take integers and bools; a float (or complex) is a clear error, as PyTorch."""
+    for v in values:
+        if isinstance(v, bool | int):
+            continue
+        what = f"a Python {type(v).__name__}" if isinstance(v, float | complex) else v.dtype
+        if isinstance(v, float | complex) or v.dtype.kind not in "biu":
+            raise TypeError(
+                f"{name} is defined on integer and bool tensors only (bit by bit, or logical for "
+                f"bools), got {what}; compare first for a mask (x > 0), or use "
+                f"logical_and/logical_or/logical_xor/logical_not, which take any dtype"
+            )
+
+
+def _bitwise(ufunc: Any, name: str, x: Any, y: Any) -> Tensor:
+    """x <op> y for bitwise `ufunc` (either may be the number), checked and off the tape."""
+    a, b = _operand(x), _operand(y)
+    _integers_only(name, a, b)
+    return wrap(ufunc(a, b))
+
+
+def _bitwise_(t: TensorBase, name: str, ufunc: Callable[[Any, Any], Any], other: Any) -> Tensor:
+    """In place: t = ufunc(t, other), a result t's dtype can hold (else an error, as PyTorch)."""
+    value = None if other is None else _operand(other)
+    if value is not None:
+        _integers_only(name, t._data, value)
+    return unary_(t, name, lambda old, v: np.asarray(ufunc(_values(old), v)), value)
+
+
+def _compare_(t: TensorBase, name: str, test: Callable[[Any, Any], Any], other: Any) -> Tensor:
+    """In place: t = 1 where test(t, other) holds, else 0, in t's dtype (PyTorch's eq_, ...);
+    on the tape the old values get a zero gradient, as there."""
+    value = None if other is None else _operand(other)
+    dtype = t._data.dtype
+
+    def op(old: Any, v: Any) -> Any:
+        holds = np.asarray(test(_values(old), v)).astype(dtype)
+        if not isinstance(old, TensorBase):
+            return holds
+        return apply(E.fill, old, value=0) + holds  # (old: on the tape, a zero gradient)
+
+    return unary_(t, name, op, value)
+
+
+def _values(x: Any) -> Any:
+    return x._data if isinstance(x, TensorBase) else x

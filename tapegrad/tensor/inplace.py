@@ -1,4 +1,5 @@
-"""In-place ops (`+=`, add_, exp_, x[i] = v, fill_, copy_, ...) and what they do to views.
+"""In-place ops (`+=`, `**=`, add_, exp_, x[i] = v, fill_, copy_, unsqueeze_, ...) and what they do
+to views.
 
 Layer L3: numpy, the rule table, the storage base, record.py (`apply`, `wrap`, views), grad.py's
 set_history, coerce.py and the indexing room's mask helpers. On the tape an in-place op is recorded
@@ -20,8 +21,8 @@ from ..primitives import elementwise as E
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
 from .base import TensorBase
-from .coerce import TensorLike, coerce, normalize_index, split_int_indices
-from .elementwise import clip_bounds
+from .coerce import TensorLike, as_tensor, coerce, normalize_index, split_int_indices
+from .elementwise import clip_bounds, divide, scaled
 from .grad import set_history
 from .indexing import bool_mask, fill_value
 from .printing import unary_doc
@@ -60,23 +61,36 @@ class InplaceMixin(TensorBase):
     def __itruediv__(self, other: TensorLike) -> Tensor:
         return inplace(self, "/=", E.div, coerce(other))
 
-    def add_(self, other: TensorLike, alpha: float = 1.0) -> Tensor:
+    def __ipow__(self, other: TensorLike) -> Tensor:
+        return unary_(self, "**=", lambda old, e: E.pow(old, e), coerce(other))
+
+    def __ifloordiv__(self, other: TensorLike) -> Tensor:
+        return unary_(self, "//=", lambda old, y: E.floor_divide(old, y), coerce(other))
+
+    def __imod__(self, other: TensorLike) -> Tensor:
+        return unary_(self, "%=", lambda old, y: E.remainder(old, y), coerce(other))
+
+    def add_(self, other: TensorLike, alpha: Any = 1) -> Tensor:
         """In place: self + other * alpha.
 
         >>> x = tg.tensor([1.0, 2.0]); x.add_(tg.tensor([1.0, 1.0]), alpha=2)
         tensor([3., 4.])
         """
-        value = coerce(other)
-        return inplace(self, "add_", E.add, value if alpha == 1 else value * alpha)
+        if alpha == 1 and alpha is not True:  # (optimizers call add_ every step: no helper call)
+            return inplace(self, "add_", E.add, coerce(other))
+        return inplace(self, "add_", E.add, scaled(other, alpha, self, "add_"))
 
-    def sub_(self, other: TensorLike, alpha: float = 1.0) -> Tensor:
+    def sub_(self, other: TensorLike, alpha: Any = 1) -> Tensor:
         """In place: self - other * alpha.
 
         >>> x = tg.tensor([1.0, 2.0]); x.sub_(1.0)
         tensor([0., 1.])
         """
-        value = coerce(other)  # (optimizers call sub_ every step: no helper call in between)
-        return inplace(self, "sub_", E.sub, value if alpha == 1 else value * alpha)
+        if alpha == 1 and alpha is not True:  # (as add_)
+            return inplace(self, "sub_", E.sub, coerce(other))
+        return inplace(self, "sub_", E.sub, scaled(other, alpha, self, "sub_"))
+
+    subtract_ = sub_
 
     def mul_(self, other: TensorLike) -> Tensor:
         """In place: self * other.
@@ -86,13 +100,44 @@ class InplaceMixin(TensorBase):
         """
         return inplace(self, "mul_", E.mul, coerce(other))
 
-    def div_(self, other: TensorLike) -> Tensor:
-        """In place: self / other.
+    multiply_ = mul_
+
+    def div_(self, other: TensorLike, *, rounding_mode: str | None = None) -> Tensor:
+        """In place: self / other (rounding_mode "trunc" or "floor" as div; an integer tensor
+        needs one, as PyTorch: a true quotient is not an integer).
 
         >>> x = tg.tensor([1.0, 2.0]); x.div_(2.0)
         tensor([0.5000, 1.0000])
         """
-        return inplace(self, "div_", E.div, coerce(other))
+        if rounding_mode is None:
+            return unary_(self, "div_", lambda old, y: E.div(old, y), coerce(other))
+        return unary_(self, "div_", lambda old, y: divide(old, y, rounding_mode), coerce(other))
+
+    divide_ = div_
+
+    def true_divide_(self, other: TensorLike) -> Tensor:
+        """In place: self / other.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.true_divide_(2.0)
+        tensor([0.5000, 1.0000])
+        """
+        return self.div_(other)
+
+    def floor_divide_(self, other: TensorLike) -> Tensor:
+        """In place: self // other.
+
+        >>> x = tg.tensor([7, -7]); x.floor_divide_(2)
+        tensor([ 3, -4])
+        """
+        return self.__ifloordiv__(other)
+
+    def remainder_(self, other: TensorLike) -> Tensor:
+        """In place: self % other (the sign of other, as Python's %).
+
+        >>> x = tg.tensor([-5.0, 5.0]); x.remainder_(3.0)
+        tensor([1., 2.])
+        """
+        return self.__imod__(other)
 
     def pow_(self, exponent: TensorLike) -> Tensor:
         """self ** exponent, in place.
@@ -108,6 +153,8 @@ class InplaceMixin(TensorBase):
     sqrt_, sigmoid_, relu_, erf_ = (_inplace_unary(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf))
     abs_, neg_, sign_ = (_inplace_unary(p) for p in (E.abs, E.neg, E.sign))
     floor_, ceil_, trunc_ = (_inplace_unary(p) for p in (E.floor, E.ceil, E.trunc))
+    log10_, log2_ = _inplace_unary(E.log10), _inplace_unary(E.log2)
+    absolute_, negative_, fix_ = abs_, neg_, trunc_  # (PyTorch's aliases)
 
     def rsqrt_(self) -> Tensor:
         """rsqrt in place.
@@ -126,12 +173,12 @@ class InplaceMixin(TensorBase):
         return unary_(self, "reciprocal_", lambda old, _: E.reciprocal(old))
 
     def square_(self) -> Tensor:
-        """self * self, in place.
+        """self * self, in place (a bool tensor cannot hold the int64 square: an error, as PyTorch).
 
         >>> x = tg.tensor([3.0]); x.square_()
         tensor([9.])
         """
-        return unary_(self, "square_", lambda old, _: old * old)
+        return unary_(self, "square_", lambda old, _: as_tensor(old).square())
 
     def round_(self, decimals: int = 0) -> Tensor:
         """round in place.
@@ -152,15 +199,112 @@ class InplaceMixin(TensorBase):
         return unary_(self, "frac_", lambda old, _: old - E.trunc(old))
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:
-        """clamp in place: each element limited to [min, max].
+        """clamp in place: each element limited to [min, max] (bounds that are tensors requiring
+        grad get their gradient, as with clamp).
 
         >>> x = tg.tensor([-1.0, 0.5, 2.0]); x.clamp_(0.0, 1.0)
         tensor([0.0000, 0.5000, 1.0000])
         """
+        learned = [b for b in (min, max) if isinstance(b, TensorBase) and b._requires_grad]
+        if learned:  # (on the tape through the out-of-place clamp, which routes to the bounds;
+            # the bound passed as `other` puts the op on the tape even when self is a constant)
+            return unary_(self, "clamp_", lambda old, _: as_tensor(old).clip(min, max), learned[0])
         bounds = clip_bounds(min, max)
         return unary_(self, "clamp_", lambda old, _: E.clip(old, **bounds))
 
     clip_ = clamp_
+
+    # ---- shape, in place (the tensor takes the new sizes, as PyTorch's) -------------------------
+    def unsqueeze_(self, dim: int) -> Tensor:
+        """In place: a new axis of size 1 at dim.
+
+        >>> x = tg.zeros(3); x.unsqueeze_(0).shape
+        (1, 3)
+        """
+        return reshaped_in_place(self, "unsqueeze_", lambda t: t.unsqueeze(dim))
+
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        """In place: axes of size 1 removed (all, or those given).
+
+        >>> x = tg.zeros(1, 3); x.squeeze_().shape
+        (3,)
+        """
+        return reshaped_in_place(self, "squeeze_", lambda t: t.squeeze(dim))
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        """In place: axes dim0 and dim1 swapped.
+
+        >>> x = tg.zeros(2, 3); x.transpose_(0, 1).shape
+        (3, 2)
+        """
+        return reshaped_in_place(self, "transpose_", lambda t: t.transpose(dim0, dim1))
+
+    swapdims_ = swapaxes_ = transpose_
+
+    def t_(self) -> Tensor:
+        """In place: the transpose of a matrix (a 0-D or 1-D tensor stays as it is).
+
+        >>> x = tg.zeros(2, 3); x.t_().shape
+        (3, 2)
+        """
+        return reshaped_in_place(self, "t_", lambda t: t.t())
+
+    # ---- along an axis or a diagonal, in place -------------------------------------------------
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        """In place: zeros above the diagonal-th diagonal.
+
+        >>> x = tg.ones(2, 2); x.tril_()
+        tensor([[1., 0.],
+                [1., 1.]])
+        """
+        return unary_(self, "tril_", lambda old, _: as_tensor(old).tril(diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        """In place: zeros below the diagonal-th diagonal.
+
+        >>> x = tg.ones(2, 2); x.triu_()
+        tensor([[1., 1.],
+                [0., 1.]])
+        """
+        return unary_(self, "triu_", lambda old, _: as_tensor(old).triu(diagonal))
+
+    def cumsum_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """In place: the running sum along dim.
+
+        >>> x = tg.tensor([1.0, 2.0, 3.0]); x.cumsum_(0)
+        tensor([1., 3., 6.])
+        """
+        return unary_(self, "cumsum_", lambda old, _: as_tensor(old).cumsum(dim, dtype=dtype))
+
+    def cumprod_(self, dim: int, *, dtype: Any = None) -> Tensor:
+        """In place: the running product along dim.
+
+        >>> x = tg.tensor([1.0, 2.0, 3.0]); x.cumprod_(0)
+        tensor([1., 2., 6.])
+        """
+        return unary_(self, "cumprod_", lambda old, _: as_tensor(old).cumprod(dim, dtype=dtype))
+
+    def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
+        """In place: the main diagonal set to fill_value (all sizes equal, or a matrix; a tall
+        matrix with wrap=True starts again every columns + 1 rows, as PyTorch and NumPy).
+
+        >>> x = tg.zeros(2, 2); x.fill_diagonal_(5.0)
+        tensor([[5., 0.],
+                [0., 5.]])
+        """
+        shape = self._data.shape
+        if len(shape) < 2:
+            raise ValueError(
+                f"fill_diagonal_: the tensor must have at least 2 dimensions, got {len(shape)}"
+            )
+        if len(shape) > 2 and len(set(shape)) != 1:
+            raise ValueError(
+                f"fill_diagonal_: all dimensions of the tensor must be of equal length when it has "
+                f"more than 2, got shape {list(shape)}"
+            )
+        mask = np.zeros(shape, dtype=bool)
+        np.fill_diagonal(mask, True, wrap=bool(wrap))
+        return self.masked_fill_(mask, fill_value)
 
     # ---- filling and copying -------------------------------------------------------------------
     def zero_(self) -> Tensor:
@@ -207,6 +351,32 @@ class InplaceMixin(TensorBase):
         inplace(self, "__setitem__", None, coerce(value), index=index)
 
 
+def reshaped_in_place(t: TensorBase, name: str, view_op: Callable[[Tensor], Tensor]) -> Tensor:
+    """unsqueeze_, t_, ...: t takes the sizes of `view_op(t)` (the op out of place, a view of the
+    same memory) and its place on the tape, as PyTorch changes a tensor's sizes and strides. The
+    version counter moves on: a saved value of the old shape is stale."""
+    recorded = t._requires_grad and state._enabled
+    if recorded and t._grad_fn is None and getattr(t, "_base", None) is None:
+        raise RuntimeError(
+            f"a leaf tensor that requires grad is used in an in-place operation ({name}); use the "
+            f"out-of-place {name.rstrip('_')} (or do it inside `with tg.no_grad():`)"
+        )
+    if recorded and live_views(cast("Tensor", t)):
+        raise RuntimeError(
+            f"{name}: this tensor has views on the tape, which describe it in its old shape; use "
+            f"the out-of-place {name.rstrip('_')} (y = x.{name.rstrip('_')}(...))"
+        )
+    new = view_op(cast("Tensor", t))
+    t._data = new._data
+    if recorded:
+        set_history(t, new._grad_fn, new._requires_grad)
+        if getattr(t, "_base", None) is not None:  # (a view: its steps from the root grow by one)
+            t._base = new._base
+    t._version_counter()[0] += 1
+    t._inplace_op = name
+    return cast("Tensor", t)
+
+
 def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
     """In place: self becomes fn(self, other) (recorded when on the tape), where fn takes Tensors or
     arrays. A result the tensor's dtype cannot hold (exp_ of an int tensor) is an error, as in
@@ -216,12 +386,18 @@ def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
         new = fn(old, value)
         if not np.can_cast(new.dtype, old.dtype, casting="same_kind"):
             raise RuntimeError(
-                f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor cannot "
-                f"hold; use the out-of-place {name.rstrip('_')} (or convert with .float() first)"
+                f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor "
+                f"cannot hold (as PyTorch refuses); use the out-of-place {_out_of_place(name)} "
+                f"(or convert with .float() first)"
             )
         return new
 
     return inplace(self, name, op, other)
+
+
+def _out_of_place(name: str) -> str:
+    """The out-of-place spelling of an in-place op: `exp` for exp_, `x & y` for &=."""
+    return f"x {name[:-1]} y" if name.endswith("=") else name.rstrip("_")
 
 
 # ---- the shared path ----------------------------------------------------------------------------
@@ -287,6 +463,12 @@ def inplace(
                 raise ValueError(f"{name}: {e}") from None
             result = op.forward(t._data, value)  # type: ignore[union-attr]
             check_shape(name, result, t._data)
+            if not np.can_cast(result.dtype, t._data.dtype, casting="same_kind"):
+                raise RuntimeError(
+                    f"{name}: the result has dtype {result.dtype}, which this {t._data.dtype} "
+                    f"tensor cannot hold (as PyTorch refuses); use the out-of-place "
+                    f"{_out_of_place(name)} (or convert with .float() first)"
+                ) from None
             t._data[...] = result
     t._version_counter()[0] += 1
     t._inplace_op = name

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 _new = object.__new__
 _ndarray = np.ndarray
-_F64 = np.dtype(np.float64)
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
@@ -97,8 +96,8 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         raise ValueError(str(e) if str(e).startswith(prim.name) else f"{prim.name}: {e}") from None
     if out.__class__ is not _ndarray:
         out = np.asarray(out)
-    if out.dtype is _F64 and prim is not cast and not any_float64(args):
-        out = out.astype(dtypes.float32)  # ints and Python floats make float32, as in PyTorch
+    if out.dtype is not dtypes.default_float and prim is not cast:  # (float32 passes by)
+        out = as_pytorch_promotes(prim, out, args, params)
     if needs and (not overrides[0] or state._enabled):  # (the first test spares a thread-local
         return record(prim, out, args, params, needs)  # lookup; `_enabled` spares a property)
     t = _new(Tensor)
@@ -252,14 +251,35 @@ def shapes_and_dtypes(args: Sequence[Any]) -> tuple[tuple, tuple]:
         return tuple(map(np.shape, arrays)), tuple([getattr(d, "dtype", None) for d in arrays])
 
 
-def any_float64(args: Sequence[Any]) -> bool:
-    """Whether float64 came in explicitly (a float64 tensor or array), not from NumPy's promotion
-    of integers or Python floats."""
+def as_pytorch_promotes(prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict) -> Any:
+    """A floating result in the dtype PyTorch gives it: that of the floating inputs (tensors and
+    arrays; Python floats never decide), else the default float dtype. NumPy decides otherwise
+    for integer and bool inputs (sin of bools is float16 there, of int64 float64; float16 + int64
+    is float64): such a result is cast here, the one place an op's output dtype is settled, or
+    computed again from inputs in that dtype where NumPy's was less precise (bools: float16)."""
+    if out.dtype.kind != "f":
+        return out
+    floating = None
     for a in args:
-        d = a._data if isinstance(a, Tensor) else a
-        if getattr(d, "dtype", None) is _F64:
-            return True
-    return False
+        d = getattr(a._data if isinstance(a, Tensor) else a, "dtype", None)
+        if d is not None and d.kind == "f":
+            if d is out.dtype:
+                return out  # (an input of the result's dtype: NumPy and PyTorch agree)
+            floating = d if floating is None else np.promote_types(floating, d)
+    want = dtypes.default_float if floating is None else floating
+    if out.dtype == want:
+        return out
+    if floating is None and out.dtype.itemsize < want.itemsize:  # (all inputs integers or bools)
+        values = [_values_as(a, want) for a in args]
+        return np.asarray(prim.forward(*values, **params))
+    with np.errstate(over="ignore"):  # (too large for float32: inf, as PyTorch computes it)
+        return out.astype(want)
+
+
+def _values_as(a: Any, dtype: np.dtype) -> Any:
+    """An input's values, integers and bools cast to `dtype` (numbers stay as they are)."""
+    d = a._data if isinstance(a, Tensor) else a
+    return d.astype(dtype) if isinstance(d, np.ndarray) and d.dtype.kind in "biu" else d
 
 
 def wrap(data: Any, grad_fn: Node | None = None) -> Tensor:

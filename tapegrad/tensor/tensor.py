@@ -28,7 +28,7 @@ from .linalg import LinalgMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
-from .shape import ShapeMixin
+from .shape import ShapeMixin, check_memory_format
 
 _new = object.__new__
 
@@ -111,13 +111,17 @@ class Tensor(
         self._requires_grad = False
         return self
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format: Any = None) -> Tensor:
         """A copy that stays on the tape (the gradient flows back unchanged).
 
         >>> tg.tensor([1.0], requires_grad=True).clone()
         tensor([1.], grad_fn=<AddBackward>)
         """
-        return apply(E.add, self, np.zeros((), self._data.dtype))
+        check_memory_format("clone", memory_format, self.ndim)
+        zero = np.zeros((), self._data.dtype)
+        if zero.dtype.kind == "f":  # x + (-0.0) is x for every x; x + 0.0 would turn -0.0 into 0.0
+            zero = -zero
+        return apply(E.add, self, zero)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> HookHandle:
         """Call hook(grad) when this tensor's gradient is computed (it may return a replacement).
