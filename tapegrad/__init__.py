@@ -5,8 +5,8 @@
     (x * x).sum().backward()      # PyTorch style: x.grad == [2, 4]
     tg.grad(lambda x: (x * x).sum())(x)   # MindSpore/JAX style
 
-Layer L6: re-exports only, and one call: glibc's malloc keeps freed memory for the next step
-(_malloc.py says why; TAPEGRAD_MALLOC=system opts out). See DESIGN.md for the layers.
+Layer L6: re-exports only (importing tapegrad changes no process-wide setting: keeping freed
+memory is opt-in, tg.utils.keep_freed_memory()). See DESIGN.md for the layers.
 """
 
 from __future__ import annotations
@@ -14,23 +14,51 @@ from __future__ import annotations
 from . import autograd, dtype, dtypes
 from .creation import (
     arange,
+    empty,
+    empty_like,
     eye,
     from_numpy,
     full,
     full_like,
-    generator,
     linspace,
-    manual_seed,
-    normal,
     ones,
     ones_like,
-    rand,
-    randint,
-    randn,
-    randperm,
     tensor,
     zeros,
     zeros_like,
+)
+from .devices import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    device,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from .histograms import histogram
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .random import numpy_generator as generator  # (the NumPy generator behind the default one)
+from .sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
 )
 from .dtypes import bool_, double, float16, float32, float64, half, int8, int16, int32, int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
@@ -154,8 +182,10 @@ from .math import (  # PyTorch programs as people write them: names, aliases, in
     all,
     any,
     bitwise_and,
+    bitwise_left_shift,
     bitwise_not,
     bitwise_or,
+    bitwise_right_shift,
     bitwise_xor,
     chunk,
     clone,
@@ -198,8 +228,14 @@ from .math import (  # PyTorch programs as people write them: names, aliases, in
     zero_,
 )
 from .dtypes import get_default_dtype, set_default_dtype
-from . import _malloc
-from ._state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._state import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
@@ -207,6 +243,7 @@ from . import functional, nn, optim, amp, ops  # noqa: E402
 from . import linalg, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from . import compat, interop, teach, utils  # noqa: E402
+from . import backends, cuda  # noqa: E402
 from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
@@ -244,6 +281,8 @@ __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "amp",
     "autograd",
+    "backends",
+    "cuda",
     "dtype",
     "func",
     "interop",
@@ -257,23 +296,46 @@ __all__ = [
     # tensors, factories and random numbers
     "Tensor",
     "arange",
+    "empty",
+    "empty_like",
     "eye",
     "from_numpy",
     "full",
     "full_like",
-    "generator",
+    "histogram",
     "linspace",
-    "manual_seed",
-    "normal",
     "ones",
     "ones_like",
-    "rand",
-    "randint",
-    "randn",
-    "randperm",
     "tensor",
     "zeros",
     "zeros_like",
+    "Generator",
+    "bernoulli",
+    "default_generator",
+    "generator",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "multinomial",
+    "normal",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+    # where tensors live (only the CPU) and how they are laid out
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "device",
+    "layout",
+    "memory_format",
+    "preserve_format",
+    "strided",
     # dtypes (PyTorch's aliases too: tg.float is float32)
     "bool_",
     "double",
@@ -404,8 +466,10 @@ __all__ = [
     "all",
     "any",
     "bitwise_and",
+    "bitwise_left_shift",
     "bitwise_not",
     "bitwise_or",
+    "bitwise_right_shift",
     "bitwise_xor",
     "chunk",
     "clone",
@@ -451,7 +515,9 @@ __all__ = [
     "zero_",
     # grad mode and printing
     "enable_grad",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
     "get_printoptions",
@@ -484,5 +550,3 @@ __all__ = [
     "get_context",
     "set_context",
 ]
-
-_malloc.keep_freed_memory()  # (a training step re-allocates what it freed: no page faults)

@@ -1,5 +1,6 @@
-"""Thread-local state: grad mode (no_grad, enable_grad, set_grad_enabled), anomaly mode, the
-modules being run (for drawings), and how deep functional differentiation is nested.
+"""Thread-local state: grad mode (no_grad, enable_grad, set_grad_enabled), inference mode,
+anomaly mode, the modules being run (for drawings), and how deep functional differentiation is
+nested.
 
 Layer L0: standard library only. Every flag lives on one threading.local, so a `no_grad` in one
 thread never changes what another thread records.
@@ -29,7 +30,9 @@ def _count(change: int) -> None:
 class _ThreadState(threading.local):
     # The hot path reads `_enabled` / `_anomaly` directly (a property call costs more than the op
     # it guards); they are only ever set through the properties, which keep `overrides` right.
-    _enabled = True  # grad mode: record ops on the tape
+    _enabled = True  # record ops on the tape: grad mode on, and not in inference mode
+    _grad_mode = True  # grad mode, as is_grad_enabled() reports it
+    _inference = False  # inference_mode(): nothing records, even where grad mode is on
     _anomaly = False  # detect_anomaly(): capture stacks, check backward for NaN/Inf
     diff_depth = 0  # how many functional differentiations (tg.grad, ...) are running
     scope: tuple = ()  # the nn.Modules whose __call__ is running, outermost first
@@ -38,14 +41,30 @@ class _ThreadState(threading.local):
 
     @property
     def enabled(self) -> bool:
-        return self._enabled
+        """Grad mode (what is_grad_enabled() says); setting it also decides whether ops record."""
+        return self._grad_mode
 
     @enabled.setter
     def enabled(self, flag: bool) -> None:
-        flag = bool(flag)
-        if flag != self._enabled:
-            _count(-1 if flag else 1)
-            self._enabled = flag
+        self._grad_mode = bool(flag)
+        self._update_recording()
+
+    @property
+    def inference(self) -> bool:
+        return self._inference
+
+    @inference.setter
+    def inference(self, flag: bool) -> None:
+        self._inference = bool(flag)
+        self._update_recording()
+
+    def _update_recording(self) -> None:
+        # a functional transform (tg.grad, ...) differentiates even in inference mode, as
+        # torch.func does: it raises diff_depth before it turns grad mode on
+        record = self._grad_mode and (not self._inference or self.diff_depth > 0)
+        if record != self._enabled:
+            _count(-1 if record else 1)
+            self._enabled = record
 
     @property
     def anomaly(self) -> bool:
@@ -133,6 +152,45 @@ class set_grad_enabled(_GradModeContext):
             self._prev
         )  # used as a decorator: the constructor must not leave it switched
         return super().__call__(fn)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside `tg.inference_mode()` (thread-local).
+
+    >>> with tg.inference_mode(): tg.is_inference_mode_enabled()
+    True
+    """
+    return state.inference
+
+
+class inference_mode(_GradModeContext):
+    """Context manager / decorator: no op records, even under enable_grad, as with PyTorch's
+    inference_mode; `inference_mode(False)` turns it off again inside (and grad mode on).
+
+    A subset of PyTorch's behaviour: tensors made inside are ordinary tensors that did not record
+    (PyTorch's "inference tensors" also refuse to be saved for backward later).
+
+    >>> with tg.inference_mode():
+    ...     y = model(x)          # nothing recorded
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self.mode = bool(mode)
+        self._saved_modes: list[tuple[bool, bool]] = []
+
+    def __enter__(self) -> None:
+        self._saved_modes.append((state.enabled, state.inference))
+        state.inference = self.mode
+        state.enabled = not self.mode  # (PyTorch's guard sets grad mode to the opposite)
+
+    def __exit__(self, *exc: Any) -> None:
+        grad_mode, inference = self._saved_modes.pop()
+        state.inference = inference
+        state.enabled = grad_mode
+
+    def _fresh(self) -> "_GradModeContext":
+        return inference_mode(self.mode)
 
 
 def enter_module(module: Any) -> tuple:

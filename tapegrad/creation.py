@@ -1,159 +1,379 @@
-"""Factories (tensor, zeros, ones, full, arange, eye, randn, rand, normal, randperm, from_numpy,
-...) and the random seed.
+"""Factories with PyTorch's signatures: tensor, zeros, ones, empty, full, the `*_like` family,
+arange, linspace, eye, from_numpy. The random ones are in sampling.py.
 
-Layer L4: imports tensor.py, dtypes and tg.autograd.Function (normal's zero gradient).
+Every factory takes PyTorch's keywords: `dtype=`, `device=` (the CPU only: see devices.py),
+`layout=`, `requires_grad=`, and where PyTorch has them `pin_memory=` and `memory_format=`; and
+tapegrad's `name=` (shown by drawings and explanations: `tg.zeros(3, name="b1")`).
+
+Layer L4: imports the Tensor class, dtypes, devices and _utils.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import operator
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
 from . import dtypes as _dt
 from ._utils import shape_args
-from .autograd.function import Function
+from .devices import DeviceLike, check_placement, layout as Layout, memory_format as MemoryFormat
 from .tensor import Tensor
 
-_rng = np.random.default_rng()
+DTypeLike = Union[np.dtype, type, str, None]
+Size = Union[int, Sequence[int]]
+Number = Union[int, float, bool, np.number, Tensor]
 
 
-def manual_seed(seed: int) -> None:
-    """Seed tapegrad's random generator (randn, rand, layer initialisation)."""
-    global _rng
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"manual_seed expects an int, got {type(seed).__name__} {seed!r}")
-    _rng = np.random.default_rng(int(seed))
-
-
-def generator() -> np.random.Generator:
-    """The generator behind randn/rand and nn initialisation."""
-    return _rng
-
-
-def _sizes(args: Any) -> tuple:
-    """A factory's shape: varargs or a tuple, every size a non-negative int."""
+def shape_of(args: Sequence[Any], size: Any, who: str) -> tuple[int, ...]:
+    """A factory's shape from `f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))`; every size >= 0."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{who}: the shape is given twice (as arguments and as size=)")
+        args = (size,)
     shape = shape_args(args)
     if any(n < 0 for n in shape):
-        raise ValueError(f"shape {shape} has a negative size; every size must be 0 or more")
+        raise RuntimeError(
+            f"{who}: Trying to create tensor with negative dimension: shape {shape} has a negative "
+            f"size; every size must be 0 or more"
+        )
     return shape
 
 
-def _finish(arr: np.ndarray, dtype: Any, requires_grad: bool, default: Any = _dt.float32) -> Tensor:
-    dtype = _dt.as_dtype(dtype) if dtype is not None else default
-    return Tensor(arr.astype(dtype, copy=False), requires_grad=requires_grad)
+def finish(
+    values: np.ndarray,
+    dtype: DTypeLike,
+    requires_grad: bool,
+    name: str | None,
+    default: np.dtype | None = None,
+) -> Tensor:
+    """The factory's result: `values` cast to `dtype` (else to `default`, else to the default
+    float dtype), requiring grad and named as asked."""
+    target = _dt.as_dtype(dtype) if dtype is not None else (default or _dt.default_float)
+    return Tensor(values.astype(target, copy=False), requires_grad=requires_grad, name=name)
 
 
 def tensor(
-    data: Any, dtype: Any = None, requires_grad: bool = False, name: str | None = None
+    data: Any,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+    *,
+    device: DeviceLike = None,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A new tensor from data (floats default to float32; ints stay int). `tg.tensor([1., 2.])`"""
+    check_placement("tensor", device, pin_memory=pin_memory)
     return Tensor(data, dtype=dtype, requires_grad=requires_grad, name=name)
 
 
-def zeros(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`tg.zeros(2, 3)` or `tg.zeros((2, 3))`."""
-    return _finish(np.zeros(_sizes(shape)), dtype, requires_grad)
+def zeros(
+    *shape: Size,
+    size: Sequence[int] | None = None,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Zeros of the given shape: `tg.zeros(2, 3)`, `tg.zeros((2, 3))`, `tg.zeros(size=(2, 3))`."""
+    dims = shape_of(shape, size, "zeros")
+    check_placement("zeros", device, layout)
+    return finish(np.zeros(dims), dtype, requires_grad, name)
 
 
-def ones(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`tg.ones(2, 3)`."""
-    return _finish(np.ones(_sizes(shape)), dtype, requires_grad)
+def ones(
+    *shape: Size,
+    size: Sequence[int] | None = None,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Ones of the given shape: `tg.ones(2, 3)`."""
+    dims = shape_of(shape, size, "ones")
+    check_placement("ones", device, layout)
+    return finish(np.ones(dims), dtype, requires_grad, name)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`tg.full((2, 3), 7.0)`."""
-    default = (
-        _dt.float32
-        if isinstance(fill_value, float)
-        or dtype is None
-        and not isinstance(fill_value, (bool, int, np.integer))
-        else (_dt.bool_ if isinstance(fill_value, bool) else _dt.int64)
-    )
-    return _finish(np.full(_sizes((shape,)), fill_value), dtype, requires_grad, default)
+def empty(
+    *shape: Size,
+    size: Sequence[int] | None = None,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    memory_format: MemoryFormat | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """A tensor of the given shape whose values are whatever the memory held: `tg.empty(2, 3)`."""
+    dims = shape_of(shape, size, "empty")
+    check_placement("empty", device, layout, pin_memory, memory_format, len(dims))
+    kind = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+    return finish(np.empty(dims, kind), None, requires_grad, name, kind)
 
 
-def zeros_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    t = t if isinstance(t, Tensor) else Tensor(t)
-    return _finish(np.zeros(t.shape), dtype if dtype is not None else t.dtype, requires_grad)
+def _fill_dtype(fill_value: Any) -> np.dtype:
+    """full's dtype from its value, as PyTorch: bool, int64, or the default float dtype."""
+    if isinstance(fill_value, (bool, np.bool_)):
+        return _dt.bool_
+    if isinstance(fill_value, (int, np.integer)):
+        return _dt.int64
+    return _dt.default_float
 
 
-def ones_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    t = t if isinstance(t, Tensor) else Tensor(t)
-    return _finish(np.ones(t.shape), dtype if dtype is not None else t.dtype, requires_grad)
+def full(
+    size: Sequence[int],
+    fill_value: Number,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    name: str | None = None,
+) -> Tensor:
+    """A tensor of the given shape filled with one value: `tg.full((2, 3), 7.0)`."""
+    dims = shape_of((size,), None, "full")
+    check_placement("full", device, layout)
+    value = _number(fill_value, "full")
+    return finish(np.full(dims, value), dtype, requires_grad, name, _fill_dtype(value))
 
 
-def full_like(t: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    t = t if isinstance(t, Tensor) else Tensor(t)
-    return _finish(
-        np.full(t.shape, fill_value), dtype if dtype is not None else t.dtype, requires_grad
-    )
+def _number(value: Any, who: str) -> Any:
+    """A Python number from a number or a one-element tensor (PyTorch takes either)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise RuntimeError(
+                f"{who}: a tensor given as a number must have one element, got shape {value.shape}"
+            )
+        return value.item()
+    if isinstance(value, np.generic):
+        return value.item()
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"{who}: expected a number, got {type(value).__name__} {value!r}")
+    return value
+
+
+# ---- the *_like family: the input's shape (and dtype, unless dtype= says otherwise) ------------
+
+
+def _like(
+    input: Any,
+    values: Callable[[tuple, np.dtype], np.ndarray],
+    dtype: DTypeLike,
+    requires_grad: bool,
+    name: str | None,
+    who: str,
+    placement: dict,
+) -> Tensor:
+    source = input if isinstance(input, Tensor) else Tensor(input)
+    check_placement(who, ndim=source.ndim, **placement)
+    kind = _dt.as_dtype(dtype) if dtype is not None else source.dtype
+    return finish(values(source.shape, kind), None, requires_grad, name, kind)
+
+
+def zeros_like(
+    input: Tensor,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    memory_format: MemoryFormat | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Zeros shaped like `input`, of its dtype unless `dtype` is given: `tg.zeros_like(x)`."""
+    placement = dict(device=device, layout=layout, memory_format=memory_format)
+    return _like(input, np.zeros, dtype, requires_grad, name, "zeros_like", placement)
+
+
+def ones_like(
+    input: Tensor,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    memory_format: MemoryFormat | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Ones shaped like `input`: `tg.ones_like(x)`."""
+    placement = dict(device=device, layout=layout, memory_format=memory_format)
+    return _like(input, np.ones, dtype, requires_grad, name, "ones_like", placement)
+
+
+def empty_like(
+    input: Tensor,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    memory_format: MemoryFormat | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """An uninitialised tensor shaped like `input`: `tg.empty_like(x)`."""
+    placement = dict(device=device, layout=layout, memory_format=memory_format)
+    return _like(input, np.empty, dtype, requires_grad, name, "empty_like", placement)
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Number,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    memory_format: MemoryFormat | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """`fill_value` everywhere, shaped like `input` (and of its dtype): `tg.full_like(x, 7.0)`."""
+    value = _number(fill_value, "full_like")
+    placement = dict(device=device, layout=layout, memory_format=memory_format)
+
+    def values(shape: tuple, kind: np.dtype) -> np.ndarray:
+        return np.full(shape, value).astype(kind)
+
+    return _like(input, values, dtype, requires_grad, name, "full_like", placement)
+
+
+# ---- ranges ----------------------------------------------------------------------------------
+
+
+def _scalar(value: Any, who: str, what: str) -> Any:
+    """A range bound as a Python number (a one-element tensor counts as its number; a bool is the
+    integer it stands for, as PyTorch's arange(False, True) is [0])."""
+    if not isinstance(value, (int, float, np.number, Tensor)):
+        raise TypeError(f"{who}: {what} must be a number, got {type(value).__name__} {value!r}")
+    return _number(value, who)
 
 
 def arange(
-    start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, requires_grad: bool = False
+    start: Number = 0,
+    end: Number | None = None,
+    step: Number = 1,
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
 ) -> Tensor:
-    """`tg.arange(5)` -> int64 0..4; float bounds give float32."""
-    if step == 0:
-        raise ValueError("arange step must be nonzero (as PyTorch); e.g. tg.arange(0, 5, 1)")
-    arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
-    default = _dt.float32 if arr.dtype.kind == "f" else _dt.int64
-    return _finish(arr, dtype, requires_grad, default)
+    """start, start + step, ... up to end (excluded); `tg.arange(5)`, `tg.arange(1, 4)`,
+    `tg.arange(end=5)`. int64 for int bounds, the default float dtype otherwise. With an integer
+    dtype the bounds are cut to integers first, as PyTorch: `arange(2.1, -2.9, -1.0,
+    dtype=tg.int64)` is [2, 1, 0, -1].
+
+    >>> tg.arange(0, 1, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
+    check_placement("arange", device, layout)
+    if end is None:
+        start, end = 0, start
+    bounds = [_scalar(v, "arange", w) for v, w in ((start, "start"), (end, "end"), (step, "step"))]
+    if dtype is not None:
+        kind = _dt.as_dtype(dtype)
+    elif any(isinstance(v, float) for v in bounds):
+        kind = _dt.default_float
+    else:
+        kind = _dt.int64
+    integer = kind.kind in "iub"
+    if not all(math.isfinite(v) for v in bounds):
+        raise RuntimeError(f"arange: unsupported range: {bounds[0]} -> {bounds[1]}")
+    if bounds[2] == 0:
+        raise RuntimeError("arange step must be nonzero (as PyTorch); e.g. tg.arange(0, 5, 1)")
+    if integer and int(bounds[2]) == 0:  # (a step cut to 0 by the dtype: PyTorch's int32 & co
+        raise ValueError(  # would fill zeros, a silent wrong answer; refused here as for int64)
+            f"arange step must be nonzero: step {bounds[2]} is 0 in {kind}; give an integer step"
+        )
+    # With an integer dtype the values are start + i * step of the bounds cut to integers
+    # (toward zero). How many there are PyTorch counts on the cut bounds for int64 and on the
+    # given ones for the narrower types: arange(2.1, -2.9, -1.0) has 4 values in int64, 5 in int32.
+    counted = [int(v) for v in bounds] if kind == _dt.int64 else bounds
+    first, last, stride = counted
+    if (stride > 0 and last < first) or (stride < 0 and last > first):
+        raise RuntimeError(
+            f"arange: upper bound and lower bound inconsistent with step sign: from {first} to "
+            f"{last} by {stride} never gets there"
+        )
+    count = math.ceil((last - first) / stride) if kind != _dt.int64 else -((first - last) // stride)
+    if integer:
+        start_at, stride = int(bounds[0]), int(bounds[2])
+        values: np.ndarray = start_at + stride * np.arange(count, dtype=np.int64)
+    else:
+        values = first + stride * np.arange(count, dtype=np.float64)
+    return finish(values, None, requires_grad, name, kind)
 
 
 def linspace(
-    start: float, stop: float, num: int = 50, dtype: Any = None, requires_grad: bool = False
+    start: Number,
+    end: Number,
+    steps: int,
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
 ) -> Tensor:
-    """`num` evenly spaced values from start to stop (both included)."""
-    if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
-        raise ValueError(f"linspace needs a number of steps >= 0, got {num!r}")
-    return _finish(np.linspace(start, stop, num), dtype, requires_grad)
+    """`steps` evenly spaced values from start to end, both included, in the default float dtype
+    (or `dtype`). With an integer dtype the ends are cut to integers first and each value after,
+    as PyTorch.
 
-
-def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """The n x m identity (m defaults to n)."""
-    for name, size in (("n", n), ("m", m)):
-        if size is not None and (
-            isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0
-        ):
-            raise ValueError(f"eye needs sizes >= 0 (ints), got {name}={size!r}")
-    return _finish(np.eye(n, m), dtype, requires_grad)
-
-
-def _float_dtype(dtype: Any, fn: str) -> Any:
-    if dtype is not None and not _dt.is_floating(_dt.as_dtype(dtype)):
-        raise TypeError(
-            f"{fn} samples real numbers: dtype must be a float dtype (tg.float32, ...), "
-            f"got {_dt.as_dtype(dtype)}; use tg.randint for integers"
-        )
-    return dtype
-
-
-def randn(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Standard normal samples from tapegrad's generator (see manual_seed)."""
-    dtype = _float_dtype(dtype, "randn")
-    return _finish(_rng.standard_normal(_sizes(shape)), dtype, requires_grad)
-
-
-def rand(*shape: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uniform [0, 1) samples from tapegrad's generator."""
-    dtype = _float_dtype(dtype, "rand")
-    return _finish(_rng.random(_sizes(shape)), dtype, requires_grad)
-
-
-def randint(low: int, high: int, size: Any, dtype: Any = None) -> Tensor:
-    return _finish(_rng.integers(low, high, size=_sizes((size,))), dtype, False, _dt.int64)
-
-
-def randperm(n: int, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """A random permutation of 0..n-1 (int64 by default), from tapegrad's generator.
-
-    >>> sorted(tg.randperm(4).tolist())
-    [0, 1, 2, 3]
+    >>> tg.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"randperm needs a number of elements n >= 0 (an int), got {n!r}")
-    return _finish(_rng.permutation(int(n)), dtype, requires_grad, _dt.int64)
+    check_placement("linspace", device, layout)
+    first, last = _scalar(start, "linspace", "start"), _scalar(end, "linspace", "end")
+    try:
+        if isinstance(steps, bool):
+            raise TypeError
+        count = operator.index(steps)
+    except TypeError:
+        raise TypeError(f"linspace: steps must be an int, got {steps!r}") from None
+    if count < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {count}")
+    kind = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+    work = _dt.float64 if kind.kind in "iub" else kind  # (PyTorch computes in the dtype itself)
+    if kind.kind in "iub":
+        first, last = int(first), int(last)
+    a, b = work.type(first), work.type(last)
+    step = (b - a) / work.type(max(count - 1, 1))
+    i = np.arange(count, dtype=work)
+    # from both ends, as PyTorch: the first half counts up from start, the second half down from
+    # end, so that both ends are exact
+    values = np.where(i < count // 2, a + step * i, b - step * (count - 1 - i))
+    if count == 1:
+        values = np.full(1, a)  # (one step: the start, as PyTorch)
+    if kind.kind in "iub":
+        values = np.trunc(values)
+    return finish(values.astype(work, copy=False), None, requires_grad, name, kind)
+
+
+def eye(
+    n: int,
+    m: int | None = None,
+    dtype: DTypeLike = None,
+    requires_grad: bool = False,
+    *,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    name: str | None = None,
+) -> Tensor:
+    """The n x m identity (m defaults to n): `tg.eye(3)`."""
+    check_placement("eye", device, layout)
+    for label, count in (("n", n), ("m", m)):
+        if count is None:
+            continue
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"eye(): argument '{label}' must be int, not {count!r}")
+        if count < 0:
+            raise RuntimeError(f"eye: {label} must be greater or equal to 0, got {count}")
+    return finish(np.eye(n, m), dtype, requires_grad, name)
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -180,60 +400,18 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return t
 
 
-class Normal(Function):
-    """The sampled values, with zero gradients for tensor `mean`/`std` (as torch.normal's
-    NormalBackward): a sample is not reparametrised; write mean + std * tg.randn(...) for that."""
-
-    @staticmethod
-    def forward(ctx: Any, mean: Any, std: Any, sample: np.ndarray) -> Tensor:
-        ctx.shapes = [np.shape(v) if isinstance(v, Tensor) else None for v in (mean, std)]
-        return Tensor(sample)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        zeros = [None if s is None else Tensor(np.zeros(s, g.dtype)) for s in ctx.shapes]
-        return zeros[0], zeros[1], None
-
-
-def normal(
-    mean: Any,
-    std: Any = 1.0,
-    size: Any = None,
-    *,
-    dtype: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """Samples of N(mean, std^2) from tapegrad's generator, with torch.normal's overloads:
-    `normal(mean_tensor, std_tensor)` (broadcast shapes), `normal(mean_tensor, std=1.0)`,
-    `normal(mean, std_tensor)`, `normal(mean, std, size)` (floats and a shape).
-
-    >>> tg.normal(0.0, 1.0, (2, 3)).shape
-    (2, 3)
-    """
-    tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
-    for name, v in (("mean", mean), ("std", std)):
-        if not isinstance(v, (Tensor, int, float, np.integer, np.floating)) or isinstance(v, bool):
-            raise TypeError(f"normal: {name} must be a tensor or a number, got {v!r}")
-        if isinstance(v, Tensor) and v.dtype.kind != "f":
-            raise TypeError(f"normal: {name} must be a floating-point tensor, got {v.dtype}")
-    if tensors and size is not None:
-        raise TypeError(
-            "normal: size= goes with float mean and std only; with a tensor mean or std the "
-            "output takes their (broadcast) shape"
-        )
-    if not tensors and size is None:
-        raise TypeError(
-            "normal(mean, std) with two numbers needs a size: tg.normal(0.0, 1.0, (2, 3)), "
-            "or pass a tensor mean/std"
-        )
-    m = mean.numpy() if isinstance(mean, Tensor) else mean
-    s = std.numpy() if isinstance(std, Tensor) else std
-    if np.any(np.asarray(s) < 0):
-        raise ValueError("normal expects all elements of std >= 0.0")
-    shape = _sizes((size,)) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s))
-    if dtype is None:
-        dtype = np.result_type(*(t.dtype for t in tensors)) if tensors else _dt.float32
-    sample = (_rng.standard_normal(shape) * s + m).astype(_dt.as_dtype(dtype))
-    if any(t.requires_grad for t in tensors):
-        return Normal.apply(mean, std, sample)
-    return Tensor(sample, requires_grad=requires_grad)
+__all__ = [
+    "arange",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "linspace",
+    "ones",
+    "ones_like",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]

@@ -277,7 +277,7 @@ def test_bad_inputs_name_the_layer_and_the_shapes():
         (lambda x, w: F.conv2d(x, w, padding=-1), ValueError, "conv2d: padding must be non-neg"),
         (lambda x, w: F.conv2d(x, w, stride=0), ValueError, "stride must be positive"),
         (lambda x, w: F.conv2d(x, w, stride=2, padding="same"), ValueError, "strided"),
-        (lambda x, w: F.conv2d(x, w.double()), TypeError, "same floating dtype"),
+        (lambda x, w: F.conv2d(x, w.double()), TypeError, "must have the same dtype"),
         (lambda x, w: F.conv2d(x, w, groups=3), ValueError, "not divisible by groups=3"),
         (lambda x, w: F.conv2d(x[:, :2], w), ValueError, "expects an input with 3 channels"),
         (lambda x, w: F.conv2d(x, w, tg.ones(3)), ValueError, r"bias must be .* \(8,\)"),

@@ -80,7 +80,7 @@ def _():
     tg.tensor("abc")
 
 
-@case("factory-bad-size", ValueError, r"arange step must be nonzero \(as PyTorch\)")
+@case("factory-bad-size", RuntimeError, r"arange step must be nonzero \(as PyTorch\)")
 def _():
     tg.arange(0, 5, 0)
 
@@ -107,6 +107,11 @@ def _():
 )
 def _():
     tg.randn(3, dtype=tg.int32)
+
+
+@case("device-not-cpu", RuntimeError, r"zeros: device 'cuda' is not available.*on the CPU")
+def _():
+    tg.zeros(2, 3, device="cuda")
 
 
 @case("manual-seed-not-int", TypeError, r"manual_seed expects an int, got str 'a'")
@@ -1550,7 +1555,7 @@ def test_function_forward_returning_none_and_saved_tensor_advice():
 
 
 def test_factories_refuse_negative_sizes_clearly():
-    with pytest.raises(ValueError, match="negative size"):
+    with pytest.raises(RuntimeError, match="negative size"):  # (PyTorch's RuntimeError)
         tg.zeros(2, -1)
-    with pytest.raises(ValueError, match="negative size"):
+    with pytest.raises(RuntimeError, match="negative size"):
         tg.randn((-3,))

@@ -347,6 +347,10 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.zeros_like": (lambda a, b: np.zeros_like(a), False),
     "np.ones_like": (lambda a, b: np.ones_like(a, dtype=np.float32), False),
     "np.full_like": (lambda a, b: np.full_like(a, 3.0), False),
+    "np.empty_like": (  # (its values are whatever memory held: compare shape and dtype)
+        lambda a, b: (np.empty_like(a).shape, str(np.empty_like(a, dtype=np.float64).dtype)),
+        False,
+    ),
     # tapegrad names these as PyTorch does; NumPy's meaning (interop/numpy_meanings.py):
     "np.cumsum": (lambda a, b: np.cumsum(a) + np.cumsum(b, axis=1).sum(), True),
     "np.cumprod": (lambda a, b: np.cumprod(a) + np.cumprod(b, axis=1).sum(), True),

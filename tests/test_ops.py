@@ -432,6 +432,33 @@ CASES = {
         Case(lambda x: x.logsumexp(-1, keepdims=True), normal(3, 4), id="keepdims"),
         Case(lambda x: x.logsumexp(1), normal(2, 3) * 300, id="large"),
     ],
+    # attention (more in test_attention.py)
+    "scaled_dot_product_attention": [
+        Case(
+            lambda q, k, v: tg.nn.functional.scaled_dot_product_attention(q, k, v),
+            normal(2, 3, 4),
+            normal(2, 5, 4, seed=1),
+            normal(2, 5, 2, seed=2),
+            id="plain",
+        ),
+        Case(
+            lambda q, k, v, m: tg.nn.functional.scaled_dot_product_attention(q, k, v, m),
+            normal(3, 4),
+            normal(3, 4, seed=1),
+            normal(3, 2, seed=2),
+            normal(3, 3, seed=3),
+            id="float-mask",
+        ),
+        Case(
+            lambda q, k, v: tg.nn.functional.scaled_dot_product_attention(
+                q, k, v, is_causal=True, scale=0.7
+            ),
+            normal(4, 2),
+            normal(3, 2, seed=1),
+            normal(3, 3, seed=2),
+            id="causal-scaled",
+        ),
+    ],
     # convolution and pooling (more in test_conv.py and test_pooling.py)
     "normalize": [
         Case(
@@ -891,7 +918,7 @@ def test_fused_overrides_give_what_the_table_says():
             for i, text in enumerate(prim.texts):
                 if text is None:
                     continue
-                fast, table = prim.rules[i], prim._compile(text)
+                fast, table = prim.rules[i], prim._compile(i)
                 want = table(g, out, *inputs, **params)
                 np.testing.assert_allclose(fast(g, out, *inputs, **params), want, rtol=1e-12)
                 ts = [

@@ -255,14 +255,21 @@ BITWISE = [
     (operator.and_, "bitwise_and"),
     (operator.or_, "bitwise_or"),
     (operator.xor, "bitwise_xor"),
+    (operator.lshift, "bitwise_left_shift"),
+    (operator.rshift, "bitwise_right_shift"),
 ]
 
 
 @pytest.mark.parametrize("op, name", BITWISE)
 def test_bitwise_operators_on_integers_are_bitwise(op, name) -> None:
     torch = _torch()
-    a, b = np.array([6, 5, -8, 0]), np.array([3, 1, 6, 7])
-    for x, y in [(a, b), (a.astype(np.int32), b.astype(np.int32)), (a > 0, b > 2)]:
+    a, b = np.array([6, 5, -8, 0, 1, -1]), np.array([3, 1, 6, 7, 64, 70])
+    pairs = [(a, b), (a.astype(np.int32), b.astype(np.int32)), (a > 0, b > 2), (a > 0, b)]
+    for x, y in pairs:
+        if "shift" in name and x.dtype == y.dtype == bool:
+            with pytest.raises(TypeError, match="bools"):  # (as PyTorch)
+                op(tg.tensor(x), tg.tensor(y))
+            continue
         got, expected = op(tg.tensor(x), tg.tensor(y)), op(torch.tensor(x), torch.tensor(y))
         assert got.numpy().dtype == expected.numpy().dtype
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
@@ -274,7 +281,9 @@ def test_bitwise_operators_on_integers_are_bitwise(op, name) -> None:
         op(tg.tensor([1, 2]), 1.5)
 
 
-@pytest.mark.parametrize("op", [operator.iand, operator.ior, operator.ixor])
+@pytest.mark.parametrize(
+    "op", [operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift]
+)
 def test_in_place_bitwise_operators_change_the_tensor_itself(op) -> None:
     torch = _torch()
     x, tx = tg.tensor([6, 5, 12]), torch.tensor([6, 5, 12])

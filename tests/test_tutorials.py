@@ -232,6 +232,26 @@ def check_11(out: str) -> None:
 TESTED["11_per_example_gradients.py"] = check_11
 
 
+def check_12(out: str) -> None:
+    count = numbers(out.split(" names, e.g.")[0].splitlines()[-1])[0]
+    assert count > 500  # (made from syllables by a seeded generator: no download)
+    bigram = numbers(out.split("bigram nll:")[1])[0]
+    assert 1.0 < bigram < numbers(out.split("a uniform guess:")[1])[0]
+    assert len([line for line in out.splitlines() if line.startswith("bigram sample:")]) == 5
+    steps = [line for line in out.splitlines() if " | exact: " in line]
+    assert len(steps) == 28 and all("approximate: True" in line for line in steps)
+    assert sum("exact: True" in line for line in steps) >= 26  # (the fused forms round apart)
+    checks = [line for line in out.splitlines() if line.startswith("step")]
+    assert len(checks) == 5 and all(line.endswith("hand == tape: True") for line in checks)
+    final = numbers(out.split("training-set loss:")[1])[0]
+    assert final < bigram < numbers(checks[0].split("loss")[1])[0]
+    made = [line.split(": ")[1] for line in out.splitlines() if line.startswith("made up:")]
+    assert len(made) == 8 and all(name.isalpha() for name in made)
+
+
+TESTED["12_makemore_by_hand.py"] = check_12
+
+
 @pytest.mark.parametrize("script", sorted(TESTED))
 def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))

@@ -1,9 +1,10 @@
 """Random ops inside vmap, as torch.func's `randomness`: "error" (a random op raises), "different"
 (each example draws its own numbers), "same" (one draw the batch shares).
 
-Layer L5: the L0 state, creation (the generator behind randn, rand, dropout, nn.init) and
-BatchedArray. While a vmap runs, that generator is wrapped in `RandomUnderVmap`, which draws as
-the running vmaps say; another thread's draws (no vmap running there) pass straight through.
+Layer L5: the L0 state, random (the default generator behind randn, rand, dropout, nn.init) and
+BatchedArray. While a vmap runs, the default generator's NumPy stream is wrapped in
+`RandomUnderVmap`, which draws as the running vmaps say; another thread's draws (no vmap running
+there) pass straight through. (A tg.Generator passed as generator= draws unwrapped.)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from .. import creation
+from ..random import default_generator
 from .._state import state
 from ..primitives.batched_array import BatchedArray
 
@@ -93,25 +94,26 @@ def enter() -> None:
     """A vmap starts: random draws go through RandomUnderVmap."""
     with _lock:
         _users[0] += 1
-        if not isinstance(creation._rng, RandomUnderVmap):
-            setattr(creation, "_rng", RandomUnderVmap(creation._rng))  # (a stand-in Generator)
+        if not isinstance(default_generator.numpy, RandomUnderVmap):
+            wrapped = RandomUnderVmap(default_generator.numpy)
+            setattr(default_generator, "numpy", wrapped)  # (a stand-in Generator)
 
 
 def leave() -> None:
     """A vmap ends: the plain generator is back once none runs (unless it was reseeded since)."""
     with _lock:
         _users[0] -= 1
-        if not _users[0] and isinstance(creation._rng, RandomUnderVmap):
-            creation._rng = creation._rng.inner
+        if not _users[0] and isinstance(default_generator.numpy, RandomUnderVmap):
+            default_generator.numpy = default_generator.numpy.inner
 
 
 def generator_state() -> Any:
     """The state of tapegrad's generator (to draw the same numbers again: randomness='same' over
     chunks)."""
-    gen = creation.generator()
+    gen = default_generator.numpy
     return getattr(gen, "inner", gen).bit_generator.state
 
 
 def set_generator_state(saved: Any) -> None:
-    gen = creation.generator()
+    gen = default_generator.numpy
     getattr(gen, "inner", gen).bit_generator.state = saved

@@ -26,8 +26,8 @@ class ReLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -36,15 +36,15 @@ class ReLU(Module):
 class Tanh(Module):
     """tanh(x), elementwise."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.tanh(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
 
 
 class Sigmoid(Module):
     """1 / (1 + exp(-x)), elementwise."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.sigmoid(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
 
 
 class GELU(Module):
@@ -61,8 +61,8 @@ class GELU(Module):
             raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, approximate=self.approximate)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -79,8 +79,8 @@ class LeakyReLU(Module):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -97,8 +97,8 @@ class SiLU(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -115,8 +115,8 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -133,8 +133,8 @@ class ELU(Module):
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -151,8 +151,8 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim, _stacklevel=5)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -169,8 +169,8 @@ class LogSoftmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim, _stacklevel=5)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

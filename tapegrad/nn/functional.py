@@ -16,9 +16,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import primitives as P
-from ..creation import generator
+from ..random import numpy_generator as generator
 from ..math import cat, sigmoid, tanh, where
 from ..tensor import Tensor, apply
+from .functional_attention import scaled_dot_product_attention
 from .functional_conv import (
     adaptive_avg_pool2d,
     avg_pool1d,
@@ -69,6 +70,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -282,6 +284,14 @@ def pad(
         raise ValueError(f"pad: unrecognised padding mode {mode!r}; use one of {_PAD_MODES}")
     if mode != "constant" and value is not None:
         raise ValueError(f'pad: padding mode "{mode}" doesn\'t take in value argument')
+    padded = len(sizes) // 2
+    if mode in ("reflect", "replicate") and 0 in x.shape[-(padded + 1) :]:
+        # (as PyTorch: only the batch dimensions, before the channel one, may be empty)
+        raise RuntimeError(
+            f"pad: Expected {padded + 1}D or {padded + 2}D (batch mode) tensor with possibly 0 "
+            f"batch size and other non-zero dimensions for input, but got: {list(x.shape)}; "
+            f"{mode} padding copies values, and this input must not be empty there"
+        )
     for i in range(len(sizes) // 2):
         axis = x.ndim - 1 - i
         x = _pad_axis(x, axis, sizes[2 * i], sizes[2 * i + 1], mode, value or 0)

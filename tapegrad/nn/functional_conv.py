@@ -36,6 +36,8 @@ def parse_ints(value: Any, name: str, dims: int, minimum: int, layer: str) -> tu
     (3, 3)
     """
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+    if len(items) == 1:  # (one value for every axis: PyTorch takes (1,) for a 2-D op)
+        items *= dims
     if len(items) != dims or not all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items
     ):
@@ -123,10 +125,10 @@ def conv_nd(
         )
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
         raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
-    if input.dtype.kind != "f" or weight.dtype != input.dtype:
+    if input.dtype.kind not in "fiu" or weight.dtype != input.dtype:  # (integers too, as PyTorch)
         raise TypeError(
-            f"{layer}: input and weight must have the same floating dtype, got input "
-            f"{input.dtype} and weight {weight.dtype}; convert one with .to(dtype)"
+            f"{layer}: input and weight must have the same dtype (floating or integer), got "
+            f"input {input.dtype} and weight {weight.dtype}; convert one with .to(dtype)"
         )
     out_channels, in_per_group = weight.shape[:2]
     channels = input.shape[1 if batched else 0]
@@ -393,8 +395,11 @@ def avg_pool_nd(
     batched, kernel, stride, pad4, _, outs = pool_geometry(
         input, kernel_size, stride, padding, 1, ceil_mode, dims=dims, layer=layer, max_pool=False
     )
-    if input.dtype.kind != "f":
-        raise TypeError(f"{layer}: the input must be floating point, got {input.dtype}")
+    if input.dtype.kind != "f" and input.dtype != np.int64:
+        raise NotImplementedError(  # (PyTorch's error: of the integers, only int64 is averaged)
+            f"{layer} is not implemented for {input.dtype}: the input must be floating point or "
+            f"int64 (whose averages are cut toward zero), e.g. x.to(tg.float32)"
+        )
     if divisor_override is not None:
         if isinstance(divisor_override, bool) or not isinstance(
             divisor_override, (int, np.integer)

@@ -69,6 +69,8 @@ def batch_norm(
     tensor([[-1.0000],
             [ 1.0000]])
     """
+    if isinstance(input, Tensor) and input.shape == (0,):  # (PyTorch's one 1-D case: an empty
+        return input * 1.0  # input, no channels, an empty output)
     check_batch_norm_input(input, None, training)
     channels = input.shape[1]
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):

@@ -1,24 +1,27 @@
 """Weight initialisation (PyTorch's nn.init names, MindSpore's initializer names): fill a tensor
 in place from tapegrad's generator.
 
-Layer L5: imports tensor.py, creation.generator (so tg.manual_seed makes layers reproducible) and
-the tape's grad mode. Every helper writes through `_fill`, off the tape.
+Layer L5: imports tensor.py, random (the default generator: tg.manual_seed makes layers
+reproducible) and the tape's grad mode. Every helper writes through `_fill`, off the tape.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from ..creation import generator
+from ..random import Generator, numpy_generator
 from .._state import no_grad
 from ..tensor import Tensor
 
 
-def _tensor_first(fn: Any) -> Any:
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def _tensor_first(fn: _Fn) -> _Fn:
     """Every initialiser takes the tensor to fill first: say so clearly when it is not one."""
 
     @functools.wraps(fn)
@@ -30,7 +33,7 @@ def _tensor_first(fn: Any) -> Any:
             )
         return fn(tensor, *args, **kwargs)
 
-    return checked
+    return cast(_Fn, checked)
 
 
 def _fill(tensor: Tensor, values: Any) -> Tensor:
@@ -69,15 +72,19 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 @_tensor_first
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    """Fill with U(a, b)."""
-    return _fill(tensor, generator().uniform(a, b, tensor.shape))
+def uniform_(
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
+) -> Tensor:
+    """Fill with U(a, b) (from `generator`, else the default generator)."""
+    return _fill(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
 
 
 @_tensor_first
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    """Fill with N(mean, std^2)."""
-    return _fill(tensor, generator().normal(mean, std, tensor.shape))
+def normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
+) -> Tensor:
+    """Fill with N(mean, std^2) (from `generator`, else the default generator)."""
+    return _fill(tensor, numpy_generator(generator).normal(mean, std, tensor.shape))
 
 
 @_tensor_first
@@ -99,16 +106,22 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 @_tensor_first
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """Glorot: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 @_tensor_first
 def kaiming_uniform_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
 ) -> Tensor:
     """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default
     (b = 1/sqrt(fan_in))."""
@@ -116,40 +129,50 @@ def kaiming_uniform_(
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 @_tensor_first
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Glorot: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
 @_tensor_first
 def kaiming_normal_(
-    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
 ) -> Tensor:
     """He: N(0, std^2) with std = gain / sqrt(fan)."""
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
 @_tensor_first
 def trunc_normal_(
-    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Generator | None = None,
 ) -> Tensor:
     """N(mean, std^2) restricted to [a, b] (values outside are drawn again)."""
     if not a < b:
         raise ValueError(f"trunc_normal_ needs a < b, got a={a}, b={b}")
-    values = generator().normal(mean, std, tensor.shape)
+    rng = numpy_generator(generator)
+    values = rng.normal(mean, std, tensor.shape)
     for _ in range(1000):  # each round redraws the few values outside [a, b]
         outside = (values < a) | (values > b)
         if not outside.any():
             break
-        values[outside] = generator().normal(mean, std, int(outside.sum()))
+        values[outside] = rng.normal(mean, std, int(outside.sum()))
     return _fill(tensor, np.clip(values, a, b))
 
 
@@ -163,13 +186,13 @@ def eye_(tensor: Tensor) -> Tensor:
 
 
 @_tensor_first
-def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """A (semi-)orthogonal matrix (trailing axes flattened), times gain."""
     if tensor.ndim < 2:
         raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {tensor.shape}")
     rows = tensor.shape[0]
     cols = tensor.size // rows
-    flat = generator().normal(0.0, 1.0, (rows, cols))
+    flat = numpy_generator(generator).normal(0.0, 1.0, (rows, cols))
     q, r = np.linalg.qr(flat.T if rows < cols else flat)
     q = q * np.sign(np.diag(r))  # a unique (Haar-distributed) choice of signs
     return _fill(tensor, gain * (q.T if rows < cols else q).reshape(tensor.shape))

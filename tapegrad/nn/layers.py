@@ -30,8 +30,8 @@ class Identity(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x
+    def forward(self, input: Tensor) -> Tensor:
+        return input
 
 
 class Flatten(Module):
@@ -41,8 +41,8 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x.flatten(self.start_dim, self.end_dim)
+    def forward(self, input: Tensor) -> Tensor:
+        return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -65,8 +65,8 @@ class Dropout(Module):
             )
         self.p, self.inplace = float(p), inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -79,8 +79,8 @@ class _Lambda(Module):
         super().__init__()
         self.fn = fn
 
-    def forward(self, x: Tensor) -> Tensor:
-        return self.fn(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return self.fn(input)
 
     def extra_repr(self) -> str:
         return getattr(self.fn, "__name__", repr(self.fn))
@@ -160,15 +160,15 @@ class Dense(Module):
             self.register_parameter("bias", None)
         self.activation = _activation(activation)
 
-    def forward(self, x: Tensor) -> Tensor:
-        shape = x.shape if isinstance(x, Tensor) else np.shape(x)
+    def forward(self, input: Tensor) -> Tensor:
+        shape = input.shape if isinstance(input, Tensor) else np.shape(input)
         if not shape or shape[-1] != self.in_channels:
             raise ValueError(
                 f"{type(self).__name__} expects inputs whose last axis has size {self.in_channels} "
                 f"(its in_channels/in_features), got shape {tuple(shape)}; reshape the input or "
                 f"build the layer with in_channels={shape[-1] if shape else '...'}"
             )
-        y = linear(x, self.weight, self.bias)
+        y = linear(input, self.weight, self.bias)
         return self.activation(y) if self.activation is not None else y
 
     def extra_repr(self) -> str:

@@ -28,7 +28,7 @@ class SGD(Optimizer):
     def __init__(
         self,
         params: Any,
-        lr: float,
+        lr: float = 1e-3,
         momentum: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,

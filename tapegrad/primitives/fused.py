@@ -57,12 +57,12 @@ def linear(x, w, b):
     return out + b
 
 
-@primitive("matmul_nt", "x @ T(y)", batch=matrix_product, x="matmul(g, y)", y="matmul_tn(g, x)")
+@primitive("matmul_nt", "x @ y.T", batch=matrix_product, x="matmul(g, y)", y="matmul_tn(g, x)")
 def matmul_nt(x, y):
     return product(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
-@primitive("matmul_tn", "T(x) @ y", batch=matrix_product, x="matmul_nt(y, g)", y="matmul(x, g)")
+@primitive("matmul_tn", "x.T @ y", batch=matrix_product, x="matmul_nt(y, g)", y="matmul(x, g)")
 def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
 

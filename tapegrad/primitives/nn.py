@@ -16,6 +16,7 @@ conv weights).
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -67,6 +68,25 @@ def _cropped(ap, shape, padding):
 
 
 # ---- convolution -------------------------------------------------------------------------------
+
+# The columns (and col2im's padded gradient) are a conv's largest temporaries, megabytes a call.
+# Made afresh each call, glibc's default allocator can hand them back to the system once freed,
+# and the next training step page-faults them in again (the LeNet benchmark, batch 64: 1,227
+# faults a step, 401 with these kept; the rest are activations). One scratch array per purpose and
+# thread, kept while its shape stays the same (up to _SCRATCH_MAX bytes: a bigger one is not held).
+_scratch = threading.local()
+_SCRATCH_MAX = 1 << 24
+
+
+def _workspace(purpose, shape, dtype):
+    """A scratch array for `purpose` (its contents undefined), reused while shape and dtype stay
+    the same; never returned to callers, so a conv's result is always an array of its own."""
+    held = _scratch.__dict__
+    buf = held.get(purpose)
+    if buf is None or buf.shape != shape or buf.dtype != dtype:
+        buf = np.empty(shape, dtype)
+        held[purpose] = buf if buf.nbytes <= _SCRATCH_MAX else None
+    return buf
 
 
 # Two layouts of the columns (row (c, i, j): what kernel tap (i, j) of channel c sees), chosen by
@@ -147,7 +167,9 @@ def _im2col(x, kernel, stride, padding, dilation):
         (s_c, dh * s_h, dw * s_w, sh * s_h, sw * s_w, s_n),
         writeable=False,
     )
-    return windows.reshape(c * kh * kw, ho * wo * n)  # (the copy)
+    cols = _workspace("columns", (c * kh * kw, ho * wo * n), x.dtype)
+    np.copyto(cols.reshape(c, kh, kw, ho, wo, n), windows)  # (the copy)
+    return cols
 
 
 def _col2im(cols, shape, kernel, stride, padding, dilation):
@@ -157,7 +179,8 @@ def _col2im(cols, shape, kernel, stride, padding, dilation):
     (kh, kw), (sh, sw), (dh, dw), (pt, pb, pl, pr) = kernel, stride, dilation, padding
     ho, wo = _out_hw(shape, kernel, stride, padding, dilation)
     cols = cols.reshape(c, kh, kw, ho, wo, n)
-    dxp = np.zeros((c, h + pt + pb, w + pl + pr, n), cols.dtype)
+    dxp = _workspace("col2im", (c, h + pt + pb, w + pl + pr, n), cols.dtype)
+    dxp.fill(0)
     for i in range(kh):
         for j in range(kw):
             view = dxp[
@@ -285,9 +308,12 @@ def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
         wm = w.reshape(o, -1)
         wg = _grouped(wm, groups)
         y = np.empty((n, groups, o // groups, ho * wo), np.result_type(x, w))
-        for s in _chunks(n, wm.size // o * ho * wo * x.itemsize):
-            cols = windows[s].reshape(-1, groups, wg.shape[2], ho * wo)  # (the copy)
-            product(wg, cols, out=y[s])
+        chunks = _chunks(n, wm.size // o * ho * wo * x.itemsize)
+        held = _workspace("sample columns", (chunks[0].stop,) + windows.shape[1:], x.dtype)
+        for s in chunks:
+            cols = held[: s.stop - s.start]
+            np.copyto(cols, windows[s])  # (the copy)
+            product(wg, cols.reshape(-1, groups, wg.shape[2], ho * wo), out=y[s])
         y = y.reshape(n, o, ho, wo)
         return y if b is None else np.add(y, np.reshape(b, (o, 1, 1)), out=y)
     cols = _im2col(x, w.shape[2:], stride, padding, dilation)
@@ -329,10 +355,12 @@ def conv2d_input_grad(dy, w, *, input_shape, stride, padding, dilation, groups):
             cols = product(wt, per_group[s])  # (samples, G, K/G, Ho*Wo)
             _col2im_per_sample(cols.reshape(-1, c, *w.shape[2:], ho, wo), dxp[s], stride, dilation)
         return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
+    cols = _workspace("columns", (groups * wm.shape[1], ho * wo * n), np.result_type(w, g))
     if groups == 1:
-        cols = product(wm.T, _grad_matrix(g))
+        product(wm.T, _grad_matrix(g), out=cols)
     else:
-        cols = product(_grouped(wm, groups).transpose(0, 2, 1), _grouped(_grad_matrix(g), groups))
+        wt = _grouped(wm, groups).transpose(0, 2, 1)
+        product(wt, _grouped(_grad_matrix(g), groups), out=_grouped(cols, groups))
     return _col2im(cols, input_shape, w.shape[2:], stride, padding, dilation)
 
 
@@ -374,9 +402,14 @@ def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups
         per_group = g.reshape(n, groups, o // groups, ho * wo).swapaxes(-1, -2)
         rows = math.prod(weight_shape[1:])  # (per group)
         dw_t = None  # (dw transposed: cols @ g^T has many rows, which BLAS runs 1.7x faster
-        for s in _chunks(n, rows * groups * ho * wo * x.itemsize):  # than few, measured)
-            cols = windows[s].reshape(-1, groups, rows, ho * wo)
-            part = np.add.reduce(product(cols, per_group[s]), axis=0)
+        chunks = _chunks(n, rows * groups * ho * wo * x.itemsize)  # than few, measured)
+        held = _workspace("sample columns", (chunks[0].stop,) + windows.shape[1:], x.dtype)
+        for s in chunks:
+            cols = held[: s.stop - s.start]
+            np.copyto(cols, windows[s])
+            part = np.add.reduce(
+                product(cols.reshape(-1, groups, rows, ho * wo), per_group[s]), axis=0
+            )
             dw_t = part if dw_t is None else np.add(dw_t, part, out=dw_t)
         return np.ascontiguousarray(dw_t.swapaxes(-1, -2)).reshape(weight_shape)
     cols = _im2col(x, weight_shape[2:], stride, padding, dilation)
@@ -516,6 +549,8 @@ def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
         for j in range(kernel_size[1]):
             if i or j:
                 total += _tap(xp, i, j, out_hw, stride, (1, 1))
+    if total.dtype.kind in "iu":  # integers: the quotient cut toward zero (C's, as PyTorch's)
+        return np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))
     return np.true_divide(total, divisor, out=total)
 
 

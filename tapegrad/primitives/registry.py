@@ -13,13 +13,14 @@ from __future__ import annotations
 import ast
 import difflib
 import inspect
+import linecache
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-REGISTRY: dict[str, "Primitive"] = {}
+from .rule_text import check_names, free_names, reads, written_at
 
-SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size"})
+REGISTRY: dict[str, "Primitive"] = {}
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,11 @@ class SavePlan:
 
     saved: tuple[int, ...]  # inputs whose values some needed rule reads
     shaped: tuple[int, ...]  # inputs whose shape and dtype the engine or a rule needs
+    shape_only: tuple[int, ...]  # inputs of which some needed rule reads only shape or dtype
     out: bool  # some needed rule reads `out`
+    # a node keeps something a backward without retain_graph releases: saved inputs, `out`, or
+    # (a custom Function) its ctx
+    keeps: bool
     # the needed rules as one function `(g, out, inputs, params) -> one gradient per input`
     # (None where none is needed); None for variadic ops and custom Functions (rule_for_all)
     backward: Callable | None = None
@@ -90,6 +95,8 @@ class Primitive:
         "_overridden",
         "_namespace",
         "_reads",
+        "origin",
+        "_written",
         "__weakref__",
     )
 
@@ -105,8 +112,11 @@ class Primitive:
         elementwise: bool = False,
         rule_for_all: Callable | None = None,
         batch: Callable | None = None,
+        origin: str = "",
     ) -> None:
         self.name = name
+        self.origin = origin  # `file:line` of the primitive(...) call, named by compiled rules
+        self._written: dict | None = None  # where each rule's text is written (read on first use)
         self.forward = forward
         self.expr = expr
         self.node_name = "".join(part.capitalize() for part in name.split("_")) + "Backward"
@@ -126,13 +136,13 @@ class Primitive:
             )
         self.texts = tuple(texts.get(n) for n in self.input_names)
         self._namespace = namespace
-        self._reads = [_reads(t, self.input_names) for t in self.texts]
+        self._reads = [reads(t, self.input_names) for t in self.texts]
         # Fixed arity: one rule per input, compiled on first use (helpers may be defined later in
         # the file). Variadic ops and custom Functions: one rule returning every gradient.
         self.rules: tuple | None = None
         self.rule_for_all = rule_for_all
         if self.variadic and rule_for_all is None:
-            self.rule_for_all = self._compile(self.texts[0])
+            self.rule_for_all = self._compile(0)
         self.plans: dict[Any, SavePlan] = {}
         self._overridden: dict[int, Callable] = {}
 
@@ -140,7 +150,9 @@ class Primitive:
     def compile(self) -> tuple:
         """The rules as functions `rule(g, out, *inputs, **params)` (None: a zero gradient)."""
         if self.rules is None:
-            self.rules = tuple(None if t is None else self._compile(t) for t in self.texts)
+            self.rules = tuple(
+                None if t is None else self._compile(i) for i, t in enumerate(self.texts)
+            )
         return self.rules
 
     def _head(self) -> str:
@@ -157,49 +169,92 @@ class Primitive:
             )
         return head
 
-    def _compile(self, text: str | None) -> Callable:
-        source = f"lambda {self._head()}: {text}"
-        return eval(compile(source, f"<rule of {self.name}>", "eval"), self._namespace)
+    def _compile(self, i: int) -> Callable:
+        """Input i's rule as a function `rule(g, out, *inputs, **params)`."""
+        name = f"rule_of_{self.name}_for_{self.input_names[i]}"
+        source = f"def {name}({self._head()}):\n    return (\n        {self.texts[i]}\n    )\n"
+        made: dict = {}
+        exec(self._code(source, "exec", name.replace("_", " "), {(3, 8): i}), self._namespace, made)
+        return made[name]
+
+    def _code(self, source: str, mode: str, label: str, texts_at: dict) -> Any:
+        """`source` compiled so that a traceback from a rule shows the rule's line: where the
+        rule is written (the `primitive(...)` call, `texts_at` saying where in `source` each
+        input's rule text starts), else under a file name saying whose rules it holds and where
+        they are written, its text registered with linecache."""
+        tree: Any = ast.parse(source, mode=mode)
+        file, line = self.origin.rpartition(":")[::2] if self.origin else ("", "0")
+        if self._written is None:
+            texts = dict(zip(self.input_names, self.texts))
+            self._written = written_at(file, int(line), texts)  # type: ignore[arg-type]
+        written = self._written
+        moves = {}  # generated line -> (where its rule text starts, where that text is written)
+        for (gen_line, gen_col), i in texts_at.items():
+            if self.input_names[i] in written:
+                moves[gen_line] = (gen_col, written[self.input_names[i]])
+        if len(moves) == len(texts_at):
+            for node in ast.walk(tree):
+                if hasattr(node, "lineno"):
+                    _move(node, moves.get(node.lineno), int(line))
+            return compile(tree, file, mode)
+        filename = f"<{label} ({self.origin})>" if self.origin else f"<{label}>"
+        lines = source.splitlines(True)
+        linecache.cache[filename] = (len(source), None, lines, filename)  # (no mtime: kept)
+        return compile(tree, filename, mode)
 
     def _compile_needed(self, needed: list[int]) -> Callable:
         """The rules of the inputs in `needed` as one function `(g, out, inputs, params)` returning
         a tuple, one gradient per input (the engine's commonest call: one plain call per node, the
-        inputs and parameters unpacked only when some rule reads them)."""
-        parts, fused, names = [], {}, set()
+        inputs and parameters unpacked only when some rule reads them). One rule per line, so that
+        a traceback shows the rule that failed."""
+        parts, fused = [], {}
         for i, text in enumerate(self.texts):
             if i not in needed or text is None:
                 parts.append("None")
             elif i in self._overridden:  # a fused.py function: called with the rule's arguments
                 fused[f"_rule{i}"] = self._overridden[i]
                 keywords = [f"{p}={p}" for p in self.params]
-                args = ", ".join(["g", "out", *self.input_names, *keywords])
-                parts.append(f"_rule{i}({args})")
-                names |= {*self.input_names, *self.params}
+                parts.append(f"_rule{i}({', '.join(['g', 'out', *self.input_names, *keywords])})")
             else:
                 parts.append(f"({text})")
-                names |= {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+        head = [
+            f"def make({', '.join(fused)}):",
+            f"    def rules_of_{self.name}(g, out, inputs, params):",
+            *(f"        {line}" for line in self._unpacking(fused, needed)),
+            "        return (",
+        ]
+        texts_at = {  # (line, column) where each rule's text starts in the source
+            (len(head) + 1 + k, 13): k for k, part in enumerate(parts) if part.startswith("(")
+        }
+        source = "\n".join(
+            [*head, *(f"            {part}," for part in parts), "        )"]
+            + [f"    return rules_of_{self.name}", ""]
+        )
+        made: dict = {}  # (exec'd in the rules' module: they see its names, as _compile's do)
+        label = f"rules of {self.name} for {', '.join(self.input_names[i] for i in needed)}"
+        exec(self._code(source, "exec", label, texts_at), self._namespace, made)
+        return made["make"](*fused.values())
+
+    def _unpacking(self, fused: dict, needed: list[int]) -> list[str]:
+        """The lines of a combined rule function that name the inputs and parameters its rules
+        read (a fused function reads them all)."""
+        names = {*self.input_names, *self.params} if fused else set()
+        for i in needed:
+            text = self.texts[i]
+            names |= set(free_names(text)) if text is not None else set()
+        lines = []
         inputs = self.input_names
-        body = []
         if names & set(inputs):  # (inputs the forward has defaults for may be left out)
             tail = [repr(self.input_defaults[n]) for n in inputs if n in self.input_defaults]
             given = f"(*inputs, {', '.join(tail)})[:{len(inputs)}]" if tail else "inputs"
-            body.append(f"{', '.join(inputs)}, = {given}")
+            lines.append(f"{', '.join(inputs)}, = {given}")
         for p, default in self.params.items():
             if p in names:
                 got = (
                     f"params[{p!r}]" if default is _REQUIRED else f"params.get({p!r}, {default!r})"
                 )
-                body.append(f"{p} = {got}")
-        body.append(f"return ({', '.join(parts)},)")
-        source = (
-            f"def make({', '.join(fused)}):\n"
-            "    def combined(g, out, inputs, params):\n"
-            + "".join(f"        {line}\n" for line in body)
-            + "    return combined\n"
-        )
-        made: dict = {}  # (exec'd in the rules' module: they see its names, as _compile's do)
-        exec(compile(source, f"<rules of {self.name}>", "exec"), self._namespace, made)
-        return made["make"](*fused.values())
+                lines.append(f"{p} = {got}")
+        return lines
 
     def override(self, **rules: Callable) -> None:
         """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
@@ -216,26 +271,36 @@ class Primitive:
         key: Any = (needs, n) if self.rule_for_all is not None else needs
         found = self.plans.get(key)
         if found is None:
-            needed = [i for i in range(n) if (needs >> i) & 1]
-            saved: set[int] = set()
-            shaped: set[int] = set(needed)  # the engine sums their gradients back to their shape
-            out = False
-            if self.rule_for_all is not None:  # one rule: what it reads of `xs`, it reads of all
-                full, shape_only, out = self._reads[0]
-                saved = set(range(n)) if full else set()
-                # it gives every input a gradient, even one that needs none: the engine fits
-                # each to its input's shape, so it must know them all
-                shaped = set(range(n))
-            else:
-                for i in needed:
-                    full, shape_only, reads_out = self._reads[i]
-                    saved |= full
-                    shaped |= shape_only
-                    out = out or reads_out
-            backward = None if self.rule_for_all is not None else self._compile_needed(needed)
-            found = SavePlan(tuple(sorted(saved)), tuple(sorted(shaped)), out, backward)
-            self.plans[key] = found
+            found = self.plans[key] = self._make_plan(needs, n)
         return found
+
+    def _make_plan(self, needs: int, n: int) -> SavePlan:
+        needed = [i for i in range(n) if (needs >> i) & 1]
+        if self.rule_for_all is not None:  # one rule: what it reads of `xs`, it reads of all
+            full, _, out = self._reads[0]
+            # it gives every input a gradient, even one that needs none: the engine fits each to
+            # its input's shape, so it must know them all
+            every = tuple(range(n))
+            return SavePlan(every if full else (), every, every, out, True, None)
+        saved: set[int] = set()
+        shape_only: set[int] = set()
+        out = False
+        for i in needed:
+            full, shape, reads_out = self._reads[i]
+            saved |= full
+            shape_only |= shape
+            out = out or reads_out
+        shape_only -= saved
+        shaped = shape_only | set(needed)  # (the engine sums gradients back to their shapes)
+        backward = self._compile_needed(needed)
+        return SavePlan(
+            tuple(sorted(saved)),
+            tuple(sorted(shaped)),
+            tuple(sorted(shape_only)),
+            out,
+            bool(saved) or out,
+            backward,
+        )
 
     # ---- use ---------------------------------------------------------------------------------
     def __call__(self, *args: Any, **params: Any) -> Any:
@@ -259,6 +324,22 @@ class Primitive:
 _REQUIRED = inspect.Parameter.empty
 
 
+def _move(node: Any, move: tuple[int, list] | None, line: int) -> None:
+    """Give a node of generated rule code its place where the rule is written: `move` is (column
+    where the rule's text starts, the pieces of that text as written_at gives them) for a line
+    holding a rule; the rest of the generated code goes to `line`, the primitive(...) call's."""
+    if move is None or node.col_offset < move[0]:
+        node.lineno = node.end_lineno = line
+        node.col_offset = node.end_col_offset = 0
+        return
+    start, pieces = move
+    begin, end = node.col_offset - start, node.end_col_offset - start  # (offsets in the text)
+    k, node.lineno, col = next(p for p in reversed(pieces) if p[0] <= begin)
+    node.col_offset = col + begin - k
+    k, node.end_lineno, col = next(p for p in reversed(pieces) if p[0] < end or p[0] == 0)
+    node.end_col_offset = col + end - k
+
+
 def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool, dict]:
     """Input names, parameters (keyword-only, with defaults), whether the inputs are *xs, and the
     inputs' defaults."""
@@ -277,31 +358,6 @@ def _signature(forward: Callable) -> tuple[tuple[str, ...], dict[str, Any], bool
     return tuple(inputs), params, variadic, defaults
 
 
-def _reads(text: str | None, inputs: tuple[str, ...]) -> tuple[set[int], set[int], bool]:
-    """Which inputs a rule reads in full, which only by shape/dtype, and whether it reads out."""
-    if text is None:
-        return set(), set(), False
-    tree = ast.parse(text, mode="eval")
-    shape_uses: set[int] = set()
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr in SHAPE_ATTRIBUTES
-            and isinstance(node.value, ast.Name)
-        ):
-            shape_uses.add(id(node.value))
-    full: set[int] = set()
-    shape_only: set[int] = set()
-    reads_out = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if node.id == "out":
-                reads_out = True
-            elif node.id in inputs:
-                (shape_only if id(node) in shape_uses else full).add(inputs.index(node.id))
-    return full, shape_only - full, reads_out
-
-
 def primitive(
     name: str,
     expr: str,
@@ -316,13 +372,25 @@ def primitive(
 
     >>> mul = primitive("mul", "x * y", batch=pointwise, x="g * y", y="g * x")(np.multiply)
     """
-    namespace = sys._getframe(1).f_globals  # rules see the names of the module defining them
+    caller = sys._getframe(1)
+    namespace = caller.f_globals  # rules see the names of the module defining them
+    origin = f"{caller.f_code.co_filename}:{caller.f_lineno}"
 
     def register(forward: Callable) -> Primitive:
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} is registered twice")
+        inputs, params, _, _ = _signature(forward)
+        check_names(name, inputs, params, tuple(rules.get(n) for n in inputs), expr, namespace)
         prim = Primitive(
-            name, forward, expr, rules, namespace, view=view, elementwise=elementwise, batch=batch
+            name,
+            forward,
+            expr,
+            rules,
+            namespace,
+            view=view,
+            elementwise=elementwise,
+            batch=batch,
+            origin=origin,
         )
         REGISTRY[name] = prim
         return prim

@@ -18,8 +18,7 @@ from ..primitives.reduction import sum as sum_
 from ..primitives.registry import Primitive, SavePlan
 from ..primitives.shape import reshape
 
-FREED = object()  # marks `Node.saved` after a backward without retain_graph (the engine frees)
-NUMBER_ONLY = (None, None)  # `Node.versions` of a binary op that saved only a Python number
+FREED = object()  # `Node.saved` once a backward without retain_graph released the saved values
 
 
 class Meta:
@@ -42,24 +41,24 @@ class Meta:
 
 class Node:
     """One recorded op. Made only by tapegrad.tensor.record, which sets every field directly (no
-    __init__ call: it runs once per recorded op):
+    __init__ call: it runs once per recorded op). None in a field always means "nothing here":
 
     prim       the Primitive: forward, rules, formulas
     plan       its SavePlan for the inputs that need a gradient (what is saved, the rules to run)
     edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
-    saved      per input the value its rules read (a Tensor or a constant) or None; None for
-               all when no rule reads an input; FREED after a backward without retain_graph
-    versions   per saved Tensor its version when saved (None: a constant, or not saved); None
-               for all: every input is saved, a Tensor at version 0 (the common case);
-               NUMBER_ONLY: a binary op saved only its Python-number input (x * 2.0)
+    saved      per input the value its rules read (a Tensor, or a constant as it is), None where
+               they read none; None: they read no input's value. FREED once released
+    versions   per input the version its saved Tensor had when saved (None: no Tensor saved
+               there); None: no Tensor saved at all (x * 2.0 saves only 2.0)
     params     non-tensor arguments (axis, shape, index, ...)
     shapes     per input its shape, for un-broadcasting; None: every input shaped as the output
     dtypes     per input its dtype, gradients are cast to it; None: as the output's
-    out_data   the output's array, when a rule reads `out` (else None)
-    out_vc     the output's version counter when out_data is kept (else None)
-    pre_hooks  hooks on the output tensor's gradient (None: none)
+    out_data   the output's array, when a rule reads `out`
+    out_vc     the output's version counter, when out_data is kept
+    pre_hooks  hooks on the output tensor's gradient
     scope      the nn.Modules running when it was recorded, outermost first (None: none)
-    constants  the Python numbers among its inputs, None elsewhere (for drawings; None: none)
+    constants  per input the Python number it was (None: not a number); None: no number. They
+               cost nothing to keep, so drawings can show every value, also once released
     seq        its place in recording order: inputs are recorded before the ops that use them, so
                running nodes latest first is a reverse topological order (as PyTorch's sequence_nr)
     """
@@ -84,13 +83,13 @@ class Node:
     prim: Primitive
     plan: SavePlan
     edges: tuple
-    saved: Any
-    versions: Any  # (these four: a tuple or list, or None; see above)
+    saved: Any  # (a tuple, None or FREED)
+    versions: tuple | None
     params: dict
-    shapes: Any
-    dtypes: Any
+    shapes: tuple | None
+    dtypes: tuple | None
     out_data: Any
-    out_vc: Any
+    out_vc: list | None
     pre_hooks: list | None
     scope: tuple | None
     constants: tuple | None
@@ -125,44 +124,36 @@ class Node:
     # ---- what the rules see ----------------------------------------------------------------
     def inputs(self, g: Any, raw: bool) -> Any:
         """Per input what its rules read: the saved value (an array when `raw`, else a Tensor on
-        the tape, so create_graph records), checked for in-place changes; for an input no rule
-        reads, something of its shape and dtype (g itself when the input looks like the output)."""
+        the tape, so create_graph records), checked for in-place changes; for an input whose
+        shape a rule reads, something of its shape and dtype (g itself when it looks like the
+        output); None for an input no rule reads."""
         saved = self.saved
-        if saved is None:
+        if saved is None:  # no rule reads an input's value
             if self.shapes is None:
                 return (g,) * len(self.edges)
-            return tuple(map(Meta, self.shapes, self.dtypes))
+            return tuple(map(Meta, self.shapes, self.dtypes))  # type: ignore[arg-type]
         if saved is FREED:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time: the saved tensors of "
-                f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
-                f"first backward()/grad() call if you need to backward through it again."
-            )
+            raise self._freed_error()
         versions = self.versions
-        if versions is NUMBER_ONLY and self.shapes is None:  # (x * 2.0: 2.0, and g standing in
-            a, b = saved  # for x; nothing to check)
-            return (g, b) if a is None else (a, g)
-        if versions is None:  # every input saved, each a Tensor at version 0 when saved: only a
-            for x in saved:  # counter made since then can mean a change
-                vc = x._vc
-                if vc is not None and vc[0]:
-                    i = next(k for k, y in enumerate(saved) if y is x)  # (identity: no ==)
-                    self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], 0, x)
-            return saved if not raw else [x._data for x in saved]
-        seen: list = []
-        shapes = self.shapes
-        for i, x in enumerate(saved):
-            if x is None:
-                seen.append(g if shapes is None else Meta(shapes[i], self.dtypes[i]))
-                continue
+        if versions is None:  # no Tensor saved (x * 2.0 saves 2.0): nothing to check or unwrap
+            if not self.plan.shape_only:  # (and no rule reads an input's shape: as they are)
+                return saved
+            versions = (None,) * len(saved)
+        seen = []
+        i = -1
+        for x in saved:  # (i by hand: enumerate() costs about as much as a call, per node)
+            i += 1
             v = versions[i]
-            if v is None:  # a constant, as it is (a Python number stays weak: it never upcasts g)
+            if v is not None:  # a saved Tensor: changed in place since it was saved?
+                vc = x._vc
+                if vc is not None and vc[0] != v:
+                    self._version_error(i, vc[0], v, x)
+                seen.append(x._data if raw else x)
+            elif x is None:  # (no rule reads its value: a stand-in of its shape and dtype)
+                shapes, dtypes = self.shapes, self.dtypes
+                seen.append(g if shapes is None else Meta(shapes[i], dtypes[i]))  # type: ignore[index]
+            else:  # a constant, as it is
                 seen.append(x)
-                continue
-            vc = x._vc
-            if vc is not None and vc[0] != v:
-                self._version_error(f"input {i} ({self.name_of_input(i)})", vc[0], v, x)
-            seen.append(x._data if raw else x)
         return seen
 
     def output(self, raw: bool) -> Any:
@@ -170,9 +161,46 @@ class Node:
         out = self.out_data
         if out is None:
             return None
-        if self.out_vc[0]:  # the output was changed in place after it was recorded
-            self._version_error("its output", self.out_vc[0], 0, None)
+        if self.out_vc[0]:  # type: ignore[index]  # the output was changed in place since
+            self._version_error("its output", self.out_vc[0], 0, None)  # type: ignore[index]
         return out if raw else registry.layer.wrap(out, self)
+
+    # ---- what a backward leaves, and what the teaching tools read ---------------------------
+    @property
+    def released(self) -> bool:
+        """Whether a backward without retain_graph has released what this node saved."""
+        return self.saved is FREED
+
+    def release(self) -> None:
+        """Drop what was saved for backward (a backward without retain_graph used it up)."""
+        if self.saved is not None or self.out_data is not None:
+            self.saved, self.versions, self.out_data = FREED, None, None
+        if "ctx" in self.params:  # a custom Function keeps its saved tensors on its ctx
+            self.params["ctx"].release()
+
+    def refill(self, inputs: list, out: Any) -> None:
+        """Hold recomputed values again, as record would have saved them (the teaching tools
+        draw a tape a backward released); `release()` drops them again."""
+        read = self.plan.saved
+        self.saved = (
+            tuple([x if i in read else None for i, x in enumerate(inputs)]) if read else None
+        )
+        self.versions = None  # (plain arrays: nothing to check)
+        self.out_data, self.out_vc = (out, [0]) if self.plan.out else (None, None)
+
+    def kept_input(self, i: int) -> Any:
+        """The value of input i, when the node kept it (saved, or a Python number); else None."""
+        saved = self.saved
+        x = saved[i] if saved is not None and saved is not FREED else None
+        if x is None and self.constants is not None:
+            x = self.constants[i]
+        return x
+
+    def input_meta(self, i: int) -> tuple | None:
+        """Input i's (shape, dtype), or None when it has the output's (none is kept then)."""
+        if self.shapes is None:
+            return None
+        return self.shapes[i], self.dtypes[i]  # type: ignore[index]
 
     def read_values(self) -> dict:
         """{name: array} of the forward values this node's rules read (inputs and `out`)."""
@@ -185,7 +213,17 @@ class Node:
             values["out"] = self.out_data
         return values
 
-    def _version_error(self, what: str, now: int, expected: int, tensor: Any) -> None:
+    def _freed_error(self) -> RuntimeError:
+        return RuntimeError(
+            f"Trying to backward through the graph a second time: the saved tensors of "
+            f"{self.name} were freed by the previous backward. Pass retain_graph=True to the "
+            f"first backward()/grad() call if you need to backward through it again."
+        )
+
+    def _version_error(self, what: int | str, now: int, expected: int, tensor: Any) -> None:
+        """Raise: input `what` (an index) or `what` (the output) changed in place since saved."""
+        if isinstance(what, int):
+            what = f"input {what} ({self.name_of_input(what)})"
         detail = ""
         if tensor is not None:
             op = getattr(tensor, "_inplace_op", None)

@@ -7,6 +7,7 @@ wrapping arrays as Tensors. `execution_order` is the engine's order, shared by v
 from __future__ import annotations
 
 from heapq import heapify
+from operator import attrgetter
 from typing import Any, Iterable
 
 import numpy as np
@@ -14,6 +15,8 @@ import numpy as np
 from .._state import no_grad
 from ..primitives import registry
 from .node import Node
+
+_SEQ = attrgetter("seq")
 
 
 def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> dict:
@@ -58,6 +61,7 @@ class Plan:
             store = self.buffers if r.__class__ is Node else self.leaf_grads
             store[r] = store[r] + s if r in store else s
         root_nodes = list(self.buffers)
+        self.targets = targets
         self.pruned: dict | None = None
         self.reached_leaves: set = set()
         if targets is not None:
@@ -70,6 +74,13 @@ class Plan:
                 root_nodes = list(filter(self.pruned.__contains__, root_nodes))
         self.waiting = [(-node.seq, node) for node in root_nodes]
         heapify(self.waiting)
+
+    def edges_to_targets(self, node: Node, g: Any, captured: dict) -> tuple:
+        """With targets: the node's edges that lead to one (None for the others); a target
+        node's own gradient is captured on the way."""
+        if node in self.targets:  # type: ignore[operator]  # (pruned: targets given)
+            captured[node] = g
+        return self.pruned[node]  # type: ignore[index]
 
     def targets_gradients(self, captured: dict, targets: set, raw: bool) -> dict:
         """The targets' gradients as Tensors: a target reached only by zero rules (through sign)
@@ -88,45 +99,16 @@ class Plan:
 def _needed(root_nodes: list, targets: set) -> tuple[dict, set]:
     """For every node from which some target can be reached, its edges with the ones that lead
     nowhere asked for replaced by None (a target with no such edge maps to ()), and the leaf
-    targets reached. One depth-first walk, settling a node after its inputs."""
+    targets reached. Nodes are settled in recording order, so each after its inputs."""
     pruned: dict = {}
     reached_leaves: set = set()
-    visit: dict = {}  # node -> 1 once its inputs are queued, 2 once it is settled
-    stack = list(reversed(root_nodes))
-    while stack:
-        node = stack.pop()
-        seen = visit.get(node)
-        if seen is None:  # first visit: come back to it after its inputs
-            visit[node] = 1
-            stack.append(node)
-            for e in node.edges:
-                if e.__class__ is Node and e not in visit:
-                    stack.append(e)
-            continue
-        if seen == 2:
-            continue
-        visit[node] = 2  # second visit: every input is settled (a DAG has no way back up)
-        hit = dropped = False
-        for e in node.edges:
-            if e is None:
-                continue
-            if e in pruned or e in targets:
-                hit = True
-                if e.__class__ is not Node:
-                    reached_leaves.add(e)
-            else:
-                dropped = True
-        if hit:
-            pruned[node] = (
-                node.edges
-                if not dropped
-                else tuple(
-                    [
-                        e if e is not None and (e in pruned or e in targets) else None
-                        for e in node.edges
-                    ]
-                )
-            )
+    for node in sorted(count_consumers(root_nodes), key=_SEQ):
+        kept = [e if e in pruned or e in targets else None for e in node.edges]
+        leading = [e for e in kept if e is not None]
+        if leading:
+            reached_leaves.update([e for e in leading if e.__class__ is not Node])
+            same = all(k is e for k, e in zip(kept, node.edges))  # (the node's own tuple: the
+            pruned[node] = node.edges if same else tuple(kept)  # engine's one-call rules)
         elif node in targets:
             pruned[node] = ()
     return pruned, reached_leaves
@@ -204,15 +186,9 @@ def deliver_to_leaves(
         if g.__class__ is list:
             leaf_grads[leaf] = gathered_sum(g)
         elif g is ZERO:
-            leaf_grads[leaf] = np.zeros(leaf.shape, leaf.dtype)
-            if not raw:
-                leaf_grads[leaf] = registry.layer.wrap(leaf_grads[leaf])
-    if targets is None and raw:  # arrays only the engine holds can become .grad uncopied: not
-        # the caller's (a seed), not one given to two leaves (add's rules pass g to both)
-        given = [id(g) for g in leaf_grads.values()]
-        shared = {id(getattr(s, "_data", s)) for s in seeds}
-        if len(set(given)) < len(given):
-            shared.update([i for i in given if given.count(i) > 1])
+            zeros = np.zeros(leaf.shape, leaf.dtype)
+            leaf_grads[leaf] = zeros if raw else registry.layer.wrap(zeros)
+    shared = _not_owned(leaf_grads, seeds) if targets is None and raw else set()
     for leaf, g in leaf_grads.items():
         hooks = getattr(leaf, "_hooks", None)
         if hooks:
@@ -222,3 +198,13 @@ def deliver_to_leaves(
             registry.layer.accumulate(leaf, g, create_graph, owned)
         elif leaf in targets:
             captured[leaf] = g
+
+
+def _not_owned(leaf_grads: dict, seeds: list) -> set:
+    """The ids of leaf gradients the engine does not own alone, which must be copied to become a
+    `.grad`: the caller's (a seed), and one given to two leaves (add's rules pass g to both)."""
+    given = [id(g) for g in leaf_grads.values()]
+    shared = {id(getattr(s, "_data", s)) for s in seeds}
+    if len(set(given)) < len(given):
+        shared.update([i for i in given if given.count(i) > 1])
+    return shared

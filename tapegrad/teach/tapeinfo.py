@@ -16,7 +16,6 @@ import numpy as np
 
 from .._utils import unbroadcast_axes
 from ..tape.engine import run_backward
-from ..tape.node import FREED
 from ..tape.plan import execution_order
 from ..tensor import Tensor
 
@@ -83,21 +82,8 @@ def node_scope(node: Any) -> tuple | None:
 
 
 def read_values(node: Any) -> dict:
-    """{name: array} of the forward values a node's rules read: its saved inputs, and `out`.
-
-    Derived from today's Node (`saved`, `out_data`) until the tape offers node.read_values().
-    """
-    method = getattr(node, "read_values", None)
-    if method is not None:
-        return dict(method())
-    values = {}
-    saved = node.saved
-    if isinstance(saved, tuple):  # (None: nothing saved; a marker once a backward freed it)
-        for i, x in enumerate(saved):
-            values[input_label(node, i)] = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
-    if node.out_data is not None:
-        values["out"] = np.asarray(node.out_data)
-    return values
+    """{name: array} of the forward values a node's rules read: its saved inputs, and `out`."""
+    return dict(node.read_values())
 
 
 def scope_paths(order: list) -> dict:
@@ -174,13 +160,9 @@ class Names:
 def input_values(node: Any, values: dict) -> list | None:
     """The arrays a node was computed from: saved ones, the Python numbers it kept, leaves' data
     and other nodes' results in `values`; None when one of them is not known."""
-    saved = node.saved if isinstance(node.saved, tuple) else None
-    constants = node.constants
     inputs = []
     for i, e in enumerate(node.edges):
-        x: Any = saved[i] if saved is not None else None
-        if x is None and constants is not None:
-            x = constants[i]
+        x: Any = node.kept_input(i)
         if x is not None:
             x = x.numpy() if isinstance(x, Tensor) else x
         elif e is None:
@@ -202,8 +184,9 @@ def node_values(order: list, outputs: dict) -> dict:
     for node in reversed(order):  # inputs before the nodes that use them
         if node in values:
             continue
-        if node.out_data is not None:
-            values[node] = np.asarray(node.out_data)
+        kept = node.read_values().get("out")  # (the output, when a rule reads it)
+        if kept is not None:
+            values[node] = np.asarray(kept)
             continue
         if "ctx" in (node.params or {}):  # a user Function's forward is user code: not re-run
             continue
@@ -223,7 +206,7 @@ def refilled(order: list, root: Tensor) -> Iterator[None]:
     them again, recomputed (micrograd draws after `g.backward()`); after it, they are freed again.
     A node whose values cannot be recomputed (a custom Function, a constant not kept) stays freed.
     """
-    freed = [node for node in order if node.saved is FREED]
+    freed = [node for node in order if node.released]
     if not freed:
         yield
         return
@@ -231,24 +214,18 @@ def refilled(order: list, root: Tensor) -> Iterator[None]:
     if root.grad_fn is not None:
         outputs[root.grad_fn] = root
     values = node_values(order, outputs)
-    kept = []
+    refilled = []
     try:
         for node in freed:
             inputs = input_values(node, values)
             if inputs is None or "ctx" in (node.params or {}) or node not in values:
                 continue
-            needs = sum(1 << i for i, e in enumerate(node.edges) if e is not None)
-            plan = node.prim.plans.get(needs) or node.prim.plan(needs, len(node.edges))
-            kept.append((node, node.saved, node.versions, node.out_data, node.out_vc))
-            saved = [x if i in plan.saved else None for i, x in enumerate(inputs)]
-            node.saved = tuple(saved) if plan.saved else None
-            node.versions = (None,) * len(saved)  # (constants: read as they are, not checked)
-            node.out_data, node.out_vc = (values[node], [0]) if plan.out else (None, None)
+            node.refill(inputs, values[node])
+            refilled.append(node)
         yield
     finally:
-        for node, saved, versions, out_data, out_vc in kept:
-            node.saved, node.versions = saved, versions
-            node.out_data, node.out_vc = out_data, out_vc
+        for node in refilled:
+            node.release()
 
 
 # ---- gradients: the engine, watched --------------------------------------------------------
@@ -281,8 +258,7 @@ class Watcher:
                 received.append(None)
                 continue
             gi = gi.numpy()
-            shape = node.shapes[i] if node.shapes is not None else np.shape(g.numpy())
-            dtype = node.dtypes[i] if node.dtypes is not None else g.dtype
+            shape, dtype = node.input_meta(i) or (g.shape, g.dtype)
             if gi.shape != tuple(shape):  # what the input receives: summed back to its shape
                 seen.broadcast_from.setdefault(node, {})[i] = gi.shape
                 axes, keep = unbroadcast_axes(gi.shape, tuple(shape))

@@ -83,9 +83,7 @@ def _const_line(name: str, text: str) -> str:
 
 def _const_label(node: Any, i: int) -> str:
     """A constant input, by its name or value (its shape when big or not kept)."""
-    saved = node.saved[i] if isinstance(node.saved, tuple) else None
-    if saved is None and node.constants is not None:  # a Python number: kept even once freed
-        saved = node.constants[i]
+    saved = node.kept_input(i)  # (a Python number is kept even once a backward released it)
     if isinstance(saved, Tensor) and saved.name:
         return saved.name
     value = saved.numpy() if isinstance(saved, Tensor) else saved
@@ -93,9 +91,10 @@ def _const_label(node: Any, i: int) -> str:
         return _one_line(value)
     if value is not None:
         return f"constant {shape_text(np.shape(value))} {np.asarray(value).dtype}"
-    if node.shapes is None:  # inputs have the output's shape and dtype
+    meta = node.input_meta(i)
+    if meta is None:  # inputs have the output's shape and dtype
         return "constant"
-    return f"constant {shape_text(node.shapes[i])} {node.dtypes[i]}"
+    return f"constant {shape_text(meta[0])} {meta[1]}"
 
 
 class _Graph:

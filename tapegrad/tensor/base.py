@@ -2,7 +2,7 @@
 autodiff reads (requires_grad, grad, versions) and printing (through printing.py). The method rooms
 (elementwise.py, reduction.py, ...) build on it, and tensor.py composes them into Tensor.
 
-Layer L3: numpy, dtypes and the L0 state only; nothing here records an op.
+Layer L3: numpy, dtypes, devices and the L0 state only; nothing here records an op.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
-from .. import dtypes
+from .. import devices, dtypes
 from .._state import overrides, state
 from ..primitives.batched_array import BatchedArray
 from .printing import tensor_repr
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _COUNTER_LOCK = threading.Lock()
 _UNSAID_DTYPES = (np.dtype(np.int64), np.dtype(np.bool_))
+_CPU = devices.device("cpu")
 
 # Tensors made by .detach() of a tensor on the tape inside a custom Function's backward recorded
 # for create_graph (by id; entries leave with their tensors): turned into NumPy there, they are
@@ -211,9 +212,13 @@ class TensorBase:
         dtype = property(attrgetter("_data.dtype"), doc="The element type (a NumPy dtype).")
 
     @property
-    def device(self) -> str:
-        """Always "cpu": tapegrad computes with NumPy."""
-        return "cpu"
+    def device(self) -> devices.device:
+        """Where the tensor lives: always `device(type='cpu')` (tapegrad computes with NumPy).
+
+        >>> tg.zeros(2).device
+        device(type='cpu')
+        """
+        return _CPU
 
     def dim(self) -> int:
         """The number of axes (PyTorch's name)."""

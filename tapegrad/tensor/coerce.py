@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import numpy as np
 
+from .. import devices
 from .._utils import normalize_axis
 from ..primitives.batched_array import BatchedArray
 from .base import TensorBase, as_array
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 TensorLike: TypeAlias = (
     TensorBase | float | int | np.ndarray | np.generic | list[Any] | tuple[Any, ...]
 )
-
-DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
 
 
 def to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
@@ -63,18 +62,16 @@ def to_arguments(
 
 
 def _is_device(a: Any) -> bool:
-    """A device as `.to(...)` takes one: "cpu", "cuda:0", a tg.device (anything with .type)."""
-    if isinstance(a, str):
-        return a.split(":")[0] in DEVICES
-    return isinstance(getattr(a, "type", None), str)
+    """A device as `.to(...)` takes one: "cpu", "cuda:0", a tg.device (a dtype's name is not)."""
+    if isinstance(a, devices.device):
+        return True
+    return isinstance(a, str) and a.split(":")[0] in devices.DEVICE_TYPES
 
 
 def check_device(device: Any) -> None:
-    if str(device).split(":")[0] != "cpu":
-        raise RuntimeError(
-            f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
-            f"available (leave the tensor where it is, or use .to('cpu'))"
-        )
+    """The CPU ("cpu", "cpu:0", tg.device("cpu"), a tensor's .device); anything else is a clear
+    error (devices.py's check, which the factories run too)."""
+    devices.check_device(device, "to")
 
 
 def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:

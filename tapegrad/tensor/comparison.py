@@ -1,11 +1,11 @@
-"""Comparison, logic and ordering: `<`, `==` and their method names (eq, gt, greater, ...: bool
-tensors, off the tape), the bitwise operators `&`, `|`, `^`, `~` (on integers bit by bit, on bools
-logical, as PyTorch), logical_and/or/xor/not, isnan/isinf/isfinite, all/any, and sort, argsort,
-topk (the values carry the gradient back to where they came from).
+"""Comparison and ordering: `<`, `==` and their method names (eq, gt, greater, ...: bool tensors,
+off the tape, and their in-place forms eq_, ...), allclose, isnan/isinf/isfinite, all/any, and
+sort, argsort, topk (the values carry the gradient back to where they came from). The bitwise and
+logical operators are the bitwise room's.
 
 Layer L3: numpy, the rule table's fill (eq_ on the tape), the storage base, record.py's apply and
-wrap, coerce.py, the indexing room's `along_axis` and the in-place room's `unary_` (for eq_,
-bitwise_and_, `&=`, ...). Sorting is stable (equal values keep their order; NaN counts as the
+wrap, coerce.py, the indexing room's `along_axis` and writing.py's `unary_` (for eq_, ...).
+Sorting is stable (equal values keep their order; NaN counts as the
 largest, as in PyTorch).
 """
 
@@ -20,7 +20,7 @@ from ..primitives import elementwise as E
 from .base import TensorBase
 from .coerce import TensorLike, coerce, one_dim
 from .indexing import along_axis
-from .inplace import unary_
+from .writing import unary_
 from .record import apply, wrap
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.eq_(2.0)
         tensor([0., 1.])
         """
-        return _compare_(self, "eq_", np.equal, other)
+        return compare_in_place(self, "eq_", np.equal, other)
 
     def ne_(self, other: TensorLike) -> Tensor:
         """In place: 1 where self != other, else 0 (in self's dtype).
@@ -152,7 +152,7 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.ne_(2.0)
         tensor([1., 0.])
         """
-        return _compare_(self, "ne_", np.not_equal, other)
+        return compare_in_place(self, "ne_", np.not_equal, other)
 
     def lt_(self, other: TensorLike) -> Tensor:
         """In place: 1 where self < other, else 0 (in self's dtype).
@@ -160,7 +160,7 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.lt_(2.0)
         tensor([1., 0.])
         """
-        return _compare_(self, "lt_", np.less, other)
+        return compare_in_place(self, "lt_", np.less, other)
 
     def le_(self, other: TensorLike) -> Tensor:
         """In place: 1 where self <= other, else 0 (in self's dtype).
@@ -168,7 +168,7 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 3.0]); x.le_(2.0)
         tensor([1., 0.])
         """
-        return _compare_(self, "le_", np.less_equal, other)
+        return compare_in_place(self, "le_", np.less_equal, other)
 
     def gt_(self, other: TensorLike) -> Tensor:
         """In place: 1 where self > other, else 0 (in self's dtype).
@@ -176,7 +176,7 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 3.0]); x.gt_(2.0)
         tensor([0., 1.])
         """
-        return _compare_(self, "gt_", np.greater, other)
+        return compare_in_place(self, "gt_", np.greater, other)
 
     def ge_(self, other: TensorLike) -> Tensor:
         """In place: 1 where self >= other, else 0 (in self's dtype).
@@ -184,171 +184,9 @@ class ComparisonMixin(TensorBase):
         >>> x = tg.tensor([1.0, 2.0]); x.ge_(2.0)
         tensor([0., 1.])
         """
-        return _compare_(self, "ge_", np.greater_equal, other)
+        return compare_in_place(self, "ge_", np.greater_equal, other)
 
     not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
-
-    # ---- bitwise (integers) and logical (bools): `&`, `|`, `^`, `~` ----------------------------
-    def __and__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_and, "&", self, other)
-
-    def __rand__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_and, "&", other, self)
-
-    def __or__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_or, "|", self, other)
-
-    def __ror__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_or, "|", other, self)
-
-    def __xor__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_xor, "^", self, other)
-
-    def __rxor__(self, other: TensorLike) -> Tensor:
-        return _bitwise(np.bitwise_xor, "^", other, self)
-
-    def __invert__(self) -> Tensor:
-        _integers_only("~", self._data)
-        return wrap(np.invert(self._data))
-
-    def __iand__(self, other: TensorLike) -> Tensor:
-        return _bitwise_(self, "&=", np.bitwise_and, other)
-
-    def __ior__(self, other: TensorLike) -> Tensor:
-        return _bitwise_(self, "|=", np.bitwise_or, other)
-
-    def __ixor__(self, other: TensorLike) -> Tensor:
-        return _bitwise_(self, "^=", np.bitwise_xor, other)
-
-    def bitwise_and(self, other: TensorLike) -> Tensor:
-        """self & other: bit by bit for integers, logical for bools (floats refused, as PyTorch).
-
-        >>> tg.tensor([6, 5]).bitwise_and(3)
-        tensor([2, 1])
-        """
-        return _bitwise(np.bitwise_and, "bitwise_and", self, other)
-
-    def bitwise_or(self, other: TensorLike) -> Tensor:
-        """self | other: bit by bit for integers, logical for bools.
-
-        >>> tg.tensor([6, 5]).bitwise_or(3)
-        tensor([7, 7])
-        """
-        return _bitwise(np.bitwise_or, "bitwise_or", self, other)
-
-    def bitwise_xor(self, other: TensorLike) -> Tensor:
-        """self ^ other: bit by bit for integers, logical for bools.
-
-        >>> tg.tensor([6, 5]).bitwise_xor(3)
-        tensor([5, 6])
-        """
-        return _bitwise(np.bitwise_xor, "bitwise_xor", self, other)
-
-    def bitwise_not(self) -> Tensor:
-        """~self: every bit flipped for integers, logical not for bools.
-
-        >>> tg.tensor([0, 5]).bitwise_not()
-        tensor([-1, -6])
-        """
-        _integers_only("bitwise_not", self._data)
-        return wrap(np.invert(self._data))
-
-    def bitwise_and_(self, other: TensorLike) -> Tensor:
-        """In place: self & other.
-
-        >>> x = tg.tensor([6, 5]); x.bitwise_and_(3)
-        tensor([2, 1])
-        """
-        return _bitwise_(self, "bitwise_and_", np.bitwise_and, other)
-
-    def bitwise_or_(self, other: TensorLike) -> Tensor:
-        """In place: self | other.
-
-        >>> x = tg.tensor([6, 5]); x.bitwise_or_(3)
-        tensor([7, 7])
-        """
-        return _bitwise_(self, "bitwise_or_", np.bitwise_or, other)
-
-    def bitwise_xor_(self, other: TensorLike) -> Tensor:
-        """In place: self ^ other.
-
-        >>> x = tg.tensor([6, 5]); x.bitwise_xor_(3)
-        tensor([5, 6])
-        """
-        return _bitwise_(self, "bitwise_xor_", np.bitwise_xor, other)
-
-    def bitwise_not_(self) -> Tensor:
-        """In place: ~self.
-
-        >>> x = tg.tensor([0, 5]); x.bitwise_not_()
-        tensor([-1, -6])
-        """
-        _integers_only("bitwise_not_", self._data)
-        return _bitwise_(self, "bitwise_not_", lambda a, _: np.invert(a), None)
-
-    def logical_and(self, other: TensorLike) -> Tensor:
-        """Whether both are true (non-zero), elementwise: a bool tensor, for any dtype.
-
-        >>> tg.tensor([0.0, 2.0]).logical_and(tg.tensor([1, 1]))
-        tensor([False,  True])
-        """
-        return wrap(np.logical_and(self._data, _operand(other)))
-
-    def logical_or(self, other: TensorLike) -> Tensor:
-        """Whether either is true (non-zero), elementwise: a bool tensor.
-
-        >>> tg.tensor([0.0, 2.0]).logical_or(tg.tensor([0, 0]))
-        tensor([False,  True])
-        """
-        return wrap(np.logical_or(self._data, _operand(other)))
-
-    def logical_xor(self, other: TensorLike) -> Tensor:
-        """Whether exactly one is true (non-zero), elementwise: a bool tensor.
-
-        >>> tg.tensor([0.0, 2.0]).logical_xor(tg.tensor([1, 1]))
-        tensor([ True, False])
-        """
-        return wrap(np.logical_xor(self._data, _operand(other)))
-
-    def logical_not(self) -> Tensor:
-        """Whether each element is false (zero): a bool tensor.
-
-        >>> tg.tensor([0.0, 2.0]).logical_not()
-        tensor([ True, False])
-        """
-        return wrap(np.logical_not(self._data))
-
-    def logical_and_(self, other: TensorLike) -> Tensor:
-        """In place: logical_and, as 1 or 0 in self's dtype.
-
-        >>> x = tg.tensor([0.0, 2.0]); x.logical_and_(tg.tensor([1, 1]))
-        tensor([0., 1.])
-        """
-        return _compare_(self, "logical_and_", np.logical_and, other)
-
-    def logical_or_(self, other: TensorLike) -> Tensor:
-        """In place: logical_or, as 1 or 0 in self's dtype.
-
-        >>> x = tg.tensor([0.0, 2.0]); x.logical_or_(0)
-        tensor([0., 1.])
-        """
-        return _compare_(self, "logical_or_", np.logical_or, other)
-
-    def logical_xor_(self, other: TensorLike) -> Tensor:
-        """In place: logical_xor, as 1 or 0 in self's dtype.
-
-        >>> x = tg.tensor([0.0, 2.0]); x.logical_xor_(1)
-        tensor([1., 0.])
-        """
-        return _compare_(self, "logical_xor_", np.logical_xor, other)
-
-    def logical_not_(self) -> Tensor:
-        """In place: logical_not, as 1 or 0 in self's dtype.
-
-        >>> x = tg.tensor([0.0, 2.0]); x.logical_not_()
-        tensor([1., 0.])
-        """
-        return _compare_(self, "logical_not_", lambda a, _: np.logical_not(a), None)
 
     # ---- what kind of number -------------------------------------------------------------------
     def isnan(self) -> Tensor:
@@ -383,7 +221,7 @@ class ComparisonMixin(TensorBase):
         >>> tg.tensor([1.0]).allclose(tg.tensor([1.0 + 1e-7]))
         True
         """
-        theirs = _operand(other)
+        theirs = operand(other)
         return bool(np.allclose(self._data, theirs, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
     # ---- all and any ---------------------------------------------------------------------------
@@ -484,50 +322,23 @@ def _int64(a: np.ndarray) -> Tensor:
     return wrap(np.asarray(a, dtype=np.int64))
 
 
-# ---- helpers of the bitwise, logical and in-place comparison methods ---------------------------
-def _operand(other: Any) -> Any:
+# ---- helpers of the in-place comparisons (and of the bitwise room's logical_and_, ...) ---------
+def operand(other: Any) -> Any:
     """The values of an operand (a tensor's array; numbers and arrays as coerce makes them)."""
     other = coerce(other)
     return other._data if isinstance(other, TensorBase) else other
 
 
-def _integers_only(name: str, *values: Any) -> None:
-    """Bitwise ops take integers and bools; a float (or complex) is a clear error, as PyTorch."""
-    for v in values:
-        if isinstance(v, bool | int):
-            continue
-        what = f"a Python {type(v).__name__}" if isinstance(v, float | complex) else v.dtype
-        if isinstance(v, float | complex) or v.dtype.kind not in "biu":
-            raise TypeError(
-                f"{name} is defined on integer and bool tensors only (bit by bit, or logical for "
-                f"bools), got {what}; compare first for a mask (x > 0), or use "
-                f"logical_and/logical_or/logical_xor/logical_not, which take any dtype"
-            )
-
-
-def _bitwise(ufunc: Any, name: str, x: Any, y: Any) -> Tensor:
-    """x <op> y for bitwise `ufunc` (either may be the number), checked and off the tape."""
-    a, b = _operand(x), _operand(y)
-    _integers_only(name, a, b)
-    return wrap(ufunc(a, b))
-
-
-def _bitwise_(t: TensorBase, name: str, ufunc: Callable[[Any, Any], Any], other: Any) -> Tensor:
-    """In place: t = ufunc(t, other), a result t's dtype can hold (else an error, as PyTorch)."""
-    value = None if other is None else _operand(other)
-    if value is not None:
-        _integers_only(name, t._data, value)
-    return unary_(t, name, lambda old, v: np.asarray(ufunc(_values(old), v)), value)
-
-
-def _compare_(t: TensorBase, name: str, test: Callable[[Any, Any], Any], other: Any) -> Tensor:
+def compare_in_place(
+    t: TensorBase, name: str, test: Callable[[Any, Any], Any], other: Any
+) -> Tensor:
     """In place: t = 1 where test(t, other) holds, else 0, in t's dtype (PyTorch's eq_, ...);
     on the tape the old values get a zero gradient, as there."""
-    value = None if other is None else _operand(other)
+    value = None if other is None else operand(other)
     dtype = t._data.dtype
 
     def op(old: Any, v: Any) -> Any:
-        holds = np.asarray(test(_values(old), v)).astype(dtype)
+        holds = np.asarray(test(values_of(old), v)).astype(dtype)
         if not isinstance(old, TensorBase):
             return holds
         return apply(E.fill, old, value=0) + holds  # (old: on the tape, a zero gradient)
@@ -535,5 +346,6 @@ def _compare_(t: TensorBase, name: str, test: Callable[[Any, Any], Any], other: 
     return unary_(t, name, op, value)
 
 
-def _values(x: Any) -> Any:
+def values_of(x: Any) -> Any:
+    """The array behind a tensor (anything else as it is)."""
     return x._data if isinstance(x, TensorBase) else x

@@ -1,7 +1,7 @@
 """Random: the in-place methods that fill a tensor with random numbers (PyTorch's normal_ and
-uniform_), drawn from `generator=` (a tg.Generator) or else the default stream.
+uniform_), drawn from `generator=` (a tg.Generator) or else the default generator.
 
-Layer L3: numpy, the storage base and the in-place room's shared path. The generators live above
+Layer L3: numpy, the storage base and writing.py's shared in-place path. The generators live above
 this layer (they make tensors: tapegrad/random.py), so the stream is looked up when a method is
 called, as the conversion room reaches tapegrad.interop.
 """
@@ -13,22 +13,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .base import TensorBase
-from .inplace import inplace
+from .writing import inplace
 
 if TYPE_CHECKING:
+    from ..random import Generator
     from .tensor import Tensor
 
 
 def _stream(generator: Any, who: str) -> np.random.Generator:
-    """The NumPy generator behind `generator` (None: the default stream)."""
-    from .. import creation  # (L4: read on use)
+    """The NumPy generator behind `generator` (None: the default generator's)."""
+    from .. import random  # (L4: read on use)
 
-    if generator is None or isinstance(generator, np.random.Generator):
-        return generator or creation.generator()
-    raise TypeError(
-        f"{who}: generator must be a tg.Generator (or None for the default stream), got "
-        f"{type(generator).__name__}"
-    )
+    return random.numpy_generator(generator, who)
 
 
 def _floating(t: TensorBase, who: str) -> None:
@@ -44,8 +40,10 @@ class RandomMixin(TensorBase):
 
     __slots__ = ()
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-        """In place: samples of N(mean, std^2), from `generator` (else the default stream).
+    def normal_(
+        self, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None
+    ) -> Tensor:
+        """In place: samples of N(mean, std^2), from `generator` (else the default generator).
 
         >>> x = tg.zeros(3); x.normal_(0.0, 0.01).shape
         (3,)
@@ -56,9 +54,11 @@ class RandomMixin(TensorBase):
         values = _stream(generator, "normal_").normal(mean, std, self._data.shape)
         return inplace(self, "normal_", None, values.astype(self._data.dtype))
 
-    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+    def uniform_(
+        self, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None
+    ) -> Tensor:
         """In place: samples of the uniform distribution on [from_, to), from `generator` (else
-        the default stream). (PyTorch calls the first argument `from`, a Python keyword.)
+        the default generator). (PyTorch calls the first argument `from`, a Python keyword.)
 
         >>> x = tg.zeros(3); bool(((x.uniform_(-1.0, 1.0) >= -1) & (x < 1)).all())
         True

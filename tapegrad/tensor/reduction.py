@@ -1,12 +1,11 @@
-"""Reductions: sum, mean, prod, var/std (and var_mean/std_mean), max/min (values, or PyTorch's
-named tuple with a dim), argmax/argmin, logsumexp and softmax, norms, and the running sum and
-product along an axis.
+"""Reductions: sum, mean, prod, max/min (values, or PyTorch's named tuple with a dim),
+argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis (var
+and std: statistics.py).
 
 Layer L3: numpy, dtypes, the rule table, the storage base, record.py's apply and wrap, coerce.py
-and the indexing room's `along_axis`. PyTorch's signatures (positional dim and keepdim, `dtype=`,
-var's `correction=`/`unbiased=`, which default to PyTorch's n - 1) and NumPy's keywords (`axis=`,
-`keepdims=`, `ddof=`) both work. Composites stay composites (var, softmax, norm): their derivatives
-are those of the primitives.
+and the indexing room's `along_axis`. PyTorch's signatures (positional dim and keepdim, `dtype=`)
+and NumPy's keywords (`axis=`, `keepdims=`) both work. Composites stay composites (softmax, norm):
+their derivatives are those of the primitives.
 """
 
 from __future__ import annotations
@@ -47,16 +46,6 @@ class MinResult(NamedTuple):
 
 MaxResult.__name__ = MaxResult.__qualname__ = "max"  # (their repr: `max(values=..., ...)`)
 MinResult.__name__ = MinResult.__qualname__ = "min"
-
-
-def _correction(unbiased: bool | None, correction: float | None, ddof: float | None) -> float:
-    """What var divides n less by: 1 by default (PyTorch's), or the one of unbiased (True: 1,
-    False: 0), correction and ddof (NumPy's name) that is given."""
-    spelled = {"unbiased": unbiased, "correction": correction, "ddof": ddof}
-    given: dict[str, float] = {name: float(v) for name, v in spelled.items() if v is not None}
-    if len(given) > 1:
-        raise TypeError(f"var/std: pass one of unbiased, correction and ddof, got {sorted(given)}")
-    return next(iter(given.values()), 1.0)
 
 
 def _in_dtype(x: TensorBase, dtype: Any) -> Tensor:
@@ -264,103 +253,6 @@ class ReductionMixin(TensorBase):
         tensor([1., 2.])
         """
         return _reduce(R.min, self, axis, keepdim if keepdims is None else keepdims, dim, None)
-
-    def var(
-        self,
-        dim: Any = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
-        *,
-        correction: float | None = None,
-        axis: Any = None,
-        keepdims: bool | None = None,
-        ddof: float | None = None,
-    ) -> Tensor:
-        """The variance over dim: the sum of squared deviations divided by n - correction, with
-        PyTorch's default correction=1 (unbiased=False or correction=0 divides by n; NumPy's
-        `ddof=` is the same number). As in PyTorch a bool first argument is `unbiased`.
-
-        >>> tg.tensor([1.0, 3.0]).var(), tg.tensor([1.0, 3.0]).var(correction=0)
-        (tensor(2.), tensor(1.))
-        """
-        if isinstance(dim, bool):  # x.var(False): PyTorch's var(unbiased)
-            dim, unbiased = None, dim if unbiased is None else unbiased
-        c = _correction(unbiased, correction, ddof)
-        if self._data.dtype.kind != "f":
-            raise TypeError(
-                f"std and var need a floating-point tensor, got {self._data.dtype}; convert it "
-                f"first (.double() or .float())"
-            )
-        if axis is not None and dim is not None:
-            raise TypeError("var/std got both dim and axis; pass one")
-        axes = dim if axis is None else axis
-        keep = keepdim if keepdims is None else keepdims
-        x = cast("Tensor", self)
-        centered = x - x.mean(axes, keepdim=True)
-        squares = (centered * centered).sum(axes, bool(keep))
-        n = self._data.size // max(squares._data.size, 1)
-        return squares / max(n - c, 0.0)  # (n - c <= 0: inf or NaN, as PyTorch)
-
-    def std(
-        self,
-        dim: Any = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
-        *,
-        correction: float | None = None,
-        axis: Any = None,
-        keepdims: bool | None = None,
-        ddof: float | None = None,
-    ) -> Tensor:
-        """The standard deviation: sqrt(var(...)), with var's arguments (PyTorch's correction=1 by
-        default).
-
-        >>> tg.tensor([1.0, 3.0]).std(correction=0)
-        tensor(1.)
-        """
-        return self.var(
-            dim,
-            unbiased,
-            keepdim,
-            correction=correction,
-            axis=axis,
-            keepdims=keepdims,
-            ddof=ddof,
-        ).sqrt()
-
-    def var_mean(
-        self,
-        dim: Any = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
-        *,
-        correction: float | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        """(var, mean) over dim, var with var's arguments (a tuple, as torch.var_mean's).
-
-        >>> tg.tensor([1.0, 3.0]).var_mean()
-        (tensor(2.), tensor(2.))
-        """
-        if isinstance(dim, bool):
-            dim, unbiased = None, dim if unbiased is None else unbiased
-        var = self.var(dim, unbiased, keepdim, correction=correction)
-        return var, self.mean(dim, keepdim)
-
-    def std_mean(
-        self,
-        dim: Any = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
-        *,
-        correction: float | None = None,
-    ) -> tuple[Tensor, Tensor]:
-        """(std, mean) over dim, std with var's arguments (a tuple, as torch.std_mean's).
-
-        >>> tg.tensor([1.0, 3.0]).std_mean(correction=0)
-        (tensor(1.), tensor(2.))
-        """
-        var, mean = self.var_mean(dim, unbiased, keepdim, correction=correction)
-        return var.sqrt(), mean
 
     # x.max(): the values; x.max(1) / x.max(dim=1): (values, indices); x.max(other): maximum
     @overload

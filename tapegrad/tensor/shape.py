@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import devices
 from .._utils import normalize_axis, one_axis, shape_args
 from ..primitives import elementwise as E
 from ..primitives import shape as S
@@ -425,4 +426,5 @@ def _dims_argument(name: str, dims: tuple, keyword: dict) -> tuple:
 def check_memory_format(who: str, memory_format: Any, ndim: int) -> None:
     """memory_format= as PyTorch takes it (a memory format suited to the tensor's rank); every
     layout is the same to tapegrad, so it changes nothing."""
-    return None  # (checked against tg.contiguous_format & co. once devices.py has landed)
+    if memory_format is not None:
+        devices.check_placement(who, memory_format=memory_format, ndim=ndim)

@@ -1,7 +1,7 @@
 """Activation checkpointing (PyTorch's torch.utils.checkpoint): a segment of the forward keeps
 only its inputs on the tape and is run again in backward, trading compute for memory.
 
-Layer L5: tg.autograd (Function, grad), creation (the random generator). `checkpoint(fn, *args)`
+Layer L5: tg.autograd (Function, grad), random (the default generator). `checkpoint(fn, *args)`
 runs fn once recording, to find every tensor outside it that its result depends on (its arguments
 and the parameters it reads), then drops that recording and puts ONE node on the tape, with
 those tensors as its inputs. Its backward runs fn again (random numbers replayed) and takes the
@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .. import creation
+from ..random import numpy_generator
 from .._state import enable_grad, state
 from ..autograd.function import Function
 from ..autograd.functions import grad as tape_grad
@@ -75,12 +75,12 @@ def _nothing() -> Any:
 
 
 def _rng_state() -> Any:
-    gen = creation.generator()
+    gen = numpy_generator()
     return getattr(gen, "inner", gen).bit_generator.state
 
 
 def _set_rng_state(saved: Any) -> None:
-    gen = creation.generator()
+    gen = numpy_generator()
     getattr(gen, "inner", gen).bit_generator.state = saved
 
 

@@ -65,6 +65,16 @@ DELIBERATE: tuple[Difference, ...] = (
         category="gradient",
         when=lambda outcome: outcome.torch_nan,
     ),
+    Difference(
+        "random numbers are tapegrad's own (the same seed gives the same numbers in every run, "
+        "not PyTorch's): attention with dropout_p > 0 drops other weights",
+        entries=("nn.functional.scaled_dot_product_attention",),
+        when=lambda outcome: (
+            "dropout_p=" in outcome.detail
+            and "dropout_p=0.0]" not in outcome.detail
+            and "dropout_p=0.0," not in outcome.detail
+        ),
+    ),
 )
 
 # Known and not fixed yet (issue 26 and what the run found): each shrinks to nothing when fixed.

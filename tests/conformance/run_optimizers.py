@@ -39,10 +39,18 @@ def run_trajectory(info: Any, optim_input: Any, schedulers: list[Any], seed: int
     start = [rng.standard_normal((4, 3)), rng.standard_normal(4)]
     x = rng.standard_normal(3)
     t_params = [torch.tensor(a, requires_grad=True) for a in start]
-    t_opt = info.optim_cls(t_params, **optim_input.kwargs)
+    # (a tensor lr is changed in place by PyTorch's schedulers: each run gets its own copy, and
+    # tapegrad's is taken before PyTorch's schedulers first scale it)
+    t_kwargs = {
+        k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in optim_input.kwargs.items()
+    }
+    t_opt = info.optim_cls(t_params, **t_kwargs)
+    try:
+        kwargs = Translator()(t_kwargs)
+    except MissingName as missing:
+        return Outcome("refused", f"missing name: {missing.name}")
     t_schedulers = [make(t_opt) for make in schedulers]
     try:
-        kwargs = Translator()(optim_input.kwargs)
         g_params = [tg.tensor(a, requires_grad=True) for a in start]
         g_opt = tapegrad_side(lambda: optimizer_class(info)(g_params, **kwargs))
         g_schedulers = [

@@ -104,6 +104,7 @@ KIND_PRIMS = {
     "cumprod": "cumprod",
     "einsum": "einsum",
     "norm": "normalize",
+    "attention": "scaled_dot_product_attention",
     "log10": "log10",
     "log2": "log2",
     "contiguous": ("transpose", "contiguous"),
@@ -195,6 +196,17 @@ def _np_conv2d(x, w, stride, pad):
     return out
 
 
+def _np_attention(q, k, v, mask, causal):
+    """softmax(q k^T / sqrt(E) + mask) v by its definition."""
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    if causal:
+        scores = np.where(np.tril(np.ones(scores.shape, bool)), scores, -np.inf)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf) if mask.dtype == bool else scores + mask
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True) @ v
+
+
 def _np_windows(x, k, stride):
     """(N, C, Ho, Wo, k*k): the k x k windows of x, stride apart."""
     ho, wo = (x.shape[2] - k) // stride + 1, (x.shape[3] - k) // stride + 1
@@ -221,6 +233,7 @@ def _np_namespace(exact_casts: bool) -> dict:
         "setitem": _np_setitem,
         "relu": lambda a: np.maximum(a, 0.0),
         "conv2d": _np_conv2d,
+        "attention": _np_attention,
         "max_pool": lambda x, k, s: np.max(_np_windows(x, k, s), axis=-1),
         "avg_pool": lambda x, k, s: np.mean(_np_windows(x, k, s), axis=-1),
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
@@ -1329,6 +1342,34 @@ class _Gen:
             kind,
             f"tg.nn.functional.layer_norm({a}, ({n},), eps=0.1)",
             f"(({a}) - {mean}) / np.sqrt({var} + 0.1)",
+        )
+
+    def op_attention(self, kind):
+        """F.scaled_dot_product_attention with a value as the queries (L, E) and new key and value
+        leaves; a float mask (a leaf: it has a gradient), a bool mask (every row keeps key 0, so
+        no row is empty) or is_causal."""
+        q = self.pick(lambda s: len(s) == 2, new_shape=(2, 3))
+        length, features = self.shape_of(q)
+        keys, width = self.integer(1, 3), self.integer(1, 3)
+        if length * max(keys, width) > MAX_ELEMS:
+            reject()
+        k, v = self.new_leaf((keys, features)), self.new_leaf((keys, width))
+        q_tg, q_np = self.scaled(q, q, 2.0)
+        how = self.choice(["none", "float", "bool", "causal"])
+        extra, mask_np = "", "None"
+        if how == "float":
+            mask_np = self.new_leaf((length, keys))
+            extra = f", attn_mask={mask_np}"
+        elif how == "bool":
+            mask_np = self.mask((length, keys))
+            self.ns[mask_np][:, 0] = True
+            extra = f", attn_mask=tg.tensor({mask_np})"
+        elif how == "causal":
+            extra = ", is_causal=True"
+        return self.emit(
+            kind,
+            f"tg.nn.functional.scaled_dot_product_attention({q_tg}, {k}, {v}{extra})",
+            f"attention({q_np}, {k}, {v}, {mask_np}, {how == 'causal'})",
         )
 
     def op_einsum(self, kind):

@@ -330,6 +330,9 @@ DTYPE_CASES = {
         _img(a)[:, :, :2, :3], _img(b), weight_shape=(1, 1, 2, 2), **_CONV
     ),
     "normalize": lambda a, b, m: tg.nn.functional.layer_norm(a, (a.shape[-1],)),
+    "scaled_dot_product_attention": lambda a, b, m: tg.nn.functional.scaled_dot_product_attention(
+        a, b, b * 0.5, attn_mask=(a @ b.T) * 0.1
+    ),
     "max_pool2d": lambda a, b, m: tg.nn.functional_conv.max_pool2d(_img(a), 2, 1),
     "max_pool2d_backward": lambda a, b, m: P.nn.max_pool2d_backward(
         _img(a)[:, :, :2, :3], _img(b).numpy(), _pool(b), **_POOL

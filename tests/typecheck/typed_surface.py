@@ -245,6 +245,36 @@ assert_type(tg.linalg.matmul(x, y), Tensor)
 assert_type(tg.get_default_dtype(), np.dtype[np.float16 | np.float32 | np.float64])
 assert_type(tg.set_default_dtype(tg.float32), None)
 
+# ---- factories, random numbers, devices --------------------------------------------------------
+gen = tg.Generator().manual_seed(0)
+assert_type(gen, tg.Generator)
+assert_type(gen.initial_seed(), int)
+assert_type(gen.get_state(), Tensor)
+assert_type(tg.manual_seed(0), tg.Generator)
+assert_type(tg.randn(2, 3, generator=gen, device="cpu", name="W"), Tensor)
+assert_type(tg.rand(2, generator=gen), Tensor)
+assert_type(tg.randint(5, (2, 3)), Tensor)
+assert_type(tg.randint(1, 5, (2,), generator=gen), Tensor)
+assert_type(tg.randperm(4), Tensor)
+assert_type(tg.normal(0.0, 1.0, (2,)), Tensor)
+assert_type(tg.bernoulli(tg.rand(3)), Tensor)
+assert_type(tg.multinomial(tg.rand(3), 2), Tensor)
+assert_type(tg.histogram(x, 4).hist, Tensor)
+assert_type(tg.empty(2, 3), Tensor)
+assert_type(tg.empty_like(x), Tensor)
+assert_type(tg.randn_like(x), Tensor)
+assert_type(tg.rand_like(x), Tensor)
+assert_type(tg.randint_like(x, 3), Tensor)
+assert_type(tg.full_like(x, 2.0), Tensor)
+assert_type(tg.arange(0, 5, device=tg.device("cpu")), Tensor)
+assert_type(tg.linspace(0.0, 1.0, 5), Tensor)
+assert_type(tg.device("cpu").type, str)
+assert_type(tg.cuda.is_available(), bool)
+assert_type(tg.is_inference_mode_enabled(), bool)
+assert_type(
+    tg.nn.functional.scaled_dot_product_attention(x, y, y, is_causal=True, scale=0.5), Tensor
+)
+
 # ---- modules and optimizers --------------------------------------------------------------------
 linear = tg.nn.Linear(2, 3)
 net = tg.nn.Sequential(tg.nn.Linear(2, 3), tg.nn.Tanh(), tg.nn.Linear(3, 1))
@@ -269,3 +299,9 @@ opt = tg.optim.SGD(net.parameters(), lr=0.1)
 assert_type(opt.zero_grad(), None)
 assert_type(opt.step(), None)
 assert_type(opt.step(lambda: net(x).sum()), Tensor)
+assert_type(tg.nn.utils.clip_grad_norm_(net.parameters(), 1.0), Tensor)
+assert_type(
+    tg.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10).get_last_lr(), list[float]
+)
+with tg.inference_mode():
+    assert_type(net(x), Tensor)

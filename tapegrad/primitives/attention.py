@@ -1,0 +1,147 @@
+"""Scaled dot-product attention as one primitive: out = softmax(q k^T * scale + mask) v, the hot
+spot of every transformer.
+
+Its rules are the closed form. With W the attention weights (after dropout's keep mask K, if any:
+Wk = W * K) and dS the gradient reaching the scores,
+    dL/dv = Wk^T g,    dW = (g v^T) * K,    dS = W * (dW - rowsum(dW * W)),
+    dL/dq = scale * dS k,    dL/dk = scale * dS^T q,    dL/dbias = dS.
+Masks: `allowed` (a bool mask, a constant) keeps the scores where it is True (-inf elsewhere),
+`bias` (a float mask: an input, so it has a gradient; NO_MASK when there is none) is added,
+`causal` keeps key j <= query i (the top-left triangle, as PyTorch), `keep` is dropout's mask
+(None: no dropout). A query row left with no key gets zero weights, as PyTorch's (not the NaN of
+0/0). The rules are written in primitives and operators, so they record under create_graph=True
+and every order of derivative works.
+
+Conventions as in elementwise.py; q (..., L, E), k (..., S, E), v (..., S, Ev), batch axes
+broadcast and summed back by the engine.
+Layer L1: numpy, registry, linalg (T, product), the elementwise and reduction families, batching
+(its rule for vmap) and batched_array.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .batched_array import BatchedArray
+from .batching import example_ndim, padded, reads_batched_params
+from .elementwise import exp, where
+from .linalg import T, product
+from .reduction import sum
+from .registry import primitive, value
+
+
+NO_MASK = np.zeros(())  # the float mask's input when there is none: a constant, never added
+
+
+def masked(scores, allowed, causal):
+    """The scores with -inf where `allowed` is False and, if causal, above the diagonal."""
+    if causal:
+        rows, cols = scores.shape[-2:]
+        scores = where(np.tril(np.ones((rows, cols), bool)), scores, -np.inf)
+    if allowed is not None:
+        scores = where(allowed, scores, -np.inf)
+    return scores
+
+
+def softmax(scores):
+    """The softmax over the keys (the last axis); a row with every key masked gets zeros."""
+    s = value(scores)
+    if s.shape[-1] == 0:  # no keys at all: nothing to weigh
+        return scores
+    top = np.max(s, axis=-1, keepdims=True)
+    e = exp(scores - np.where(np.isfinite(top), top, 0))  # (a constant shift: exact, stable)
+    total = sum(e, axis=-1, keepdims=True)
+    empty = value(total) == 0  # (rows whose keys are all masked: e is 0 there)
+    return e / (where(empty, 1.0, total) if empty.any() else total)
+
+
+def attention_weights(q, k, bias, scale, allowed, causal):
+    """W: the softmax of q k^T * scale plus the float mask, masked."""
+    scores = (q @ T(k)) * scale
+    if bias is not None and bias is not NO_MASK:  # (the Tensor layer passes NO_MASK, not None:
+        scores = scores + bias  # a saved None would read as "not saved")
+    return softmax(masked(scores, allowed, causal))
+
+
+class AttentionGradients(NamedTuple):
+    dscores: Any  # dL/d(scores), the gradient reaching q k^T * scale + mask
+    weights: Any  # the weights v was multiplied by (after dropout)
+
+
+# Speed: the rules of q, k, v and the mask all need W and dS, and run one after another for one
+# node; computing them once saves 3 of 8 matrix products per backward. The result is reused only
+# for the very same g and `out` (a node's output, new at every forward: inputs changed in place
+# since then cannot reach a stale result) and forgotten when g is (a finalizer on it).
+_last: list = [None]
+
+
+def attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep):
+    """dS and the kept weights for one attention node (see the module docstring); `out` is read
+    only to know the node."""
+    arguments = (g, out, q, k, v, allowed, keep)
+    params = (scale, causal, id(bias))
+    last = _last[0]
+    if last is not None and last[1] == params:
+        if all(r is None if a is None else r() is a for r, a in zip(last[0], arguments)):
+            return last[2]
+    w = attention_weights(q, k, bias, scale, allowed, causal)
+    dw = g @ T(v)
+    if keep is not None:
+        dw = dw * keep
+    result = AttentionGradients(w * (dw - sum(dw * w, axis=-1, keepdims=True)), w)
+    if keep is not None:
+        result = AttentionGradients(result.dscores, w * keep)
+    try:
+        refs = tuple(None if a is None else weakref.ref(a) for a in arguments)
+    except TypeError:  # (an argument that takes no weak reference: not remembered)
+        return result
+    entry = (refs, params, result)
+    _last[0] = entry
+    weakref.finalize(g, _forget, entry)
+    return result
+
+
+def _forget(entry):
+    if _last[0] is entry:
+        _last[0] = None
+
+
+@reads_batched_params
+def batch_attention(level, prim, inputs, batched, params):
+    """vmap: the batch axis is one more batch axis of q, k, v and the float mask (each padded to
+    one rank, so that it pairs with batch axes only); a bool mask or a dropout mask that differs
+    between examples (a parameter) gets its batch axis the same way."""
+    ndim = max(example_ndim(x, b) for x, b in zip(inputs, batched))
+    args = [padded(x, b, ndim) for x, b in zip(inputs, batched)]
+    for name in ("allowed", "keep"):
+        value = params.get(name)
+        if isinstance(value, BatchedArray):
+            array = value.physical
+            if value.batched:
+                extra = ndim - (array.ndim - 1)
+                array = array.reshape(array.shape[:1] + (1,) * extra + array.shape[1:])
+            params = {**params, name: array}
+    return prim(*args, **params)
+
+
+_RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)"
+
+
+@primitive(
+    "scaled_dot_product_attention",
+    "(softmax(masked(q @ T(k) * scale + bias, allowed, causal)) * keep) @ v",
+    batch=batch_attention,
+    q=f"scale * ({_RULE}.dscores @ k)",
+    k=f"scale * (T({_RULE}.dscores) @ q)",
+    v=f"T({_RULE}.weights) @ g",
+    bias=f"{_RULE}.dscores",
+)
+def scaled_dot_product_attention(
+    q, k, v, bias=None, *, scale, allowed=None, causal=False, keep=None
+):
+    # `keep`: dropout's mask, 0 where a weight is dropped and 1/(1-p) where it is kept (a constant)
+    w = attention_weights(q, k, bias, scale, allowed, causal)
+    return product(w if keep is None else w * keep, v)
