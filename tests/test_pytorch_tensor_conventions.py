@@ -171,6 +171,13 @@ def test_transpose_and_gather_of_0d_tensors_as_pytorch() -> None:
     assert v.gather(0, tg.tensor(1)).item() == 2.0  # (a 0-d index of a 1-D tensor, too)
     with pytest.raises(IndexError):
         tg.tensor(3.0).gather(0, tg.tensor([1]))
+    leaf = tg.ones(5, requires_grad=True)  # an empty index of any rank: an empty result
+    empty = leaf.gather(0, tg.zeros(2, 0, dtype=tg.int64))
+    assert empty.shape == (2, 0) and empty.grad_fn is not None
+    empty.sum().backward()
+    assert leaf.grad.tolist() == [0.0] * 5
+    with pytest.raises(ValueError, match="same number"):
+        tg.ones(5).gather(0, tg.zeros(2, 1, dtype=tg.int64))
 
 
 # ---- cat skips empty 1-D tensors -----------------------------------------------------------------

@@ -103,6 +103,10 @@ def test_flip_takes_dims_positionally_or_by_keyword() -> None:
     for got in (x.flip(0, 1), x.flip((0, 1)), x.flip(dims=(0, 1)), tg.flip(x, dims=[0, 1])):
         np.testing.assert_array_equal(got.numpy(), expected)
     assert x.flip(dims=1).tolist() == [[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]]
+    same = x.flip(dims=())  # (no dims: a copy, as PyTorch's)
+    assert same is not x and same.tolist() == x.tolist() and x.flip([]).tolist() == x.tolist()
+    with pytest.raises(TypeError, match="needs the dims"):
+        x.flip()
     with pytest.raises(TypeError, match="twice"):
         x.flip(0, dims=(1,))
 

@@ -112,6 +112,25 @@ def test_random_fills_are_in_place_with_their_statistics(method: str) -> None:
         tg.zeros(2).normal_(0.0, -1.0) if method == "normal_" else tg.zeros(2).uniform_(1.0, 0.0)
 
 
+def test_sampler_and_histogram_methods_are_the_functions() -> None:
+    probs = tg.tensor([[0.1, 0.0, 0.9], [0.5, 0.5, 0.0]])
+    g = tg.Generator().manual_seed(1)
+    a = probs.multinomial(4, replacement=True, generator=g)
+    g.manual_seed(1)
+    b = tg.multinomial(probs, 4, replacement=True, generator=g)
+    assert a.tolist() == b.tolist() and a.dtype == np.int64 and a.shape == (2, 4)
+    g.manual_seed(2)
+    c = tg.full((3,), 0.5).bernoulli(generator=g)
+    g.manual_seed(2)
+    assert c.tolist() == tg.bernoulli(tg.full((3,), 0.5), generator=g).tolist()
+    assert tg.zeros(4).bernoulli(1.0).tolist() == [1.0] * 4
+    values = tg.tensor([1.0, 2.0, 1.0, 5.0])
+    hist, edges = values.histogram(4, range=(0.0, 8.0))
+    expected = tg.histogram(values, 4, range=(0.0, 8.0))
+    assert hist.tolist() == expected.hist.tolist() == [2.0, 1.0, 1.0, 0.0]
+    assert edges.tolist() == expected.bin_edges.tolist()
+
+
 @pytest.mark.parametrize("shape, wrap", [((3, 3), False), ((7, 3), True), ((7, 3), False)])
 def test_fill_diagonal_matches_pytorch(shape, wrap) -> None:
     torch = _torch()

@@ -90,6 +90,10 @@ class IndexingMixin(TensorBase):
             one_dim(dim, 1, "gather")
             flat = cast("Tensor", self).reshape(-1)
             return flat.gather(0, idx.reshape(-1)).reshape(idx.shape)
+        if idx.size == 0 and idx.ndim:  # (an empty index: an empty result of its shape, as PyTorch)
+            one_dim(dim, max(self.ndim, 1), "gather")
+            flat = cast("Tensor", self).reshape(-1)
+            return apply(S.getitem, flat, index=np.zeros(idx.shape, dtype=np.int64))
         if idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index has {idx.ndim} dimension(s) but the tensor has {self.ndim}; "

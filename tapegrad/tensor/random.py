@@ -1,14 +1,15 @@
 """Random: the in-place methods that fill a tensor with random numbers (PyTorch's normal_ and
-uniform_), drawn from `generator=` (a tg.Generator) or else the default generator.
+uniform_), and the samplers that take the tensor as their probabilities (multinomial,
+bernoulli), drawn from `generator=` (a tg.Generator) or else the default generator.
 
 Layer L3: numpy, the storage base and writing.py's shared in-place path. The generators live above
-this layer (they make tensors: tapegrad/random.py), so the stream is looked up when a method is
-called, as the conversion room reaches tapegrad.interop.
+this layer (they make tensors: tapegrad/random.py, sampling.py), so they are looked up when a
+method is called, as the conversion room reaches tapegrad.interop.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -70,3 +71,27 @@ class RandomMixin(TensorBase):
             )
         values = _stream(generator, "uniform_").uniform(from_, to, self._data.shape)
         return inplace(self, "uniform_", None, values.astype(self._data.dtype))
+
+    def multinomial(
+        self, num_samples: int, replacement: bool = False, *, generator: Generator | None = None
+    ) -> Tensor:
+        """Indices drawn from the categories of each row (self: their weights), as tg.multinomial.
+
+        >>> tg.tensor([0.0, 1.0]).multinomial(2, replacement=True)
+        tensor([1, 1])
+        """
+        from .. import sampling  # (L4: read on use)
+
+        return sampling.multinomial(
+            cast("Tensor", self), num_samples, replacement, generator=generator
+        )
+
+    def bernoulli(self, p: float | None = None, *, generator: Generator | None = None) -> Tensor:
+        """0 or 1 at each position, 1 with probability self (or p everywhere), as tg.bernoulli.
+
+        >>> tg.tensor([0.0, 1.0]).bernoulli()
+        tensor([0., 1.])
+        """
+        from .. import sampling  # (as multinomial)
+
+        return sampling.bernoulli(cast("Tensor", self), p, generator=generator)

@@ -97,7 +97,7 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         raise named_error(prim, e) from None
     if out.__class__ is not _ndarray:  # (a NumPy scalar)
         out = np.asarray(out)
-    if out.dtype is not dtypes.default_float and prim is not cast:  # (float32 passes by)
+    if out.dtype is not dtypes.default_float:  # (float32, the common case, passes by)
         out = as_pytorch_promotes(prim, out, args, params)
     if needs:  # (record checks grad mode)
         return record(prim, out, args, params, needs)
@@ -126,7 +126,7 @@ def as_pytorch_promotes(prim: Primitive, out: np.ndarray, args: Sequence[Any], p
     for integer and bool inputs (sin of bools is float16 there, of int64 float64; float16 + int64
     is float64): such a result is cast here, the one place an op's output dtype is settled, or
     computed again from inputs in that dtype where NumPy's was less precise (bools: float16)."""
-    if out.dtype.kind != "f":
+    if out.dtype.kind != "f" or prim is cast:  # (a cast's dtype is the one asked for)
         return out
     floating = None
     for a in args:

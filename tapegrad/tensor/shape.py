@@ -324,9 +324,9 @@ class ShapeMixin(TensorBase):
         >>> tg.tensor([1.0, 2.0, 3.0]).flip(0)
         tensor([3., 2., 1.])
         """
-        dims = _dims_argument("flip", dims, dims_keyword)
-        if not dims:
+        if not dims and not dims_keyword:
             raise TypeError("flip() needs the dims to reverse, e.g. x.flip(0) or x.flip((0, 1))")
+        dims = _dims_argument("flip", dims, dims_keyword)  # (dims=(): a copy, as PyTorch)
         axes = set(normalize_axis(shape_args(dims), self.ndim) or ())
         if self.ndim == 0 or not axes:
             return cast("Tensor", self).clone()

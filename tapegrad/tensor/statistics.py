@@ -1,9 +1,9 @@
 """Statistics: var and std with PyTorch's defaults (the sum of squared deviations divided by
 n - correction, correction=1; a bool first argument is `unbiased`), NumPy's `ddof=` as the same
-number, and var_mean/std_mean.
+number, var_mean/std_mean, and the histogram of the values.
 
 Layer L3: the storage base (var is a composite of the reduction room's mean and sum: its
-derivative is theirs).
+derivative is theirs; histogram is tapegrad.histograms' (L4), looked up when called).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .base import TensorBase
 
 if TYPE_CHECKING:
+    from ..histograms import HistogramResult
     from .tensor import Tensor
 
 
@@ -127,3 +128,21 @@ class StatisticsMixin(TensorBase):
         """
         var, mean = self.var_mean(dim, unbiased, keepdim, correction=correction)
         return var.sqrt(), mean
+
+    def histogram(
+        self,
+        bins: Any = 100,
+        *,
+        range: tuple[float, float] | None = None,
+        weight: Tensor | None = None,
+        density: bool = False,
+    ) -> HistogramResult:
+        """The named tuple (hist, bin_edges) of the values, as tg.histogram.
+
+        >>> tg.tensor([1.0, 2.0, 1.0]).histogram(2).hist
+        tensor([2., 1.])
+        """
+        from .. import histograms  # (L4: read on use)
+
+        x = cast("Tensor", self)
+        return histograms.histogram(x, bins, range=range, weight=weight, density=density)

@@ -195,6 +195,10 @@ assert_type(ints, Tensor)
 z2 **= 2
 assert_type(z2, Tensor)
 assert_type(format(x.sum(), ".4f"), str)
+assert_type(ints << 1, Tensor)
+assert_type(x.abs().multinomial(1), Tensor)
+assert_type(x.sigmoid().bernoulli(), Tensor)
+assert_type(x.histogram(3).hist, Tensor)
 
 # ---- tg.* functions ----------------------------------------------------------------------------
 assert_type(tg.exp(x), Tensor)
