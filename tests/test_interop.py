@@ -58,7 +58,14 @@ FLOAT_VALUE = {
     np.isinf, np.isfinite, np.signbit, np.floor, np.ceil, np.rint, np.trunc, np.floor_divide,
     np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
 }  # fmt: skip
-INT_VALUE = {np.invert, np.bitwise_and, np.bitwise_or, np.bitwise_xor}
+INT_VALUE = {
+    np.invert,
+    np.bitwise_and,
+    np.bitwise_or,
+    np.bitwise_xor,
+    np.left_shift,
+    np.right_shift,
+}
 ALL_UFUNCS = sorted(
     {u for u in vars(np).values() if isinstance(u, np.ufunc)}, key=lambda u: u.__name__
 )

@@ -91,6 +91,29 @@ def test_default_dtype_governs_python_floats_and_integer_promotion(default_dtype
     assert tg.tensor([1.5]).dtype == np.float32
 
 
+def test_layers_and_factories_follow_the_default_dtype(default_dtype) -> None:
+    torch = _torch()
+    layers = [
+        ("Linear", (2, 3)),
+        ("Conv2d", (1, 2, 3)),
+        ("BatchNorm1d", (3,)),
+        ("LayerNorm", (3,)),
+        ("Embedding", (4, 2)),
+    ]
+    before = torch.get_default_dtype()
+    try:
+        for dtype in ("float64", "float32"):
+            tg.set_default_dtype(getattr(tg, dtype))
+            torch.set_default_dtype(getattr(torch, dtype))
+            for name, args in layers:
+                mine, theirs = getattr(tg.nn, name)(*args), getattr(torch.nn, name)(*args)
+                for (n, p), (_, q) in zip(mine.named_parameters(), theirs.named_parameters()):
+                    assert p.dtype == q.detach().numpy().dtype == np.dtype(dtype), (name, n)
+            assert tg.randn(2).dtype == tg.zeros(2).dtype == tg.arange(0.0, 1.0).dtype == dtype
+    finally:
+        torch.set_default_dtype(before)
+
+
 # ---- clamp: bounds on the tape, NaN bounds -------------------------------------------------------
 def _clamp_case(lib, x, low, high, in_place):
     kw = {"dtype": lib.float64, "requires_grad": True}

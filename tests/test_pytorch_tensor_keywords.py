@@ -81,6 +81,14 @@ def test_reductions_of_integers_and_bools_as_pytorch() -> None:
         _same(
             tg.tensor(values).mean(dtype=tg.float64), torch.tensor(values).mean(dtype=torch.float64)
         )
+    bools = np.array([[True, False], [True, True]])
+    for name, dtype in [("prod", "bool"), ("sum", "bool"), ("sum", "int8"), ("prod", "int64")]:
+        for values in (bools, np.array([[2.5, 2.0], [200.0, 100.0]]).astype(np.uint8), bools * 2.5):
+            got = getattr(tg.tensor(values), name)(
+                1, dtype=getattr(tg, dtype + "_" * (dtype == "bool"))
+            )
+            expected = getattr(torch.tensor(values), name)(1, dtype=getattr(torch, dtype))
+            assert got.tolist() == expected.tolist() and got.numpy().dtype == expected.numpy().dtype
     with pytest.raises(TypeError, match="dtype="):
         tg.tensor([1, 2]).mean()
     with pytest.raises(TypeError, match="floating-point"):

@@ -94,7 +94,7 @@ _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
 _VALUE_UFUNCS = frozenset(
     "equal not_equal less less_equal greater greater_equal isnan isinf isfinite signbit "
     "logical_and logical_or logical_xor logical_not floor ceil rint trunc floor_divide "
-    "invert bitwise_and bitwise_or bitwise_xor".split()
+    "invert bitwise_and bitwise_or bitwise_xor left_shift right_shift".split()
 )
 # NumPy keywords that change nothing at these values (dropped); any other value is refused.
 _HARMLESS = {

@@ -165,7 +165,8 @@ class ReductionMixin(TensorBase):
         tensor([3., 7.])
         """
         x = _in_dtype(self, dtype)
-        return _reduce(R.sum, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        out = _reduce(R.sum, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        return out if dtype is None else out.astype(dtype)  # (in dtype, as PyTorch accumulates)
 
     def mean(
         self,
@@ -205,7 +206,8 @@ class ReductionMixin(TensorBase):
         tensor(6.)
         """
         x = _in_dtype(self, dtype)
-        return _reduce(R.prod, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        out = _reduce(R.prod, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        return out if dtype is None else out.astype(dtype)  # (in dtype, as PyTorch accumulates)
 
     def logsumexp(
         self,
