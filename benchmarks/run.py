@@ -80,6 +80,8 @@ import workloads as W  # noqa: E402
 from cases import torch_one_thread  # noqa: E402
 
 TIMED = ("elementwise", "mlp_small", "mlp_large", "mlp_large_adam", "chain", "hvp", "cnn")
+TIMED += ("hvp_raw", "conv_bn_16", "conv_bn_32", "conv_dw")
+TIMED += ("gpt_nano", "gpt_char")
 ALL = TIMED[:5] + ("memory",) + TIMED[5:] + ("growth",)
 ALIASES = {str(i + 1): name for i, name in enumerate(ALL)}
 REFERENCES = ("numpy", "torch")  # every arm's per-round ratios are taken against these
@@ -172,6 +174,7 @@ def environment(arms: list) -> dict:
         "tapegrad": f"{tapegrad.__version__} (git {_git('rev-parse', '--short', 'HEAD') or '?'}"
         f"{', uncommitted changes' if _git('status', '--porcelain', '--', 'tapegrad') else ''})",
         "load": _load(),
+        "clock": "process CPU time" if clock is CLOCKS["cpu"] else "wall clock",
         "threads": ", ".join(f"{v}={os.environ.get(v)}" for v in _THREAD_VARS[:3])
         + f"; OpenBLAS reports {_blas_threads()}",
     }
@@ -208,23 +211,28 @@ def _mismatch(ref: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> boo
     return not np.all(np.isfinite(got)) or not np.allclose(got, ref, rtol=rtol, atol=atol)
 
 
-def compare_grads(name: str, ref: list, got: list, arm: str) -> str | None:
-    """Raise if `got` differs from the NumPy arm's gradients; return a warning for non-float32."""
+def compare_grads(
+    name: str, ref: list, got: list, arm: str, reference: str = "numpy"
+) -> str | None:
+    """Raise if `got` differs from the reference arm's gradients; return a warning for
+    non-float32."""
     if len(ref) != len(got):
-        raise GradientMismatch(f"{name}: {arm} returned {len(got)} gradients, numpy {len(ref)}")
+        raise GradientMismatch(
+            f"{name}: {arm} returned {len(got)} gradients, {reference} {len(ref)}"
+        )
     warning = None
     for i, (r, g) in enumerate(zip(ref, got)):
         g = np.asarray(g)
         if g.shape != r.shape:
             raise GradientMismatch(
-                f"{name}: {arm} gradient {i} has shape {g.shape}, numpy {r.shape}"
+                f"{name}: {arm} gradient {i} has shape {g.shape}, {reference} {r.shape}"
             )
         scale = max(1.0, float(np.max(np.abs(r))))
         if _mismatch(r, g, 1e-3, 1e-5 * scale):
             err = float(np.max(np.abs(g.astype(np.float64) - r)))
             raise GradientMismatch(
-                f"{name}: {arm} gradient {i} (shape {r.shape}) differs from the hand-written NumPy "
-                f"one: max abs error {err:.3g} (scale {scale:.3g}); timing a wrong computation is "
+                f"{name}: {arm} gradient {i} (shape {r.shape}) differs from the {reference} arm's: "
+                f"max abs error {err:.3g} (scale {scale:.3g}); timing a wrong computation is "
                 f"meaningless, fix the arm first"
             )
         if g.dtype != np.float32:
@@ -232,11 +240,14 @@ def compare_grads(name: str, ref: list, got: list, arm: str) -> str | None:
     return warning
 
 
-def compare_updates(name: str, ref: list, got: list, grads: list, arm: str) -> None:
-    """Raise if one step changed `arm`'s weights differently from the NumPy arm's (ref and got are
-    the changes, after - before; grads the NumPy arm's gradients): a skipped, partial or wrongly
-    scaled update fails. Entries whose gradient is below 1e-4 of the largest are left out: there
-    float32 rounding decides the sign of the gradient, and Adam's step, about lr * sign(g), with it.
+def compare_updates(
+    name: str, ref: list, got: list, grads: list, arm: str, reference: str = "numpy"
+) -> None:
+    """Raise if one step changed `arm`'s weights differently from the reference arm's (ref and got
+    are the changes, after - before; grads the reference arm's gradients): a skipped, partial or
+    wrongly scaled update fails. Entries whose gradient is below 1e-4 of the largest are left
+    out: there float32 rounding decides the sign of the gradient, and Adam's step, about
+    lr * sign(g), with it.
     """
     for i, (r, g, dw) in enumerate(zip(ref, got, grads)):
         dw = np.abs(np.asarray(dw))
@@ -244,9 +255,9 @@ def compare_updates(name: str, ref: list, got: list, grads: list, arm: str) -> N
         scale = float(np.max(np.abs(r)))  # the update's own size: the float32 rounding of the
         if g.shape != r.shape or _mismatch(r[kept], g[kept], 1e-2, 1e-2 * scale):  # weights is
             raise GradientMismatch(  # far below it
-                f"{name}: {arm}'s update of weight {i} (shape {r.shape}) differs from the NumPy "
-                f"arm's: max abs difference {float(np.max(np.abs(g - r))):.3g} for an update of "
-                f"size {scale:.3g}; the arms must train the same way"
+                f"{name}: {arm}'s update of weight {i} (shape {r.shape}) differs from the "
+                f"{reference} arm's: max abs difference {float(np.max(np.abs(g - r))):.3g} for an "
+                f"update of size {scale:.3g}; the arms must train the same way"
             )
 
 
@@ -254,9 +265,15 @@ def _weights(case: W.Case) -> list:
     return [np.array(p, dtype=np.float64) for p in case.params()] if case.params else []
 
 
+def reference_arm(arms: list) -> str | None:
+    """The arm every other is checked against: the hand-written NumPy step, or PyTorch for a
+    workload without one (the GPT steps); None when neither runs."""
+    return next((a for a in ("numpy", "torch") if a in arms), None)
+
+
 def check_workload(name: str, data: dict, arms: list) -> tuple[dict, list]:
     """Fresh case per arm, one step each from the same data; gradients and weight updates compared
-    with the numpy arm's. The cases are then timed (warm)."""
+    with the reference arm's (numpy, else torch). The cases are then timed (warm)."""
     cases, changes, warnings = {}, {}, []
     for arm in arms:
         case = W.BUILDERS[name][arm](data)
@@ -264,14 +281,15 @@ def check_workload(name: str, data: dict, arms: list) -> tuple[dict, list]:
         case.step()
         changes[arm] = [after - b for after, b in zip(_weights(case), before)]
         cases[arm] = case
-    ref = [np.asarray(g) for g in cases["numpy"].grads()]
+    reference = reference_arm(arms)
+    ref = [np.asarray(g) for g in cases[reference].grads()]
     for arm in arms:
-        if arm == "numpy":
+        if arm == reference:
             continue
-        w = compare_grads(name, ref, cases[arm].grads(), arm)
+        w = compare_grads(name, ref, cases[arm].grads(), arm, reference)
         if w:
             warnings.append(w)
-        compare_updates(name, changes["numpy"], changes[arm], ref, arm)
+        compare_updates(name, changes[reference], changes[arm], ref, arm, reference)
     return cases, warnings
 
 
@@ -280,10 +298,16 @@ def check_workload(name: str, data: dict, arms: list) -> tuple[dict, list]:
 # ---------------------------------------------------------------------------------------------
 
 
+# What a sample's time is read from: wall-clock by default; --clock cpu reads the process's CPU
+# time, which a loaded machine inflates far less (every arm runs on one thread).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCKS["wall"]
+
+
 def _once(step) -> float:
-    t0 = time.perf_counter()
+    t0 = clock()
     step()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> dict:
@@ -302,10 +326,10 @@ def time_workload(wl: W.Workload, cases: dict, repeats: int, target: float) -> d
         k = r % len(arms)
         for arm in arms[k:] + arms[:k]:
             step, n = cases[arm].step, inner[arm]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 step()
-            samples[arm].append((time.perf_counter() - t0) / n)
+            samples[arm].append((clock() - t0) / n)
     return summarize(wl, samples, inner)
 
 
@@ -401,6 +425,13 @@ def parse_args(argv: list) -> argparse.Namespace:
     )
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="time samples by wall clock (default) or by the process's CPU time (steadier on a "
+        "loaded machine; every arm is single-threaded)",
+    )
+    ap.add_argument(
         "--no-freeze", action="store_true", help="do not gc.freeze() pre-existing objects"
     )
     ap.add_argument(
@@ -431,6 +462,9 @@ def run_all(selected: list, arms: list, args: argparse.Namespace, wls: dict) -> 
         run["loads"][name] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         if name in TIMED:
             wl = wls[name]
+            if reference_arm(wl.arms(arms)) is None:  # (the GPT steps check against PyTorch)
+                print(f"  {name}: skipped, no reference arm (it needs torch)\n")
+                continue
             cases, warns = check_workload(name, wl.data(), wl.arms(arms))
             run["warnings"] += warns
             if not args.no_freeze:  # (modules the first steps imported: out of the GC's way)
@@ -457,9 +491,19 @@ def run_all(selected: list, arms: list, args: argparse.Namespace, wls: dict) -> 
 
 def main(argv: list | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    global clock
+    clock = CLOCKS[args.clock]
     if args.profile:
         name = ALIASES.get(args.profile, args.profile)
-        steps = args.profile_steps or {"chain": 2, "cnn": 20}.get(name, 0)
+        steps = args.profile_steps or {
+            "chain": 2,
+            "cnn": 20,
+            "conv_bn_16": 20,
+            "conv_bn_32": 20,
+            "conv_dw": 20,
+            "gpt_nano": 20,
+            "gpt_char": 10,
+        }.get(name, 0)
         steps = steps or (30 if name.startswith("mlp_large") else 200)
         profile(name, args.profile_arm, steps, args.top)
         return 0

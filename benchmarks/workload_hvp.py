@@ -1,14 +1,15 @@
 """Workload hvp: the Hessian-vector product of the small MLP's MSE loss along a direction V, by
 double backward as users write it (autograd.grad with create_graph=True, then a second grad of
 <grad, V>); the NumPy arm runs Pearlmutter's R-operator, derived by hand. Imports cases.py,
-workload_mlp.py and NumPy; tapegrad, torch and HIPS autograd inside the builders.
+workload_mlp.py and NumPy; tapegrad, torch and HIPS autograd inside the builders. Workload hvp_raw:
+the same product with the loss written in raw ops in every arm (workload_mlp.raw_mlp_loss).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cases import ArmTable, Case
+from cases import ArmTable, Case, torch_one_thread
 from workload_mlp import autograd_mlp_loss, raw_mlp_loss, tapegrad_model, torch_model
 
 
@@ -96,24 +97,34 @@ def hvp_torch(d: dict) -> Case:
     return _double_backward_case(torch, net, params, d)
 
 
-def hvp_tapegrad_raw(d: dict) -> Case:
-    import tapegrad as tg
-
-    X, T = tg.tensor(d["X"]), tg.tensor(d["T"])
-    params = [tg.tensor(p, requires_grad=True) for p in d["params"]]
-    V = [tg.tensor(v) for v in d["V"]]
+def _raw_case(lib, d: dict) -> Case:
+    """The same double backward on a loss written with raw ops (`h @ W.T + b`, `tanh`, the mean
+    of squared differences: workload_mlp.raw_mlp_loss), identical in tapegrad and torch."""
+    X, T = lib.tensor(d["X"]), lib.tensor(d["T"])
+    params = [lib.tensor(p, requires_grad=True) for p in d["params"]]
+    V = [lib.tensor(v) for v in d["V"]]
     out: list = []
 
     def step():
         loss = raw_mlp_loss(X, T, params)
-        grads = tg.autograd.grad(loss, params, create_graph=True)
+        grads = lib.autograd.grad(loss, params, create_graph=True)
         dot = (grads[0] * V[0]).sum()
         for g, v in zip(grads[1:], V[1:]):
             dot = dot + (g * v).sum()
-        out[:] = tg.autograd.grad(dot, params)
+        out[:] = lib.autograd.grad(dot, params)
         return loss
 
     return Case(step, lambda: [h.numpy() for h in out])
+
+
+def hvp_tapegrad_raw(d: dict) -> Case:
+    import tapegrad as tg
+
+    return _raw_case(tg, d)
+
+
+def hvp_torch_raw(d: dict) -> Case:
+    return _raw_case(torch_one_thread(), d)
 
 
 def hvp_autograd(d: dict) -> Case:
@@ -144,5 +155,12 @@ ARMS: ArmTable = {
     "tapegrad": hvp_tapegrad,
     "tapegrad_raw": hvp_tapegrad_raw,
     "torch": hvp_torch,
+    "autograd": hvp_autograd,
+}
+# hvp_raw: every arm on raw ops (its "tapegrad" arm is the raw-tensor program, as elementwise's)
+RAW_ARMS: ArmTable = {
+    "numpy": hvp_numpy,
+    "tapegrad": hvp_tapegrad_raw,
+    "torch": hvp_torch_raw,
     "autograd": hvp_autograd,
 }

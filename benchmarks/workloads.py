@@ -3,7 +3,9 @@ arms (one builder per way of writing it: cases.ARMS). Imports the workload_*.py 
 cases.py; nothing here times anything (run.py does).
 
 The workloads themselves live in workload_ops.py (elementwise, chain), workload_mlp.py (the MLP
-training steps), workload_hvp.py (Hessian-vector product) and workload_cnn.py (the CNN step).
+training steps), workload_hvp.py (Hessian-vector products: through nn.Linear, and on raw ops),
+workload_cnn.py (the CNN step), workload_conv.py (conv + BatchNorm + ReLU blocks) and
+workload_gpt.py (the GPT training steps, checked against PyTorch: they have no NumPy arm).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import workload_cnn
+import workload_conv
+import workload_gpt
 import workload_hvp
 import workload_mlp
 import workload_ops
@@ -27,6 +31,12 @@ DATA: dict[str, Callable[..., dict]] = {
     "chain": workload_ops.chain_data,
     "hvp": workload_mlp.mlp_data,
     "cnn": workload_cnn.cnn_data,
+    "hvp_raw": workload_mlp.mlp_data,
+    "conv_bn_16": workload_conv.conv_data,
+    "conv_bn_32": workload_conv.conv_data,
+    "conv_dw": workload_conv.conv_data,
+    "gpt_nano": workload_gpt.gpt_data,
+    "gpt_char": workload_gpt.gpt_data,
 }
 
 BUILDERS: dict[str, ArmTable] = {
@@ -47,6 +57,12 @@ BUILDERS: dict[str, ArmTable] = {
     },
     "hvp": workload_hvp.ARMS,
     "cnn": workload_cnn.ARMS,
+    "hvp_raw": workload_hvp.RAW_ARMS,
+    "conv_bn_16": workload_conv.ARMS,
+    "conv_bn_32": workload_conv.ARMS,
+    "conv_dw": workload_conv.ARMS,
+    "gpt_nano": workload_gpt.ARMS,
+    "gpt_char": workload_gpt.ARMS,
 }
 
 
@@ -67,7 +83,7 @@ class Workload:
         return DATA[self.name](**self.params)
 
     def arms(self, available: list | tuple = ARMS) -> list:
-        """This workload's arms among `available`, numpy first."""
+        """This workload's arms among `available`, numpy (if it has one) first."""
         return [a for a in ARMS if a in BUILDERS[self.name] and a in available]
 
     def build(self, arm: str, data: dict) -> Case:
@@ -80,6 +96,8 @@ def workloads(quick: bool = False) -> dict:
     chain_ops = 20_000 if quick else 100_000
     small, large = (32, 64, 64, 1), (784, 512, 512, 10)
     user = "nn.Sequential(Linear, Tanh), MSELoss"
+    block = "Conv2d 3x3 (padding 1, no bias) + BatchNorm2d (training) + ReLU"
+    gpt_step = "forward, zero_grad, backward, clip_grad_norm_(1.0), AdamW (2 groups)"
     return {
         w.name: w
         for w in [
@@ -147,6 +165,63 @@ def workloads(quick: bool = False) -> dict:
                 1,
                 {"batch": 64, "size": 28},
                 61,
+            ),
+            Workload(
+                "hvp_raw",
+                "Hessian-vector product, MLP 32-64-64-1 tanh, batch 16, on raw ops (X @ W.T + b, "
+                "tanh, mean of squares) in every arm",
+                "us/hvp",
+                1e6,
+                1,
+                {"sizes": small, "batch": 16},
+                81,
+            ),
+            Workload(
+                "conv_bn_16",
+                f"{block}, 16->16 on (32, 16, 32, 32), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 16, "size": 32},
+                41,
+            ),
+            Workload(
+                "conv_bn_32",
+                f"{block}, 32->32 on (32, 32, 16, 16), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 32, "size": 16},
+                41,
+            ),
+            Workload(
+                "conv_dw",
+                f"{block}, depthwise (groups 32) on (32, 32, 32, 32), fwd+bwd",
+                "ms/step",
+                1e3,
+                1,
+                {"batch": 32, "channels": 32, "size": 32, "groups": 32},
+                41,
+            ),
+            Workload(
+                "gpt_nano",
+                "minGPT's adder GPT (3 layers, 3 heads, 48 wide, vocab 10, T = 6, batch 64; "
+                f"masked_fill + softmax attention): {gpt_step}",
+                "ms/step",
+                1e3,
+                1,
+                {"model": "nano", "batch": 64, "lr": 5e-4, "betas": (0.9, 0.95)},
+                41,
+            ),
+            Workload(
+                "gpt_char",
+                "nanoGPT's char GPT (4 layers, 4 heads, 128 wide, vocab 65, T = 64, batch 12, no "
+                f"bias; F.scaled_dot_product_attention): {gpt_step}",
+                "ms/step",
+                1e3,
+                1,
+                {"model": "char", "batch": 12, "lr": 1e-3, "betas": (0.9, 0.99)},
+                41,
             ),
         ]
     }

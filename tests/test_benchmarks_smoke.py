@@ -1,5 +1,6 @@
 """The benchmark harness computes what it claims: on tiny sizes, every arm of every workload takes
-the same step as the hand-written NumPy arm (gradients and weight updates), the NumPy arms match
+the same step as the hand-written NumPy arm (gradients and weight updates; the GPT steps, which
+have no NumPy arm, as the PyTorch arm), the NumPy arms match
 finite differences, ratios are medians of per-round ratios, and the report marks the targets.
 No timing of tapegrad here: benchmarks/run.py does that, outside `make test`."""
 
@@ -24,6 +25,8 @@ W, R = run.W, run.R  # the modules next to run.py are importable once it is load
 import memory  # noqa: E402
 import numpy_optim  # noqa: E402
 import workload_cnn  # noqa: E402
+import workload_conv  # noqa: E402
+import workload_gpt  # noqa: E402
 import workload_hvp  # noqa: E402
 import workload_mlp  # noqa: E402
 import workload_ops  # noqa: E402
@@ -37,11 +40,29 @@ TINY = {
     "chain": {"n_ops": 60},
     "hvp": {"sizes": (3, 5, 4, 2), "batch": 3},
     "cnn": {"batch": 2, "size": 16},
+    "hvp_raw": {"sizes": (3, 5, 4, 2), "batch": 3},
+    "conv_bn_16": {"batch": 2, "channels": 3, "size": 5},
+    "conv_bn_32": {"batch": 2, "channels": 4, "size": 4},
+    "conv_dw": {"batch": 2, "channels": 3, "size": 5, "groups": 3},
+}
+# the GPT steps (no NumPy arm: checked against PyTorch), on tiny models of the same shape
+_GPT = workload_gpt.gpt_model.GPTConfig
+TINY_GPT = {
+    "gpt_nano": {
+        "model": "nano",
+        "batch": 3,
+        "config": _GPT(block_size=6, vocab_size=10, n_layer=1, n_head=2, n_embd=8, flash=False),
+    },
+    "gpt_char": {
+        "model": "char",
+        "batch": 2,
+        "config": _GPT(block_size=5, vocab_size=7, n_layer=2, n_head=2, n_embd=8, bias=False),
+    },
 }
 
 
 def _tiny(name):
-    return dataclasses.replace(W.workloads()[name], params=TINY[name])
+    return dataclasses.replace(W.workloads()[name], params={**TINY, **TINY_GPT}[name])
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
@@ -64,8 +85,31 @@ def test_torch_arms_take_the_numpy_arms_step(name):
     run.check_workload(name, wl.data(), ["numpy", "torch"])
 
 
+@pytest.mark.parametrize("name", sorted(TINY_GPT))
+def test_gpt_steps_take_the_torch_arms_step(name):
+    pytest.importorskip("torch", reason="the GPT steps are checked against the PyTorch arm")
+    wl = _tiny(name)
+    assert wl.arms() == ["tapegrad", "torch"] and run.reference_arm(wl.arms()) == "torch"
+    cases, warnings = run.check_workload(name, wl.data(), wl.arms())  # raises on any mismatch
+    assert warnings == []
+
+
+@pytest.mark.parametrize("name", sorted(TINY_GPT))
+def test_gpt_tapegrad_arm_trains(name):
+    case = W.BUILDERS[name]["tapegrad"](_tiny(name).data())
+    losses = [case.step().item() for _ in range(8)]
+    assert all(np.all(np.isfinite(g)) and g.dtype == np.float32 for g in case.grads())
+    assert losses[-1] < losses[0]
+
+
+def test_a_workload_without_its_reference_arm_is_skipped():
+    assert run.reference_arm(["tapegrad"]) is None
+    assert run.reference_arm(["tapegrad", "torch"]) == "torch"
+    assert run.reference_arm(["numpy", "tapegrad", "torch"]) == "numpy"
+
+
 def test_the_workloads_and_their_arms():
-    assert set(TINY) == set(W.workloads()) == set(W.BUILDERS) == set(run.TIMED)
+    assert set(TINY) | set(TINY_GPT) == set(W.workloads()) == set(W.BUILDERS) == set(run.TIMED)
     for name in ("mlp_small", "mlp_large"):
         assert set(W.BUILDERS[name]) == set(W.ARMS)
     assert set(W.BUILDERS["mlp_large_adam"]) == {"numpy", "tapegrad", "tapegrad_fn", "torch"}
@@ -107,9 +151,10 @@ def test_the_report_marks_each_target_from_a_tiny_run(tmp_path):
     wls = {name: _tiny(name) for name in run.TIMED}
     results = {}
     for name, wl in wls.items():
-        cases, _ = run.check_workload(
-            name, wl.data(), wl.arms(["numpy", "tapegrad", "tapegrad_fn"])
-        )
+        arms = wl.arms(["numpy", "tapegrad", "tapegrad_fn"])
+        if run.reference_arm(arms) is None:  # (the GPT steps need PyTorch's arm: as run.py does)
+            continue
+        cases, _ = run.check_workload(name, wl.data(), arms)
         results[name] = run.time_workload(wl, cases, repeats=2, target=1e-4)
     mem = {"tapegrad": memory.child_memory("tapegrad", 200)}
     growth = {"tapegrad": memory.child_growth("tapegrad", 20)}
@@ -127,8 +172,9 @@ def test_the_report_marks_each_target_from_a_tiny_run(tmp_path):
     text = (tmp_path / "RESULTS.md").read_text()
     assert "## Targets (issue 17)" in text and "tapegrad functional" in text and "- w" in text
     table = (tmp_path / "README_TABLE.md").read_text()
-    assert all(t.label in table for t in R.TARGETS)
-    assert table.count("\n|") == len(R.TARGETS) + 2  # header, separator, one row per target
+    ran = [t for t in R.TARGETS if t.key not in TINY_GPT]  # (those need PyTorch's arm)
+    assert all(t.label in table for t in ran)
+    assert table.count("\n|") == len(ran) + 2  # header, separator, one row per target run
 
 
 def test_memory_per_op_and_growth_measure_the_tapegrad_graph():
@@ -226,6 +272,30 @@ def test_numpy_reference_cnn_matches_finite_differences():
             down = _loss(workload_cnn.cnn_numpy, data)
             p[i] = old
             assert abs((up - down) / 2e-6 - got[i]) <= 1e-5 + 1e-4 * abs(got[i]), (k, i)
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_numpy_reference_conv_blocks_match_finite_differences(groups):
+    data = _f64(workload_conv.conv_data(batch=2, channels=3, size=5, groups=groups))
+    case = workload_conv.conv_numpy(data)
+    case.step()
+
+    def loss():  # <G, block(X)>: the block's output met by the upstream gradient G
+        return float(np.vdot(data["G"], workload_conv.conv_numpy(data).step()))
+
+    rng = np.random.default_rng(0)
+    for got, key in zip(case.grads(), ["X", "W", "gamma", "beta"]):
+        p = data[key]
+        assert got.shape == p.shape
+        for flat in rng.choice(p.size, size=min(4, p.size), replace=False):
+            i = np.unravel_index(flat, p.shape)
+            old = p[i]
+            p[i] = old + 1e-6
+            up = loss()
+            p[i] = old - 1e-6
+            down = loss()
+            p[i] = old
+            assert abs((up - down) / 2e-6 - got[i]) <= 1e-5 + 1e-4 * abs(got[i]), (key, i)
 
 
 def test_numpy_optimizers_follow_pytorchs_rules_written_plainly():

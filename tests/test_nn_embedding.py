@@ -147,3 +147,28 @@ def test_embedding_matches_pytorch():
         assert np.allclose(gw.numpy(), tw.detach().numpy()), kwargs
     t_onehot = torch.nn.functional.one_hot(torch.tensor([[0, 2], [1, 1]]), 4).numpy()
     assert np.array_equal(F.one_hot(tg.tensor([[0, 2], [1, 1]]), 4).numpy(), t_onehot)
+
+
+@pytest.mark.parametrize(
+    "num, index_shape, width",
+    [(65, (12, 64), 128), (10, (300,), 3), (7, (400,), None), (5, (20, 30), 2)],
+)
+def test_many_lookups_sum_their_gradients_as_add_at(num, index_shape, width):
+    """From 256 looked-up rows the gradient is summed by sorting (primitives/shape.py): the
+    same sums as np.add.at, negative indices included, through a tuple index too."""
+    rng = np.random.default_rng(0)
+    idx = rng.integers(-num, num, index_shape)
+    row = () if width is None else (width,)
+    g = rng.standard_normal(index_shape + row)
+    expected = np.zeros((num,) + row)
+    np.add.at(expected, idx, g)
+    for index in (idx, (idx,)):
+        w = tg.zeros((num,) + row, dtype=tg.float64, requires_grad=True)
+        (w[index] * tg.tensor(g)).sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12, atol=1e-12)
+    emb = tg.nn.Embedding(num, 3).to(tg.float64)
+    upstream = rng.standard_normal(index_shape + (3,))
+    (emb(tg.tensor(idx % num)) * tg.tensor(upstream)).sum().backward()
+    expected = np.zeros((num, 3))
+    np.add.at(expected, idx % num, upstream)
+    np.testing.assert_allclose(emb.weight.grad.numpy(), expected, rtol=1e-12, atol=1e-12)

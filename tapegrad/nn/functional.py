@@ -102,6 +102,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> F.linear(tg.ones(2, 3), tg.ones(4, 3)).shape
     (2, 4)
     """
+    if input.ndim > 2 and weight.ndim == 2:
+        # (one GEMM over all rows: NumPy's matmul would run one per leading index, and the
+        # weight's gradient would be a batched product summed back over them)
+        rows = linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        return rows.reshape(*input.shape[:-1], rows.shape[-1])
     if bias is None:
         return input @ weight.T
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer

@@ -21,6 +21,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import depthwise
 from .batching import fold_into_n, normalization, stacked
 from .elementwise import add, sqrt
 from .bits import masked
@@ -302,6 +303,11 @@ def batch_conv2d_weight_grad(level, prim, inputs, batched, params):
 )
 def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
     n, o = x.shape[0], w.shape[0]
+    if depthwise.fits(
+        x, w.shape, stride, groups, np.result_type(x, w)
+    ):  # (shifted multiply-adds: no columns)
+        y = depthwise.conv(x, w, padding, dilation)
+        return y if b is None else np.add(y, np.reshape(b, (o, 1, 1)), out=y)
     ho, wo = _out_hw(x.shape, w.shape[2:], stride, padding, dilation)
     if _per_sample(n, wo):  # (N, G, O/G, Ho*Wo): NCHW as it comes out of the batched GEMMs
         windows = _windows(x, w.shape[2:], stride, padding, dilation)
@@ -396,6 +402,8 @@ def _transposed_conv(g, w, padding, dilation, groups):
 )
 def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups):
     g = dy
+    if depthwise.fits(x, weight_shape, stride, groups, np.result_type(g, x)):
+        return depthwise.weight_grad(g, x, weight_shape, padding, dilation)
     n, o, ho, wo = g.shape
     if _per_sample(n, wo):  # one GEMM per sample and group, summed over the samples
         windows = _windows(x, weight_shape[2:], stride, padding, dilation)

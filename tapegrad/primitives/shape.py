@@ -181,9 +181,34 @@ def scatter_add(x, *, shape, index):
     z = np.zeros(shape, dtype=x.dtype)
     if is_basic_index(index):
         z[index] = x
-    else:
+    elif not _add_rows_sorted(z, x, index):
         np.add.at(z, index, x)
     return z
+
+
+# From this many looked-up rows, sorting them and summing runs of equal rows (np.add.reduceat)
+# beats np.add.at's element-wise loop (measured: 5.7x for 768 rows of 128 into 65, an embedding's
+# gradient); below it add.at is as fast or faster.
+_SORTED_ROWS_FROM = 256
+
+
+def _add_rows_sorted(z, x, index) -> bool:
+    """z[index] += x for one integer array indexing z's first axis (an embedding's gradient):
+    the sums np.add.at makes (up to float rounding); False (z untouched) for any other index."""
+    rows = index[0] if isinstance(index, tuple) and len(index) == 1 else index
+    if not (isinstance(rows, np.ndarray) and rows.dtype.kind in "iu"):
+        return False
+    if rows.size < _SORTED_ROWS_FROM or x.shape != rows.shape + z.shape[1:]:
+        return False
+    flat = rows.reshape(-1)
+    if flat.dtype.kind == "i" and flat.min() < 0:
+        flat = np.where(flat < 0, flat + z.shape[0], flat)  # (-1 and n - 1 are one row)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    values = x.reshape(flat.size, -1)[order]
+    z.reshape(z.shape[0], -1)[ordered[starts]] = np.add.reduceat(values, starts, axis=0)
+    return True
 
 
 @primitive(

@@ -1,0 +1,98 @@
+"""Depthwise convolution (one input channel per group, as many output channels as groups) at
+stride 1, by shifted multiply-adds: conv2d's and conv2d_weight_grad's kernel for that case (they
+call it; the rules stay theirs).
+
+Each (sample, channel) plane is zero-padded and laid flat, with the output computed at every
+column of the padded width: then kernel tap (i, j) reads one contiguous slice of the flat plane,
+shifted by i * dh * Wp + j * dw, and the columns past the output's width are discarded at the end.
+NumPy then runs every multiply and add over rows a plane long, where im2col would copy 9x the
+input into columns for a GEMM with one row per group (measured on (32, 32, 32, 32), 3x3: forward
+15 -> 7.6 ms, weight gradient 5.6 -> 3.6 ms).
+Layer L1: numpy only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Samples are taken a few at a time so that the accumulator and its temporary stay in cache
+# (about this many bytes each; measured: 9.6 -> 7.6 ms on the forward above).
+_CHUNK = 1 << 18
+
+
+def fits(x, weight_shape, stride, groups, dtype) -> bool:
+    """Whether conv2d(x, w) is depthwise at stride 1 with a multi-tap kernel (this module's case),
+    for w of `weight_shape` and a result of `dtype`."""
+    return (
+        stride == (1, 1)
+        and groups > 1
+        and groups == x.shape[1] == weight_shape[0]
+        and weight_shape[1] == 1
+        and weight_shape[2] * weight_shape[3] > 1
+        and x.size > 0
+        and np.dtype(dtype).kind == "f"
+    )
+
+
+def _planes(x, padding, kernel, dilation, dtype):
+    """x zero-padded, each plane flat, with the slack the last tap's slice reads past its end:
+    (N, C, Hp*Wp + dw*(kw-1)); and the output's height and the padded width Wp."""
+    n, c, h, w = x.shape
+    pt, pb, pl, pr = padding
+    hp, wp = h + pt + pb, w + pl + pr
+    flat = np.zeros((n, c, hp * wp + dilation[1] * (kernel[1] - 1)), dtype)
+    flat[:, :, : hp * wp].reshape(n, c, hp, wp)[:, :, pt : pt + h, pl : pl + w] = x
+    return flat, hp - dilation[0] * (kernel[0] - 1), wp
+
+
+def _offsets(kernel, dilation, wp):
+    """Where each tap's slice starts in a flat plane, taps in row-major order."""
+    return [
+        i * dilation[0] * wp + j * dilation[1] for i in range(kernel[0]) for j in range(kernel[1])
+    ]
+
+
+def _samples(n, row_bytes):
+    step = max(1, _CHUNK // max(1, row_bytes))
+    return [slice(a, min(a + step, n)) for a in range(0, n, step)]
+
+
+def conv(x, w, padding, dilation):
+    """conv2d(x, w) for depthwise w (C, 1, kh, kw) at stride 1, of shape (N, C, Ho, Wo)."""
+    n, c = x.shape[:2]
+    kernel = w.shape[2:]
+    dtype = np.result_type(x, w)
+    flat, ho, wp = _planes(x, padding, kernel, dilation, dtype)
+    wo = wp - dilation[1] * (kernel[1] - 1)
+    span = ho * wp  # (the output at every padded column: one contiguous slice per tap)
+    taps = w.reshape(c, -1, 1).astype(dtype, copy=False)
+    out = np.empty((n, c, ho, wo), dtype)
+    chunks = _samples(n, c * span * out.itemsize)
+    acc = np.empty((chunks[0].stop, c, span), dtype)
+    tmp = np.empty_like(acc)
+    for s in chunks:
+        a, t, planes = acc[: s.stop - s.start], tmp[: s.stop - s.start], flat[s]
+        for k, start in enumerate(_offsets(kernel, dilation, wp)):
+            if k == 0:
+                np.multiply(planes[:, :, start : start + span], taps[:, k], out=a)
+            else:
+                a += np.multiply(planes[:, :, start : start + span], taps[:, k], out=t)
+        out[s] = a.reshape(-1, c, ho, wp)[..., :wo]
+    return out
+
+
+def weight_grad(g, x, weight_shape, padding, dilation):
+    """conv2d_weight_grad(g, x) for depthwise weights (C, 1, kh, kw) at stride 1: per tap, the
+    products of g with the tap's slice summed per channel (one batched dot product per tap)."""
+    n, c, ho, wo = g.shape
+    kernel = weight_shape[2:]
+    dtype = np.result_type(g, x)
+    flat, _, wp = _planes(x, padding, kernel, dilation, dtype)
+    span = ho * wp
+    gp = np.zeros((n, c, 1, span), dtype)  # (g at every padded column, 0 past the output's width)
+    gp.reshape(n, c, ho, wp)[..., :wo] = g
+    dw = np.empty((c, len(_offsets(kernel, dilation, wp))), dtype)
+    for k, start in enumerate(_offsets(kernel, dilation, wp)):
+        dots = np.matmul(gp, flat[:, :, start : start + span, None])  # (N, C, 1, 1)
+        np.add.reduce(dots.reshape(n, c), axis=0, out=dw[:, k])
+    return dw.reshape(weight_shape)
