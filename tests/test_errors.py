@@ -739,8 +739,8 @@ def _():
 @case(
     "dense-input-size",
     ValueError,
-    r"Linear expects inputs whose last axis has size 3.*got shape "
-    r"\(4, 2\)",
+    r"Linear expects inputs whose last axis has size 3 \(its in_features\), got shape "
+    r"\(4, 2\); reshape the input or build the layer with in_features=2",
 )
 def _():
     tg.nn.Linear(3, 2)(tg.ones(4, 2))
@@ -932,7 +932,7 @@ def _():
 @case(
     "formula-unknown-op",
     KeyError,
-    r"no primitive named 'sinh'\. Did you mean 'sin'.*"
+    r"no primitive or function named 'sinh'\. Did you mean 'sin'.*"
     r"tg\.autograd\.rules\(\)",
 )
 def _():
@@ -947,6 +947,50 @@ def _():
 )
 def _():
     tg.autograd.formula(3)
+
+
+def _small_loss() -> tuple:
+    w1 = tg.tensor(np.ones((4, 3)), requires_grad=True, name="W1")
+    w2 = tg.tensor(np.ones((2, 4)), requires_grad=True, name="W2")
+    b1 = tg.tensor(np.zeros(4), requires_grad=True, name="b1")
+    h = tg.nn.functional.linear(tg.ones(5, 3, dtype=tg.float64), w1, b1).tanh()
+    h.name = "h"
+    return tg.nn.functional.cross_entropy(h @ w2.T, tg.tensor([0, 1, 1, 0, 1])), w1
+
+
+@case(
+    "explain-expand-unknown",
+    ValueError,
+    r"expand: no composite function named \['cross_entropie'\]; the calls on this graph: "
+    r"cross_entropy, log_softmax \(expand=True",
+)
+def _():
+    tg.explain(_small_loss()[0], show=False, expand=["cross_entropie"])
+
+
+@case(
+    "compare-name-not-found",
+    ValueError,
+    r"compare: no tensor named 'W3' on the graph of the loss \(named ones: W1, W2, b1, h\)",
+)
+def _():
+    tg.autograd.compare(_small_loss()[0], {"W3": np.zeros(3)})
+
+
+@case(
+    "compare-shape-mismatch",
+    ValueError,
+    r"gradient given for W1 has shape \(3, 4\), but W1 has shape \(4, 3\)",
+)
+def _():
+    loss, w1 = _small_loss()
+    tg.autograd.compare(loss, {w1: np.zeros((3, 4))})
+
+
+@case("compare-not-on-graph", ValueError, r"compare: stray is not on the graph of the loss")
+def _():
+    stray = tg.tensor([1.0], requires_grad=True, name="stray")
+    tg.autograd.compare(_small_loss()[0], {stray: 0.0})
 
 
 # ---- custom Functions ----------------------------------------------------------------------------

@@ -199,6 +199,20 @@ def test_nodes_no_gradient_reaches_are_listed():
     assert steps.leaves[0].grad.tolist() == [0.0, 0.0]  # reached: zeros, as backward() gives
 
 
+def test_a_rule_the_table_leaves_out_reads_zero_everywhere():
+    # floor has no rule in the table (None: a zero gradient): text, HTML and compare all say 0
+    x = tg.tensor([1.5, -2.0], requires_grad=True)
+    loss = (x.floor() * x).sum()
+    steps = tg.explain(loss, show=False)
+    floor = next(s for s in steps if s.node == "FloorBackward")
+    assert floor.rules == {"x": "0"} and floor.formulas == {"x": "dL/dx = 0"}
+    assert "dL/dx = 0" in tg.autograd.formula("floor")
+    assert "None" not in steps.text and "None" not in steps._repr_html_()
+    checks = tg.autograd.compare(loss, {x: x.floor().numpy()})
+    assert checks.first_wrong is None
+    assert next(iter(checks)).rule.endswith("FloorBackward: dL/dx = 0")
+
+
 def test_variadic_ops_name_each_input():
     a = tg.tensor([1.0, 2.0], requires_grad=True)
     b = tg.tensor([3.0], requires_grad=True)
@@ -369,5 +383,5 @@ def test_steps_say_which_module_they_ran_in(monkeypatch):
     monkeypatch.setattr(tapeinfo, "node_scope", scopes.get)
     steps = tg.explain(loss, show=False)
     assert [s.module for s in steps] == [None, None, "fc1"]
-    assert "LinearBackward    out = x @ w.T + b    (in fc1)" in steps.text
+    assert "LinearBackward    out = x @ T(w) + b    (in fc1)" in steps.text
     assert "in fc1" in steps._repr_html_()

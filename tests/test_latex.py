@@ -120,5 +120,5 @@ def test_formula_latex_is_an_aligned_block() -> None:
     assert tg.autograd.formula("MulBackward", latex=True) == latex
     for name in REGISTRY:
         assert _balanced(tg.autograd.formula(name, latex=True))
-    with pytest.raises(KeyError, match="no primitive named"):
+    with pytest.raises(KeyError, match="no primitive or function named"):
         tg.autograd.formula("nope", latex=True)

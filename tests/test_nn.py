@@ -267,8 +267,22 @@ def test_dense_options():
         nn.Dense(2, 2, activation="gelu")
     with pytest.raises(TypeError, match="has_bias must be a bool"):
         nn.Dense(2, 2, "normal")
-    with pytest.raises(TypeError, match="in_channels must be a positive int"):
+    with pytest.raises(TypeError, match="Dense: in_channels must be a positive int"):
         nn.Dense(0, 2)
+
+
+def test_linear_errors_say_linear_and_its_argument_names():
+    with pytest.raises(TypeError, match="Linear: in_features must be a positive int, got 0"):
+        nn.Linear(0, 2)
+    with pytest.raises(TypeError, match="Linear: out_features must be a positive int, got 2.5"):
+        nn.Linear(2, 2.5)
+    with pytest.raises(ValueError, match=r"\(its in_features\).*with in_features=4$"):
+        nn.Linear(3, 2)(tg.ones(2, 4))
+    with pytest.raises(ValueError, match=r"Dense expects .*\(its in_channels\)"):
+        nn.Dense(3, 2)(tg.ones(2, 4))
+    with pytest.raises(TypeError, match=r"^Linear\.forward\(\) takes 2 positional arguments but 3"):
+        nn.Linear(3, 2)(tg.ones(2, 3), tg.ones(2, 3))
+    assert nn.Linear(3, 2)(input=tg.ones(2, 3)).shape == (2, 2)  # (PyTorch's keyword)
 
 
 def test_activations_flatten_and_sequential_container():

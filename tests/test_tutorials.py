@@ -252,6 +252,30 @@ def check_12(out: str) -> None:
 TESTED["12_makemore_by_hand.py"] = check_12
 
 
+def check_13(out: str) -> None:
+    right, planted, steps = out.split("compare: ")[1:4]
+    assert "every gradient is approximately right" in right and "first wrong: None" in out
+    # the planted mistake (tanh' as 1 - tanh) is found and named, with the rule it breaks
+    assert "first wrong: pre (check 5 of 7)" in planted
+    assert (
+        "the first wrong gradient is dpre; the tape made it by "
+        "TanhBackward: dL/dx = g * (1 - out * out)" in out
+    )
+    rows = {line.split()[0]: line.split()[1:3] for line in planted.splitlines()[2:9]}
+    assert [rows[k][1] for k in ("logits", "W2", "b2", "h", "pre", "W1", "b1")] == (
+        ["yes"] * 4 + ["NO"] * 3
+    )
+    # cross-entropy one operation at a time: every intermediate right, exactly
+    names = ["logprobs", "probs", "counts_sum_inv", "counts_sum", "counts", "norm_logits"]
+    rows = {line.split()[0]: line.split()[1:3] for line in steps.splitlines()[2:9]}
+    assert all(rows[k] == ["yes", "yes"] for k in names) and rows["logits"][1] == "yes"
+    assert "dL/dx = g * (softmax(x) - onehot(y)) / N" in out
+    assert "the same as by the shortcut: True" in out
+
+
+TESTED["13_checking_a_backward_by_hand.py"] = check_13
+
+
 @pytest.mark.parametrize("script", sorted(TESTED))
 def test_tutorial_prints_the_seed_numbers(script: str) -> None:
     TESTED[script](run(script))

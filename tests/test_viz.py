@@ -310,8 +310,14 @@ def test_nodes_made_inside_a_module_are_one_cluster(monkeypatch):
         clusters["fc1 (Linear)"] <= clusters["_MLP"] and clusters["act (Tanh)"] <= clusters["_MLP"]
     )
     assert not clusters["loss (CrossEntropyLoss)"] & clusters["_MLP"]
+    # the loss is one call (CrossEntropyBackward), its primitives drawn when expanded
+    loss_nodes = [k for k in clusters["loss (CrossEntropyLoss)"] if k.startswith("n")]
+    assert [nodes[k].split("\\n")[:2] for k in loss_nodes] == [
+        ["CrossEntropyBackward", "reduction='mean'"]
+    ]
     n_loss_ops = sum(1 for s in scopes.values() if s[0] is not None and len(s) == 1)
-    assert len([k for k in clusters["loss (CrossEntropyLoss)"] if k.startswith("n")]) == n_loss_ops
+    expanded = _clusters(tg.viz.to_dot(loss, expand=True))["loss (CrossEntropyLoss)"]
+    assert len([k for k in expanded if k.startswith("n")]) == n_loss_ops
     # a Parameter sits in its module's cluster; the output box in none
     fc1_names = {nodes[k].split("\\n")[0] for k in clusters["fc1 (Linear)"]}
     assert {"fc1.weight", "fc1.bias", "LinearBackward"} <= fc1_names
@@ -327,8 +333,8 @@ def test_a_loss_called_on_its_own_is_named_by_its_class(monkeypatch):
 
 def test_collapse_draws_a_module_as_one_box(monkeypatch):
     loss, scopes = _scoped_loss(monkeypatch)
-    full = tg.viz.to_dot(loss)
-    dot = tg.viz.to_dot(loss, collapse=["loss"])
+    full = tg.viz.to_dot(loss, expand=True)  # (every primitive its own node)
+    dot = tg.viz.to_dot(loss, collapse=["loss"], expand=True)
     nodes = _nodes(dot)
     box = next(k for k, v in nodes.items() if v.startswith("loss (CrossEntropyLoss)"))
     n_loss_ops = sum(1 for s in scopes.values() if len(s) == 1)
@@ -341,7 +347,8 @@ def test_collapse_draws_a_module_as_one_box(monkeypatch):
         len([k for k in nodes if k.startswith("n")])
         == len([k for k in _nodes(full) if k.startswith("n")]) - n_loss_ops
     )
-    assert tg.viz.to_dot(loss, collapse="CrossEntropyLoss") == dot  # by class name too
+    assert tg.viz.to_dot(loss, collapse="CrossEntropyLoss", expand=True) == dot  # by class name
+    assert f"{n_loss_ops} ops, collapsed" in tg.viz.to_dot(loss, collapse="loss")  # (folded too)
 
 
 # ---- the micrograd README example -------------------------------------------------------------

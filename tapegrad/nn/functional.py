@@ -18,6 +18,7 @@ import numpy as np
 from .. import primitives as P
 from ..random import numpy_generator as generator
 from ..math import cat, sigmoid, tanh, where
+from ..tape.composite import mark
 from ..tensor import Tensor, apply
 from .functional_attention import scaled_dot_product_attention
 from .functional_conv import (
@@ -106,9 +107,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # (one GEMM over all rows: NumPy's matmul would run one per leading index, and the
         # weight's gradient would be a batched product summed back over them)
         rows = linear(input.reshape(-1, input.shape[-1]), weight, bias)
-        return rows.reshape(*input.shape[:-1], rows.shape[-1])
-    if bias is None:
-        return input @ weight.T
+        out = rows.reshape(*input.shape[:-1], rows.shape[-1])
+        if bias is None:  # (the reshapes and the product: one step for the teaching tools)
+            return mark(out, "linear", ("x", "w"), (input, weight))
+        return out  # (the linear primitive's step, between two reshapes)
+    if bias is None:  # (two nodes, a transpose and a product: one step for the teaching tools)
+        return mark(input @ weight.T, "linear", ("x", "w"), (input, weight))
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
 
@@ -138,7 +142,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.silu(tg.tensor([0.0]))
     tensor([0.])
     """
-    return _in_place(_tensor(input, "silu"), inplace, lambda x: x * x.sigmoid())
+    x = _tensor(input, "silu")
+    return mark(_in_place(x, inplace, lambda x: x * x.sigmoid()), "silu", ("x",), (x,))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -151,10 +156,12 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     x = _tensor(input, "gelu")
     if approximate == "tanh":
         inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
-        return 0.5 * x * (1.0 + inner.tanh())
-    if approximate != "none":
+        out = 0.5 * x * (1.0 + inner.tanh())
+    elif approximate == "none":
+        out = 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
+    else:
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
+    return mark(out, "gelu", ("x",), (x,), {"approximate": approximate})
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -168,7 +175,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     linear = x.numpy() * beta > threshold
     # (the log branch on a safe input where it is not taken: no overflow, no 0 * inf in backward)
     safe = where(linear, 0.0, x) * beta
-    return where(linear, x, safe.exp().log1p() / beta)
+    out = where(linear, x, safe.exp().log1p() / beta)
+    return mark(out, "softplus", ("x",), (x,), {"beta": beta, "threshold": threshold})
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -188,7 +196,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         negative = where(positive | zero, 0.0, x).expm1() * alpha
         return where(positive, x, where(zero, x * alpha, negative))
 
-    return _in_place(input, inplace, fn)
+    return mark(_in_place(input, inplace, fn), "elu", ("x",), (input,), {"alpha": alpha})
 
 
 def normalize(
@@ -202,7 +210,8 @@ def normalize(
     x = _tensor(input, "normalize")
     if out is not None:
         raise TypeError("normalize: out= is not supported in tapegrad; use the returned tensor")
-    return x / x.norm(p, dim, keepdim=True).clip(eps)
+    out = x / x.norm(p, dim, keepdim=True).clip(eps)
+    return mark(out, "normalize", ("x",), (x,), {"p": p, "dim": dim, "eps": eps})
 
 
 def _softmax_dim(input: Tensor, dim: int | None, name: str, stacklevel: int) -> int:
@@ -226,9 +235,12 @@ def softmax(
     >>> F.softmax(tg.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    x = _tensor(input, "softmax")
-    x = x if dtype is None else x.astype(dtype)
-    return x.softmax(_softmax_dim(x, dim, "softmax", _stacklevel))
+    given = _tensor(input, "softmax")
+    x = given if dtype is None else given.astype(dtype)
+    dim = _softmax_dim(x, dim, "softmax", _stacklevel)
+    if dtype is None:  # (the Tensor method marks its call)
+        return x.softmax(dim)
+    return mark(x.softmax(dim), "softmax", ("x",), (given,), {"dim": dim})
 
 
 def log_softmax(
@@ -239,9 +251,12 @@ def log_softmax(
     >>> F.log_softmax(tg.tensor([0.0, 0.0]), dim=0)
     tensor([-0.6931, -0.6931])
     """
-    x = _tensor(input, "log_softmax")
-    x = x if dtype is None else x.astype(dtype)
-    return x.log_softmax(_softmax_dim(x, dim, "log_softmax", _stacklevel))
+    given = _tensor(input, "log_softmax")
+    x = given if dtype is None else given.astype(dtype)
+    dim = _softmax_dim(x, dim, "log_softmax", _stacklevel)
+    if dtype is None:  # (the Tensor method marks its call)
+        return x.log_softmax(dim)
+    return mark(x.log_softmax(dim), "log_softmax", ("x",), (given,), {"dim": dim})
 
 
 # ---- dropout ----------------------------------------------------------------------------------
@@ -260,10 +275,13 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0.0:
         return x
     if p == 1.0:
-        return _in_place(x, inplace, lambda v: v * 0.0)
-    keep = generator().random(x.shape) >= p  # a constant mask: its derivative is zero
-    scale = (keep / (1.0 - p)).astype(x.dtype)
-    return _in_place(x, inplace, lambda v: v * scale)
+        keep = np.zeros(x.shape, bool)
+        out = _in_place(x, inplace, lambda v: v * 0.0)
+    else:
+        keep = generator().random(x.shape) >= p  # a constant mask: its derivative is zero
+        scale = (keep / (1.0 - p)).astype(x.dtype)
+        out = _in_place(x, inplace, lambda v: v * scale)
+    return mark(out, "dropout", ("x", "mask"), (x, keep), {"p": p})
 
 
 # ---- pad --------------------------------------------------------------------------------------
@@ -305,7 +323,16 @@ def pad(
     for i in range(len(sizes) // 2):
         axis = x.ndim - 1 - i
         x = _pad_axis(x, axis, sizes[2 * i], sizes[2 * i + 1], mode, value or 0)
-    return x
+    shape = input.shape  # (the rule's `source` is made only when a teaching tool asks for it)
+    return mark(
+        x, "pad", ("x",), (input,), {"mode": mode, "source": lambda: _source(shape, sizes, mode)}
+    )
+
+
+def _source(shape: tuple, sizes: list, mode: str) -> np.ndarray:
+    """For each entry of the padded result, the flat position in the input it copies (-1: none)."""
+    positions = Tensor(np.arange(math.prod(shape), dtype=np.float64).reshape(shape))
+    return pad(positions, sizes, mode, -1.0 if mode == "constant" else None).numpy().astype(int)
 
 
 def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: float) -> Tensor:

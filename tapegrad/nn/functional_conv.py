@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import nn as P
+from ..tape.composite import mark
 from ..tensor import Tensor
 
 __all__ = [
@@ -172,7 +173,18 @@ def conv_nd(
         dilation=one + dilation,
         groups=int(groups),
     )
-    return _from_2d(out, dims, batched)
+    if dims == 2 and batched:  # (one conv2d node: nothing to fold)
+        return out
+    return mark(
+        _from_2d(out, dims, batched), f"conv{dims}d", ("x", "w", "b"), (input, weight, bias)
+    )
+
+
+def _wrapped(out: Tensor, name: str, input: Tensor, dims: int, batched: bool) -> Tensor:
+    """A pooling's 2-D result given the input's layout back, marked as one call of `name`."""
+    if dims == 2 and batched:  # (one node: nothing to fold)
+        return out
+    return mark(_from_2d(out, dims, batched), name, ("x",), (input,))
 
 
 def conv2d(
@@ -307,7 +319,7 @@ def max_pool_nd(
     params = dict(kernel_size=kernel, stride=stride, padding=pad4, dilation=dilation)
     out = P.max_pool2d(x, **params)
     if not return_indices:
-        return _from_2d(out, dims, batched)
+        return _wrapped(out, f"max_pool{dims}d", input, dims, batched)
     indices = Tensor(P.max_pool2d_indices(x.numpy(), out.numpy(), **params))
     return _from_2d(out, dims, batched), _from_2d(indices, dims, batched)
 
@@ -422,7 +434,7 @@ def avg_pool_nd(
         padding=pad4,
         divisor=divisor,
     )
-    return _from_2d(out, dims, batched)
+    return _wrapped(out, f"avg_pool{dims}d", input, dims, batched)
 
 
 def avg_pool2d(
@@ -518,9 +530,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     if h == 0 or w == 0:
         raise ValueError(f"adaptive_avg_pool2d: the input of shape {input.shape} is empty")
     ho, wo = adaptive_output_size(output_size, (h, w), "adaptive_avg_pool2d")
-    out = input
+    out, rows, cols = input, None, None
     if wo != w:  # each axis is averaged by a matrix: the windows of H and W are independent
-        out = out @ Tensor(_averaging_matrix(w, wo, input.dtype).T)
+        cols = _averaging_matrix(w, wo, input.dtype)
+        out = out @ Tensor(cols.T)
     if ho != h:
-        out = Tensor(_averaging_matrix(h, ho, input.dtype)) @ out
-    return out if out is not input else input.clone()
+        rows = _averaging_matrix(h, ho, input.dtype)
+        out = Tensor(rows) @ out
+    out = out if out is not input else input.clone()
+    return mark(out, "adaptive_avg_pool2d", ("x", "A", "B"), (input, rows, cols))

@@ -17,9 +17,11 @@ import numpy as np
 from ..autograd import Function
 from ..creation import zeros_like
 from ..math import stack, where
+from ..tape.composite import mark
 from ..tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
+_XYW = ("x", "y", "w")  # a loss's inputs, as its rule names them (composites: marks)
 
 
 def reduction_mode(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -126,8 +128,11 @@ def mse_loss(
     diff = _difference(input, target, "mse_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
     if weight is not None:
-        return _weighted(diff * diff, weight, input, reduction, "mse_loss")
-    return _reduce(diff * diff, reduction)
+        out = _weighted(diff * diff, weight, input, reduction, "mse_loss")
+    else:
+        out = _reduce(diff * diff, reduction)
+    params = {"reduction": reduction, "N": diff._data.size}
+    return mark(out, "mse_loss", _XYW, (input, target, weight), params)
 
 
 def l1_loss(
@@ -146,8 +151,11 @@ def l1_loss(
     diff = _difference(input, target, "l1_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
     if weight is not None:
-        return _weighted(diff.abs(), weight, input, reduction, "l1_loss")
-    return _reduce(diff.abs(), reduction)
+        out = _weighted(diff.abs(), weight, input, reduction, "l1_loss")
+    else:
+        out = _reduce(diff.abs(), reduction)
+    params = {"reduction": reduction, "N": diff._data.size}
+    return mark(out, "l1_loss", _XYW, (input, target, weight), params)
 
 
 def _quadratic_then_linear(diff: Tensor, threshold: float) -> Tensor:
@@ -174,7 +182,8 @@ def smooth_l1_loss(
     diff = _difference(input, target, "smooth_l1_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
     losses = diff.abs() if beta == 0 else _quadratic_then_linear(diff, beta)
-    return _reduce(losses, reduction)
+    params = {"reduction": reduction, "N": diff._data.size, "beta": beta}
+    return mark(_reduce(losses, reduction), "smooth_l1_loss", _XYW, (input, target, None), params)
 
 
 def huber_loss(
@@ -202,7 +211,9 @@ def huber_loss(
                 f"{input.shape}"
             )
         losses = losses * w  # (PyTorch's weighted mean here is the plain mean of w * loss)
-    return _reduce(losses, reduction)
+    params = {"reduction": reduction, "N": diff._data.size, "delta": delta}
+    params["weight"] = weight is not None
+    return mark(_reduce(losses, reduction), "huber_loss", _XYW, (input, target, weight), params)
 
 
 # ---- classification: class indices -----------------------------------------------------------
@@ -256,11 +267,12 @@ def _class_targets(input: Tensor, target: Any, weight: Any, ignore_index: int, f
     return axis, tuple(picks), sample_weight.astype(input.dtype), w
 
 
-def _weighted_mean(losses: Tensor, sample_weight: np.ndarray) -> Tensor:
-    """PyTorch's mean for class targets: divided by the summed weight of the counted samples.
-    When every target is ignored the value is nan and the gradient zero, as PyTorch's (nan is
-    added, not multiplied in, so that it stays out of the gradient)."""
-    total = float(sample_weight.sum())
+def _weighted_mean(losses: Tensor, sample_weight: np.ndarray, params: dict) -> Tensor:
+    """PyTorch's mean for class targets: divided by the summed weight of the counted samples
+    (written into params["N"] for the rule). When every target is ignored the value is nan and
+    the gradient zero, as PyTorch's (nan is added, not multiplied in, so that it stays out of
+    the gradient)."""
+    total = params["N"] = float(sample_weight.sum())
     if not total:
         return losses.sum() * 0.0 + math.nan
     return losses.sum() * (1.0 / total)
@@ -284,11 +296,15 @@ def nll_loss(
     """
     input = _input(input, "nll_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
-    _, picks, sample_weight, _ = _class_targets(input, target, weight, ignore_index, "nll_loss")
+    axis, picks, sample_weight, w = _class_targets(input, target, weight, ignore_index, "nll_loss")
     losses = -input[picks] * sample_weight
-    return (
-        _weighted_mean(losses, sample_weight) if reduction == "mean" else _reduce(losses, reduction)
-    )
+    params = {"reduction": reduction, "axis": axis, "ignore_index": ignore_index}
+    params["weight"] = w is not None
+    if reduction == "mean":
+        out = _weighted_mean(losses, sample_weight, params)
+    else:
+        out = _reduce(losses, reduction)
+    return mark(out, "nll_loss", _XYW, (input, target, w), params)
 
 
 def cross_entropy(
@@ -319,6 +335,7 @@ def cross_entropy(
     n_classes = input.shape[axis]
     log_probs = input.log_softmax(axis)  # logsumexp-based: stable for large logits
     t = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
+    params = {"reduction": reduction, "axis": axis, "ignore_index": ignore_index, "eps": eps}
     if t.dtype.kind in "iu":
         _, picks, sample_weight, w = _class_targets(
             input, target, weight, ignore_index, "cross_entropy"
@@ -332,9 +349,12 @@ def cross_entropy(
             )
             smooth = where(t != ignore_index, -per_class.sum(axis), 0.0)
             losses = losses * (1.0 - eps) + smooth * (eps / n_classes)
+        params["weight"] = w is not None
         if reduction == "mean":
-            return _weighted_mean(losses, sample_weight)
-        return _reduce(losses, reduction)
+            out = _weighted_mean(losses, sample_weight, params)
+        else:
+            out = _reduce(losses, reduction)
+        return mark(out, "cross_entropy", _XYW, (input, t, w), params)
     if t.shape != tuple(input.shape):
         raise ValueError(
             f"cross_entropy: target has shape {t.shape} and dtype {t.dtype}; for input of shape "
@@ -356,7 +376,10 @@ def cross_entropy(
                 f"cross_entropy: weight has shape {w.shape} but the input has {n_classes} classes"
             )
         probs = probs * w.reshape((-1,) + (1,) * (input.ndim - 1 - axis))
-    return _reduce(-(log_probs * probs).sum(axis), reduction)
+    losses = -(log_probs * probs).sum(axis)
+    params.update(weight=weight is not None, N=losses._data.size)
+    w = None if weight is None else _constant(weight, input.dtype)
+    return mark(_reduce(losses, reduction), "cross_entropy", _XYW, (input, target, w), params)
 
 
 # ---- classification: binary -------------------------------------------------------------------
@@ -427,7 +450,9 @@ def binary_cross_entropy(
             f"binary_cross_entropy: weight of shape {w.shape} does not broadcast to the input's "
             f"shape {input.shape}"
         )
-    return _reduce(BinaryCrossEntropy.apply(input, y, Tensor(w)), reduction)
+    out = _reduce(BinaryCrossEntropy.apply(input, y, Tensor(w)), reduction)
+    params = {"reduction": reduction, "N": input._data.size, "weight": weight is not None}
+    return mark(out, "binary_cross_entropy", _XYW, (input, y, w), params)
 
 
 def binary_cross_entropy_with_logits(
@@ -460,6 +485,16 @@ def binary_cross_entropy_with_logits(
     else:
         pw = _constant(pos_weight, input.dtype)
         losses = (1.0 - y) * softplus + y * (softplus - input) * pw
-    if weight is not None:
-        losses = losses * _constant(weight, input.dtype)
-    return _reduce(losses, reduction)
+    w = None if weight is None else _constant(weight, input.dtype)
+    if w is not None:
+        losses = losses * w
+    params = {"reduction": reduction, "N": input._data.size, "weight": w is not None}
+    params["pos_weight"] = pos_weight is not None
+    out = mark(
+        _reduce(losses, reduction),
+        "binary_cross_entropy_with_logits",
+        ("x", "y", "w", "p"),
+        (input, y, w, None if pos_weight is None else pw),
+        params,
+    )
+    return out

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..primitives.nn import moments, normalize
+from ..tape.composite import mark
 from ..tensor import Tensor
 
 
@@ -92,7 +93,8 @@ def batch_norm(
     def average(t: Tensor) -> Tensor:  # an empty batch: 0 rather than 0/0 (its output is empty)
         return t.mean(axes, keepdims=True) if n else t.sum(axes, keepdims=True)
 
-    if not training and running_mean is not None and running_var is not None:
+    running = not training and running_mean is not None and running_var is not None
+    if running and running_mean is not None and running_var is not None:
         centered = input - running_mean.reshape(per_channel)
         out = centered / (running_var.reshape(per_channel) + eps).sqrt()
     elif n:  # the batch's statistics (one primitive: its backward is a third of the composite's)
@@ -108,7 +110,14 @@ def batch_norm(
         out = out * (weight if input.ndim == 2 else weight.reshape(per_channel))
     if bias is not None:
         out = out + (bias if input.ndim == 2 else bias.reshape(per_channel))
-    return out
+    params = {"axes": axes, "others": axes, "channel_axis": 1, "eps": eps, "running": running}
+    params.update(weight=weight is not None, bias=bias is not None)
+    labels = ("x", "w", "b", "running_mean", "running_var")
+    stats: tuple = (None, None)
+    if running and running_mean is not None and running_var is not None:
+        # (copies: the buffers change in place at the next training step)
+        stats = (running_mean.numpy().copy(), running_var.numpy().copy())
+    return mark(out, "batch_norm", labels, (input, weight, bias, *stats), params)
 
 
 def _update(running: Tensor, batch: np.ndarray, momentum: float) -> None:
@@ -169,4 +178,6 @@ def layer_norm(
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    params = {"axes": axes, "others": tuple(range(input.ndim - len(shape))), "eps": eps}
+    params.update(weight=weight is not None, bias=bias is not None)
+    return mark(out, "layer_norm", ("x", "w", "b"), (input, weight, bias), params)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..math import where
+from ..tape.composite import mark
 from ..tensor import Tensor
 
 
@@ -99,7 +100,8 @@ def embedding(
         inverse = (1.0 / counts[idx])[..., None].astype(weight.dtype)
         # the values of `out` exactly, with the gradient of each lookup divided by its count
         out = out.detach() + (out - out.detach()) * inverse
-    return out
+    params = {"padding_idx": padding_idx, "scale_grad_by_freq": scale_grad_by_freq}
+    return mark(out, "embedding", ("idx", "w"), (idx, weight), params)
 
 
 def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:

@@ -118,6 +118,8 @@ class Dense(Module):
     (2, 1)
     """
 
+    _sizes = ("in_channels", "out_channels")  # (what errors call the sizes: Linear's differ)
+
     def __init__(
         self,
         in_channels: int,
@@ -130,9 +132,9 @@ class Dense(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        for name, n in (("in_channels", in_channels), ("out_channels", out_channels)):
+        for name, n in zip(self._sizes, (in_channels, out_channels)):
             if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n <= 0:
-                raise TypeError(f"{name} must be a positive int, got {n!r}")
+                raise TypeError(f"{type(self).__name__}: {name} must be a positive int, got {n!r}")
         if not isinstance(has_bias, bool):
             raise TypeError(
                 f"has_bias must be a bool, got {type(has_bias).__name__}; MindSpore's positional "
@@ -163,10 +165,11 @@ class Dense(Module):
     def forward(self, input: Tensor) -> Tensor:
         shape = input.shape if isinstance(input, Tensor) else np.shape(input)
         if not shape or shape[-1] != self.in_channels:
+            size = self._sizes[0]
             raise ValueError(
                 f"{type(self).__name__} expects inputs whose last axis has size {self.in_channels} "
-                f"(its in_channels/in_features), got shape {tuple(shape)}; reshape the input or "
-                f"build the layer with in_channels={shape[-1] if shape else '...'}"
+                f"(its {size}), got shape {tuple(shape)}; reshape the input or build the layer "
+                f"with {size}={shape[-1] if shape else '...'}"
             )
         y = linear(input, self.weight, self.bias)
         return self.activation(y) if self.activation is not None else y
@@ -185,6 +188,8 @@ class Linear(Dense):
     (4, 2)
     """
 
+    _sizes = ("in_features", "out_features")
+
     def __init__(
         self,
         in_features: int,
@@ -196,6 +201,10 @@ class Linear(Dense):
         super().__init__(in_features, out_features, has_bias=bool(bias), dtype=dtype)
         self.in_features, self.out_features = self.in_channels, self.out_channels
         self.to(device=device)  # (only the CPU exists: anything else is a clear error)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input @ weight.T + bias (PyTorch's name for the argument; errors say Linear.forward)."""
+        return Dense.forward(self, input)
 
     def extra_repr(self) -> str:
         return (

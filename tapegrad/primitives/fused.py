@@ -1,11 +1,13 @@
-"""Fused ops: one node (and fewer temporaries) where the textbook rule would make several.
+"""Fused ops and kernels: what runs where the textbook rule would make several nodes, or would
+divide by zero at an edge. The table's texts stay the textbook's; `fuse` swaps these in.
 
-`linear` is a dense layer's x @ W^T + b as one op (as PyTorch's addmm). matmul's rules run as
+`linear` is a dense layer's x @ T(w) + b as one op (as PyTorch's addmm). matmul's rules run as
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
 small. The rules of relu, where (so elu, softplus...) and clip select by bits (`bits.masked`;
-leaky_relu's rule calls where itself, whose forward selects by bits too). `fuse` swaps them in for
-the table's rules; tests check both give the same values.
+leaky_relu's rule calls where itself, whose forward selects by bits too). pow, the reductions and
+normalize run guarded or keepdims-aware kernels. Tests check each kernel equals the textbook text
+wherever that is defined, and the edges against PyTorch.
 Layer L1: numpy, registry and the other families.
 """
 
@@ -15,10 +17,38 @@ import numpy as np
 
 from .batching import example_ndim, matrix_product, pointwise
 from .bits import masked
-from .elementwise import add, clip, relu, sigmoid, tanh, where, within
-from .reduction import sum  # noqa: F401  (linear's rule text for b)
-from .linalg import matmul, product, rows  # noqa: F401  (linear's rule text uses rows)
-from .registry import primitive
+from .elementwise import (  # noqa: F401  (kernel texts)
+    add,
+    clip,
+    flat_at_zero,
+    log,
+    pow,
+    relu,
+    sigmoid,
+    tanh,
+    where,
+    within,
+)
+from .linalg import T, matmul, product, rows  # noqa: F401  (rule and kernel texts use T, rows)
+from .nn import inverse_std, max_pool2d, max_pool2d_backward, normalize  # noqa: F401  (kernels)
+from .reduction import (  # noqa: F401  (kernel texts)
+    count,
+    cumprod,
+    cumprod_grad,
+    expand_back,
+    keep,
+    logsumexp,
+    max,
+    mean,
+    min,
+    others,
+    prod,
+    softmax,
+    spread,
+    sum,
+    tie_shares,
+)
+from .registry import primitive, value  # noqa: F401  (max-pool's kernel text)
 from .shape import reshape, transpose
 
 
@@ -44,11 +74,11 @@ def batch_linear(level, prim, inputs, batched, params):
 
 @primitive(
     "linear",
-    "x @ w.T + b",
+    "x @ T(w) + b",
     batch=batch_linear,
     x="g @ w",
-    w="matmul_tn(rows(g), rows(x))",
-    b="sum(rows(g), axis=(0,), keepdims=False)",
+    w="T(g) @ x",
+    b="sum(g, axis=0)",
 )
 def linear(x, w, b):
     out = product(x, w.T)
@@ -57,12 +87,12 @@ def linear(x, w, b):
     return out + b
 
 
-@primitive("matmul_nt", "x @ y.T", batch=matrix_product, x="matmul(g, y)", y="matmul_tn(g, x)")
+@primitive("matmul_nt", "x @ T(y)", batch=matrix_product, x="g @ y", y="T(g) @ x")
 def matmul_nt(x, y):
     return product(x, y.swapaxes(-1, -2))  # (the method: no Python wrapper)
 
 
-@primitive("matmul_tn", "x.T @ y", batch=matrix_product, x="matmul_nt(y, g)", y="matmul(x, g)")
+@primitive("matmul_tn", "T(x) @ y", batch=matrix_product, x="y @ T(g)", y="x @ g")
 def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
 
@@ -128,17 +158,63 @@ def clip_grad(g, x, low, high):
 
 
 def fuse() -> None:
-    """Run the rules of matmul, tanh, sigmoid, relu, where and clip as the functions above (same
-    values, tested)."""
-    matmul.override(x=lambda g, out, x, y: matmul_nt(g, y), y=lambda g, out, x, y: matmul_tn(x, g))
-    tanh.override(x=lambda g, out, x: tanh_backward(g, out))
-    sigmoid.override(x=lambda g, out, x: sigmoid_backward(g, out))
-    relu.override(x=lambda g, out, x: relu_grad(g, out))
-    where.override(
-        x=lambda g, out, cond, x, y: where_grad(g, cond, True),
-        y=lambda g, out, cond, x, y: where_grad(g, cond, False),
+    """Run the kernels below instead of the table's textbook rules (same values, tested)."""
+    matmul.override(
+        "products with a transposed operand: no transpose node",
+        x="matmul_nt(g, y)",
+        y="matmul_tn(x, g)",
     )
-    clip.override(x=lambda g, out, x, min, max: clip_grad(g, x, min, max))
+    matmul_nt.override("products with a transposed operand", y="matmul_tn(g, x)")
+    matmul_tn.override("products with a transposed operand", x="matmul_nt(y, g)")
+    linear.override(
+        "any number of batch axes folded into rows, one GEMM per gradient",
+        w="matmul_tn(rows(g), rows(x))",
+        b="sum(rows(g), axis=(0,), keepdims=False)",
+    )
+    tanh.override("one op, as PyTorch's tanh_backward", x="tanh_backward(g, out)")
+    sigmoid.override("one op, as PyTorch's sigmoid_backward", x="sigmoid_backward(g, out)")
+    relu.override("selection by bits", x="relu_grad(g, out)")
+    where.override(
+        "selection by bits", x="where_grad(g, cond, True)", y="where_grad(g, cond, False)"
+    )
+    clip.override("selection by bits", x="clip_grad(g, x, min, max)")
+    # At the edges, as PyTorch: d/dx is 0 at 0 ** 0 (not 0 * inf); d/dy is 0 at x == 0 where
+    # y >= 0 (0 ** y is 0 or 1 there: log(1) stands in for log(0)), and out * log(0) where y < 0.
+    pow.override(
+        "PyTorch's limits where the textbook divides by zero: 0 ** 0 and log(0)",
+        x="g * y * pow(where((x == 0) & (y == 0), 1, x), y - 1)",
+        y="g * out * log(where(flat_at_zero(x, y), 1, x))",
+    )
+    # the reductions: keepdims read off the op, g broadcast by the multiply (no expand node)
+    sum.override("keepdims from the op", x="expand_back(g, x.shape, axis, keepdims)")
+    mean.override(
+        "keepdims from the op, g divided before it is broadcast",
+        x="expand_back(g / count(x.shape, axis), x.shape, axis, keepdims)",
+    )
+    for extreme in (max, min):
+        extreme.override(
+            "an infinite g gives 0 off the extreme, not inf * 0",
+            x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))",
+        )
+    prod.override("zeros in x", x="keep(g, x.shape, axis, keepdims) * others(x, out, axis)")
+    cumprod.override("zeros in x", x="cumprod_grad(g, x, out, axis)")
+    logsumexp.override(
+        "g broadcast by the multiply", x="keep(g, x.shape, axis, keepdims) * softmax(x, axis)"
+    )
+    normalize.override(
+        "the inverse std from the forward's moments (stats), in one pass",
+        x=(
+            "(g - mean(g, axis=axes, keepdims=True) - out * mean(g * out, axis=axes,"
+            " keepdims=True)) * inverse_std(x, axes, eps, stats)"
+        ),
+    )
+    max_pool2d.override(
+        "the winners taken as constants (value): no edges to x in a recorded backward",
+        x=(
+            "max_pool2d_backward(g, value(x), value(out), kernel_size=kernel_size"
+            ", stride=stride, padding=padding, dilation=dilation)"
+        ),
+    )
 
 
 fuse()

@@ -1,8 +1,9 @@
 """Matrix products: x @ y for operands of two or more axes (batch axes broadcast), matrix @
 vector (`mv`) and vector . vector (`dot`), as PyTorch splits them.
 
-Conventions as in elementwise.py. The rules are the textbook ones; broadcast batch axes are summed
-back by the engine.
+Conventions as in elementwise.py. The rules are the textbook ones, with one transpose notation,
+T(m) (the last two axes swapped, written m^T in LaTeX); broadcast batch axes are summed back by the
+engine.
 Layer L1: numpy, registry, batching and the shape, elementwise and reduction families (mv's and
 dot's batching rules).
 """
@@ -52,9 +53,7 @@ def batch_dot(level, prim, inputs, batched, params):
     return mv(x, y) if bx else mv(y, x)
 
 
-@primitive(
-    "mv", "x @ y  (a matrix and a vector)", batch=batch_mv, x="expand_dims(g, -1) * y", y="T(x) @ g"
-)
+@primitive("mv", "x @ y  (a matrix and a vector)", batch=batch_mv, x="outer(g, y)", y="T(x) @ g")
 def mv(x, y):
     return np.matmul(x, y)
 
@@ -67,6 +66,11 @@ def dot(x, y):
 def expand_dims(v, axis):
     """v with a new axis of size 1 at `axis`."""
     return reshape(v, shape=np.expand_dims(np.empty(v.shape, bool), axis).shape)
+
+
+def outer(u, v):
+    """u's entries times v, one row each: u[..., i] * v[j] at [..., i, j]."""
+    return expand_dims(u, -1) * v
 
 
 def T(m):

@@ -27,7 +27,7 @@ from .elementwise import add, sqrt
 from .bits import masked
 from .linalg import product
 from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
-from .registry import primitive, value  # noqa: F401  (max-pool's rule)
+from .registry import primitive
 from .shape import reshape, transpose
 
 # ---- geometry ------------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def batch_conv2d_weight_grad(level, prim, inputs, batched, params):
         "conv2d_weight_grad(g, x, weight_shape=w.shape"
         ", stride=stride, padding=padding, dilation=dilation, groups=groups)"
     ),
-    b="sum(g, axis=(0, 2, 3), keepdims=False)",
+    b="sum(g, axis=(0, 2, 3))",
 )
 def conv2d(x, w, b=None, *, stride, padding, dilation, groups):
     n, o = x.shape[0], w.shape[0]
@@ -476,9 +476,9 @@ def max_pool2d_indices(x, out, *, kernel_size, stride, padding, dilation):
     "max of x over each window",
     batch=fold_into_n,
     x=(
-        "max_pool2d_backward(g, value(x), value(out), kernel_size=kernel_size"
+        "max_pool2d_backward(g, x, out, kernel_size=kernel_size"
         ", stride=stride, padding=padding, dilation=dilation)"
-    ),  # (the winners: constants)
+    ),
 )
 def max_pool2d(x, *, kernel_size, stride, padding, dilation):
     xp = _padded(x, padding, _lowest(x.dtype))
@@ -598,18 +598,25 @@ def inverse_std(x, axes, eps, stats=None):
     when it had them; on Tensors in ops that record (create_graph: higher orders see x in it)."""
     if stats is not None and x.__class__ is np.ndarray:
         return 1 / np.sqrt(stats[1] + eps)
-    centered = x - mean(x, axis=axes, keepdims=True)
-    return 1 / sqrt(mean(centered * centered, axis=axes, keepdims=True) + eps)
+    return 1 / sqrt(var(x, axes) + eps)
+
+
+def avg(v, axes):
+    """v's mean over `axes`, kept as size-1 axes (so it broadcasts back against v)."""
+    return mean(v, axis=axes, keepdims=True)
+
+
+def var(x, axes):
+    """x's (biased) variance over `axes`, kept as size-1 axes."""
+    centered = x - avg(x, axes)
+    return avg(centered * centered, axes)
 
 
 @primitive(
     "normalize",
-    "(x - mean(x)) / sqrt(var(x) + eps) over axes",
+    "(x - avg(x, axes)) / sqrt(var(x, axes) + eps)",
     batch=normalization,
-    x=(
-        "(g - mean(g, axis=axes, keepdims=True) - out * mean(g * out, axis=axes, keepdims=True))"
-        " * inverse_std(x, axes, eps, stats)"
-    ),
+    x="(g - avg(g, axes) - out * avg(g * out, axes)) / sqrt(var(x, axes) + eps)",
 )
 def normalize(x, *, axes, eps, stats=None):
     # (one primitive rather than the composite's six ops: its backward makes a third of the

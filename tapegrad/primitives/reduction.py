@@ -1,7 +1,9 @@
 """Reductions: sum, mean, max and min (ties share the gradient), prod, logsumexp; cumsum, cumprod.
 
-Conventions as in elementwise.py. A reduction's gradient has the reduced shape: `keep` puts the
-reduced axes back (size 1) and `expand_back` broadcasts it to the input's shape.
+Conventions as in elementwise.py. A reduction's gradient g has the reduced shape: `expand_to`
+copies it back along the reduced axes (the textbook's rules). The kernels fused.py runs instead
+take keepdims from the op (`keep` puts the reduced axes back, `expand_back` broadcasts) and guard
+the edges (zeros in prod, an infinite g off the max).
 Layer L1: numpy, the L0 state, registry, batching and the elementwise and shape families.
 """
 
@@ -36,12 +38,18 @@ def expand_back(g, shape, axis, keepdims):
     return expand(keep(g, shape, axis, keepdims), shape=shape)
 
 
+def expand_to(g, shape, axis):
+    """g, a reduction's gradient, copied back along the reduced axes to `shape` (whether or not
+    the reduction kept them: g has as many axes as the input exactly when it did)."""
+    return expand_back(g, shape, axis, g.ndim == len(shape))
+
+
 def count(shape, axis):
     """How many elements a reduction over `axis` takes together."""
     return math.prod(shape) if axis is None else math.prod([shape[a] for a in axis])
 
 
-@primitive("sum", "sum(x, axis)", batch=reduction, x="expand_back(g, x.shape, axis, keepdims)")
+@primitive("sum", "sum(x, axis)", batch=reduction, x="expand_to(g, x.shape, axis)")
 def sum(x, *, axis=None, keepdims=False):
     return np.add.reduce(x, axis=axis, keepdims=keepdims)  # (np.sum is this plus a wrapper)
 
@@ -50,7 +58,7 @@ def sum(x, *, axis=None, keepdims=False):
     "mean",
     "mean(x, axis)",
     batch=reduction,
-    x="expand_back(g / count(x.shape, axis), x.shape, axis, keepdims)",
+    x="expand_to(g, x.shape, axis) / count(x.shape, axis)",
 )
 def mean(x, *, axis=None, keepdims=False):
     # (NumPy's mean without its wrapper; an empty mean is 0/0 = nan, with NumPy's warning)
@@ -81,7 +89,7 @@ def spread(g, shares):
     "max",
     "max(x, axis)",
     batch=reduction,
-    x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))",
+    x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)",
 )
 def max(x, *, axis=None, keepdims=False):
     return np.max(x, axis=axis, keepdims=keepdims)
@@ -91,18 +99,13 @@ def max(x, *, axis=None, keepdims=False):
     "min",
     "min(x, axis)",
     batch=reduction,
-    x="spread(keep(g, x.shape, axis, keepdims), tie_shares(x, out, axis))",
+    x="expand_to(g, x.shape, axis) * tie_shares(x, out, axis)",
 )
 def min(x, *, axis=None, keepdims=False):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
-@primitive(
-    "prod",
-    "prod(x, axis)",
-    batch=reduction,
-    x="keep(g, x.shape, axis, keepdims) * others(x, out, axis)",
-)
+@primitive("prod", "prod(x, axis)", batch=reduction, x="expand_to(g * out, x.shape, axis) / x")
 def prod(x, *, axis=None, keepdims=False):
     return np.prod(x, axis=axis, keepdims=keepdims)
 
@@ -145,7 +148,7 @@ def _product_of_others(a, axis):
     "logsumexp",
     "log(sum(exp(x), axis))",
     batch=reduction,
-    x="keep(g, x.shape, axis, keepdims) * softmax(x, axis)",
+    x="expand_to(g, x.shape, axis) * softmax(x, axis)",
 )
 def logsumexp(x, *, axis=None, keepdims=False):
     if x.size == 0:  # an empty sum: log(0) = -inf (as PyTorch), without NumPy's max-of-empty error
@@ -168,9 +171,7 @@ def softmax(x, axis):
     return div(e, sum(e, axis=axis, keepdims=True))
 
 
-@primitive(
-    "cumsum", "cumsum(x, axis)", batch=along_axis, x="flip(cumsum(flip(g, axis), axis=axis), axis)"
-)
+@primitive("cumsum", "cumsum(x, axis)", batch=along_axis, x="reversed_cumsum(g, axis)")
 def cumsum(x, *, axis):
     # (each x_i reaches out_j for every j >= i: its gradient is the sum of g from the end back)
     return np.cumsum(x, axis=axis) if x.ndim else x.copy()
@@ -181,7 +182,7 @@ def flip(g, axis):
     return getitem(g, index=(slice(None),) * axis + (slice(None, None, -1),)) if g.ndim else g
 
 
-@primitive("cumprod", "cumprod(x, axis)", batch=along_axis, x="cumprod_grad(g, x, out, axis)")
+@primitive("cumprod", "cumprod(x, axis)", batch=along_axis, x="reversed_cumsum(g * out, axis) / x")
 def cumprod(x, *, axis):
     return np.cumprod(x, axis=axis) if x.ndim else x.copy()
 

@@ -1,9 +1,13 @@
 """The rule table's machinery: `primitive` registers a NumPy forward with one rule per input.
 
 Layer L1: standard library and numpy. A rule is a Python expression over `g` (dL/dout), `out`, the
-inputs and the op's parameters (`x="g * y"`), compiled into the function that runs: the formula
-that explain and tg.autograd.formula show IS the code. What a rule reads decides what the tape
-saves: an input whose value no needed rule reads is never saved nor version-checked (`x * 3`
+inputs and the op's parameters (`x="g * y"`), written as a textbook writes it and compiled into the
+function that runs: the formula that explain and tg.autograd.formula show IS the code. Where the
+textbook form divides by zero at an edge (pow at 0 ** 0) or is slow (linear's batch), `override`
+runs a kernel text instead, tested equal to the textbook wherever the textbook is defined; the
+kernels show with `formula(detail=True)`. Rule and kernel texts are checked when registered (every
+name they read must exist: primitives/rule_text.py). What the running rule reads decides what the
+tape saves: an input whose value no needed rule reads is never saved nor version-checked (`x * 3`
 saves nothing of x). Rules call primitives and operators, so they record on Tensors (a backward
 with create_graph=True) and are plain NumPy on arrays (every other backward).
 """
@@ -11,9 +15,11 @@ with create_graph=True) and are plain NumPy on arrays (every other backward).
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import inspect
 import linecache
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -92,6 +98,8 @@ class Primitive:
         "elementwise",
         "batch",
         "plans",
+        "kernels",
+        "kernel_reason",
         "_overridden",
         "_namespace",
         "_reads",
@@ -144,7 +152,9 @@ class Primitive:
         if self.variadic and rule_for_all is None:
             self.rule_for_all = self._compile(0)
         self.plans: dict[Any, SavePlan] = {}
-        self._overridden: dict[int, Callable] = {}
+        self.kernels: tuple[str | None, ...] = (None,) * len(self.texts)  # what runs instead
+        self.kernel_reason = ""  # why a kernel runs (one line, shown by formula(detail=True))
+        self._overridden: dict[int, tuple[Callable, dict]] = {}  # kernel: (function, module)
 
     # ---- rules -------------------------------------------------------------------------------
     def compile(self) -> tuple:
@@ -169,19 +179,28 @@ class Primitive:
             )
         return head
 
-    def _compile(self, i: int) -> Callable:
-        """Input i's rule as a function `rule(g, out, *inputs, **params)`."""
-        name = f"rule_of_{self.name}_for_{self.input_names[i]}"
-        source = f"def {name}({self._head()}):\n    return (\n        {self.texts[i]}\n    )\n"
+    def _compile(self, i: int, kernel: str | None = None, where: tuple = ()) -> Callable:
+        """Input i's rule as a function `rule(g, out, *inputs, **params)`; or, given `kernel`, that
+        text compiled as the kernel of input i where it is declared (`where`: the module's names
+        and the `file:line` of its override call)."""
+        what = "rule" if kernel is None else "kernel"
+        name = f"{what}_of_{self.name}_for_{self.input_names[i]}"
+        text = self.texts[i] if kernel is None else kernel
+        source = f"def {name}({self._head()}):\n    return (\n        {text}\n    )\n"
         made: dict = {}
-        exec(self._code(source, "exec", name.replace("_", " "), {(3, 8): i}), self._namespace, made)
+        namespace, origin = where or (self._namespace, self.origin)
+        texts_at = None if kernel else {(3, 8): i}
+        exec(self._code(source, "exec", name.replace("_", " "), texts_at, origin), namespace, made)
         return made[name]
 
-    def _code(self, source: str, mode: str, label: str, texts_at: dict) -> Any:
+    def _code(
+        self, source: str, mode: str, label: str, texts_at: dict | None, origin: str = ""
+    ) -> Any:
         """`source` compiled so that a traceback from a rule shows the rule's line: where the
         rule is written (the `primitive(...)` call, `texts_at` saying where in `source` each
-        input's rule text starts), else under a file name saying whose rules it holds and where
-        they are written, its text registered with linecache."""
+        input's rule text starts), else (texts_at None: a kernel's text, written in fused.py)
+        under a file name saying whose rules it holds and where they are written (`origin`, the
+        primitive's by default), its text registered with linecache."""
         tree: Any = ast.parse(source, mode=mode)
         file, line = self.origin.rpartition(":")[::2] if self.origin else ("", "0")
         if self._written is None:
@@ -189,15 +208,16 @@ class Primitive:
             self._written = written_at(file, int(line), texts)  # type: ignore[arg-type]
         written = self._written
         moves = {}  # generated line -> (where its rule text starts, where that text is written)
-        for (gen_line, gen_col), i in texts_at.items():
+        for (gen_line, gen_col), i in (texts_at or {}).items():
             if self.input_names[i] in written:
                 moves[gen_line] = (gen_col, written[self.input_names[i]])
-        if len(moves) == len(texts_at):
+        if texts_at is not None and len(moves) == len(texts_at):
             for node in ast.walk(tree):
                 if hasattr(node, "lineno"):
                     _move(node, moves.get(node.lineno), int(line))
             return compile(tree, file, mode)
-        filename = f"<{label} ({self.origin})>" if self.origin else f"<{label}>"
+        origin = origin or self.origin
+        filename = f"<{label} ({origin})>" if origin else f"<{label}>"
         lines = source.splitlines(True)
         linecache.cache[filename] = (len(source), None, lines, filename)  # (no mtime: kept)
         return compile(tree, filename, mode)
@@ -206,26 +226,19 @@ class Primitive:
         """The rules of the inputs in `needed` as one function `(g, out, inputs, params)` returning
         a tuple, one gradient per input (the engine's commonest call: one plain call per node, the
         inputs and parameters unpacked only when some rule reads them). One rule per line, so that
-        a traceback shows the rule that failed."""
-        parts, fused = [], {}
-        for i, text in enumerate(self.texts):
-            if i not in needed or text is None:
-                parts.append("None")
-            elif i in self._overridden:  # a fused.py function: called with the rule's arguments
-                fused[f"_rule{i}"] = self._overridden[i]
-                keywords = [f"{p}={p}" for p in self.params]
-                parts.append(f"_rule{i}({', '.join(['g', 'out', *self.input_names, *keywords])})")
-            else:
-                parts.append(f"({text})")
+        a traceback shows the rule that failed. A kernel's text runs inline too (see _parts)."""
+        parts, fused, running = self._parts(needed)
         head = [
             f"def make({', '.join(fused)}):",
             f"    def rules_of_{self.name}(g, out, inputs, params):",
-            *(f"        {line}" for line in self._unpacking(fused, needed)),
+            *(f"        {line}" for line in self._unpacking(fused, needed, running)),
             "        return (",
         ]
-        texts_at = {  # (line, column) where each rule's text starts in the source
+        texts_at: dict | None = {  # (line, column) where each rule's text starts in the source
             (len(head) + 1 + k, 13): k for k, part in enumerate(parts) if part.startswith("(")
         }
+        if any(i in self._overridden for i in needed):  # (a kernel's text is written elsewhere)
+            texts_at = None
         source = "\n".join(
             [*head, *(f"            {part}," for part in parts), "        )"]
             + [f"    return rules_of_{self.name}", ""]
@@ -235,12 +248,33 @@ class Primitive:
         exec(self._code(source, "exec", label, texts_at), self._namespace, made)
         return made["make"](*fused.values())
 
-    def _unpacking(self, fused: dict, needed: list[int]) -> list[str]:
+    def _parts(self, needed: list[int]) -> tuple[list[str], dict, list]:
+        """Per input, the expression a combined rule function returns ("None" when not needed),
+        the objects it binds (`make`'s arguments) and the texts that run: a kernel's text inline,
+        the names it reads from its module bound in, or, where one would shadow a name a table
+        rule of the same function reads, a call of the kernel's own function."""
+        parts, fused, running = [], {}, list(self.texts)
+        kernels = self._kernel_names(needed)  # (None: call each kernel's own function instead)
+        for i, text in enumerate(self.texts):
+            if i not in needed or text is None:
+                parts.append("None")
+            elif i in self._overridden and kernels is None:  # called with the rule's arguments
+                fused[f"_rule{i}"] = self._overridden[i][0]
+                keywords = [f"{p}={p}" for p in self.params]
+                parts.append(f"_rule{i}({', '.join(['g', 'out', *self.input_names, *keywords])})")
+            else:  # a table rule, or a kernel's text
+                running[i] = self.kernels[i] if i in self._overridden else text
+                parts.append(f"({running[i]})")
+        fused.update(kernels or {})
+        return parts, fused, running
+
+    def _unpacking(self, fused: dict, needed: list[int], running: list) -> list[str]:
         """The lines of a combined rule function that name the inputs and parameters its rules
-        read (a fused function reads them all)."""
-        names = {*self.input_names, *self.params} if fused else set()
+        (the `running` texts) read (a kernel's own function reads them all)."""
+        calls = any(k.startswith("_rule") for k in fused)
+        names = {*self.input_names, *self.params} if calls else set()
         for i in needed:
-            text = self.texts[i]
+            text = running[i]
             names |= set(free_names(text)) if text is not None else set()
         lines = []
         inputs = self.input_names
@@ -256,13 +290,53 @@ class Primitive:
                 lines.append(f"{p} = {got}")
         return lines
 
-    def override(self, **rules: Callable) -> None:
-        """Replace rules by faster functions computing the same thing (fused.py; tested equal)."""
+    def _kernel_names(self, needed: list[int]) -> dict | None:
+        """The objects the needed kernels' texts name from their own module (fused.py), to bind in
+        the combined function, so that a kernel runs inline like a table rule; None when one of
+        them would shadow a different object a table rule of the same function reads."""
+        bound: dict = {}
+        table: set = set()
+        local = {"g", "out", *self.input_names, *self.params}
+        own = vars(builtins) | self._namespace
+        for i in needed:
+            if i in self._overridden:
+                namespace = vars(builtins) | self._overridden[i][1]
+                for n in set(free_names(self.kernels[i] or "")) - local:
+                    found = namespace.get(n, _MISSING)
+                    if found is not _MISSING and own.get(n, _MISSING) is not found:
+                        bound[n] = found  # (a name the rules' module lacks, or means otherwise)
+            elif self.texts[i] is not None:
+                table |= set(free_names(self.texts[i] or ""))
+        return None if bound.keys() & table else bound
+
+    def override(self, reason: str, **kernels: str) -> None:
+        """Run kernel texts instead of the textbook rules of some inputs: same values wherever the
+        textbook is defined (tested), with guards or speed forms the textbook does not need. A
+        kernel text is checked as a rule is (every name it reads must exist) and compiled in the
+        calling module (fused.py), so it may call its helpers; what it reads is what the tape
+        saves.
+
+        >>> pow.override("0 ** 0: d/dx is 0", x="g * y * pow(where(x == 0, 1, x), y - 1)")
+        """
+        caller = sys._getframe(1)
+        namespace, origin = caller.f_globals, f"{caller.f_code.co_filename}:{caller.f_lineno}"
+        texts = tuple(kernels.get(n) for n in self.input_names)
+        unknown = set(kernels) - set(self.input_names)
+        if unknown:
+            raise ValueError(
+                f"primitive {self.name!r}: kernels for unknown inputs {sorted(unknown)}; "
+                f"its inputs are {self.input_names}"
+            )
+        check_names(self.name, self.input_names, self.params, texts, None, namespace, "kernel")
         compiled = list(self.compile())
-        for input_name, fn in rules.items():
+        kernel_texts = list(self.kernels)
+        for input_name, text in kernels.items():
             i = self.input_names.index(input_name)
-            compiled[i] = self._overridden[i] = fn
-        self.rules = tuple(compiled)
+            compiled[i] = self._compile(i, text, (namespace, origin))
+            self._overridden[i] = (compiled[i], namespace)
+            kernel_texts[i] = text
+            self._reads[i] = reads(text, self.input_names)
+        self.rules, self.kernels, self.kernel_reason = tuple(compiled), tuple(kernel_texts), reason
         self.plans.clear()  # (their combined rules call the old ones)
 
     def plan(self, needs: int, n: int) -> SavePlan:
@@ -309,11 +383,17 @@ class Primitive:
                 return _apply(self, *args, **params)
         return self.forward(*args, **params) if params else self.forward(*args)
 
-    def formula(self, latex: bool = False) -> str:
-        """The forward and every rule as text (`latex=True`: as LaTeX)."""
+    def formula(self, detail: bool = False) -> str:
+        """The forward and every rule as a textbook writes them; `detail=True` adds the kernels
+        that run instead (guards, speed forms) and the geometry keywords passed through."""
+        shown = (lambda t: t) if detail else plain
         lines = [f"{self.name}: out = {self.expr}    (backward node: {self.node_name})"]
-        for input_name, text in zip(self.input_names, self.texts):
-            lines.append(f"  dL/d{input_name} = {'0' if text is None else text}")
+        for input_name, text, kernel in zip(self.input_names, self.texts, self.kernels):
+            lines.append(f"  dL/d{input_name} = {'0' if text is None else shown(text)}")
+            if detail and kernel is not None:
+                lines.append(f"      runs as: {kernel}")
+        if detail and self.kernel_reason:
+            lines.append(f"  (kernels, in fused.py: {self.kernel_reason})")
         lines.append("  (g = dL/dout, the gradient arriving at the output)")
         return "\n".join(lines)
 
@@ -322,6 +402,17 @@ class Primitive:
 
 
 _REQUIRED = inspect.Parameter.empty
+_MISSING = object()
+
+# Keywords that only pass a convolution's or pooling's geometry on to the op its rule calls: the
+# textbook leaves them implied (`conv2d_input_grad(g, w, input_shape=x.shape)`).
+GEOMETRY = ("stride", "padding", "dilation", "groups", "kernel_size", "divisor")
+_PASSED_ON = re.compile(r",\s*(" + "|".join(GEOMETRY) + r")=\1\b")
+
+
+def plain(text: str) -> str:
+    """A rule's text without the geometry keywords it passes on unchanged (`stride=stride`)."""
+    return _PASSED_ON.sub("", text)
 
 
 def _move(node: Any, move: tuple[int, list] | None, line: int) -> None:

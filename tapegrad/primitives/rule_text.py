@@ -45,17 +45,26 @@ def free_names(text: str) -> list[str]:
 
 
 def check_names(
-    primitive: str, inputs: tuple, params: dict, texts: tuple, expr: str, namespace: dict
+    primitive: str,
+    inputs: tuple,
+    params: dict,
+    texts: tuple,
+    expr: str | None,
+    namespace: dict,
+    what: str = "rule",
 ) -> None:
     """Raise a ValueError naming the rule and the name when a rule reads a name that is none of:
     an input, a parameter, `g`, `out`, a name of the module defining the rules (also one it
     defines further down), a builtin. The forward's text, when it is a Python expression, may
-    also use NumPy's names (it is the forward written as NumPy)."""
+    also use NumPy's names (it is the forward written as NumPy). Kernels (`what="kernel"`, no
+    forward) are checked against the module declaring them (fused.py)."""
     own = ("g", "out", *inputs, *params)
     known = set(own) | _defined_in(namespace) | _BUILTINS
     for input_name, text in zip(inputs, texts):
         if text is not None:
-            _check(primitive, f"the rule for {input_name}", text, known, own)
+            _check(primitive, f"the {what} for {input_name}", text, known, own)
+    if expr is None:
+        return
     try:
         names = free_names(expr)
     except SyntaxError:  # (prose, not an expression: `|x|`, "max of x over each window")

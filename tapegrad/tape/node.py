@@ -61,6 +61,9 @@ class Node:
                cost nothing to keep, so drawings can show every value, also once released
     seq        its place in recording order: inputs are recorded before the ops that use them, so
                running nodes latest first is a reverse topological order (as PyTorch's sequence_nr)
+    composite  on the node of a composite function's result only (F.cross_entropy, softmax...):
+               the call (tape/composite.py), for the teaching tools. record() never sets it, so
+               it costs nothing per op; read it with getattr(node, "composite", None)
     """
 
     __slots__ = (
@@ -78,6 +81,7 @@ class Node:
         "scope",
         "constants",
         "seq",
+        "composite",
         "__weakref__",
     )
     prim: Primitive
@@ -94,6 +98,7 @@ class Node:
     scope: tuple | None
     constants: tuple | None
     seq: int
+    composite: Any  # (a tape.composite.Composite; unset on most nodes)
 
     @property
     def name(self) -> str:

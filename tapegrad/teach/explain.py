@@ -16,12 +16,12 @@ from typing import Any, Iterator, TextIO
 
 import numpy as np
 
-from . import tapeinfo
+from . import grouping, tapeinfo
 from .tapeinfo import Names, format_values, input_label, shape_text
 from ..tape.plan import execution_order
 from ..tensor import Tensor
 
-__all__ = ["Explanation", "LeafGrad", "Step", "explain", "format_step"]
+__all__ = ["Explanation", "LeafGrad", "Step", "explain", "format_step", "rule_texts"]
 
 WIDTH = 100  # printed lines fit a projector and a terminal
 
@@ -106,24 +106,28 @@ def readable(text: str) -> str:
     return _G.sub("dL/dout", text)
 
 
-def _rule_texts(node: Any) -> dict:
+def rule_texts(node: Any) -> dict:
+    """{input label: its rule's text} of a node (or of a composite call's stand-in); "0" where the
+    table has no rule (None: a zero gradient), as tg.autograd.formula writes it."""
     texts, names = node.prim.texts, node.prim.input_names
     rules = {}
     for i in range(len(node.edges)):
         if i < len(texts) and i < len(names) and len(node.edges) <= len(names):
-            rules[input_label(node, i)] = texts[i]
+            text = texts[i]
         elif len(texts) == 1 and len(names) == 1:  # variadic: one rule for xs[0], xs[1], ...
-            rules[input_label(node, i)] = texts[0]
+            text = texts[0]
         else:
-            rules[input_label(node, i)] = "(no formula registered)"
+            text = "(no formula registered)"
+        rules[input_label(node, i)] = "0" if text is None else text
     return rules
 
 
-def _where(e: Any, names: Names, step_of: dict | None) -> str:
+def _where(e: Any, names: Names, step_of: dict | None, alias: dict | None = None) -> str:
     if e is None:
         return "constant"
     if isinstance(e, Tensor):
         return names.leaf(e)
+    e = alias.get(e, e) if alias else e  # (a node folded into a composite call's step)
     k = step_of.get(e) if step_of else None
     made = names.of_node(e)
     return (f"[{k}] {e.name}" if k else e.name) + (f" ({made})" if made else "")
@@ -136,9 +140,11 @@ def make_step(
     names: Names,
     step_of: dict | None = None,
     module: str | None = None,
+    alias: dict | None = None,
 ) -> Step:
-    """The Step record of one node, from what the watched engine saw (None grads: not reached)."""
-    rules = _rule_texts(node)
+    """The Step record of one node (or of a composite call's stand-in), from what the watched
+    engine saw (None grads: not reached)."""
+    rules = rule_texts(node)
     labels = list(rules)
     received = seen.grads_in.get(node) or [None] * len(labels)
     g = seen.grad_out.get(node)
@@ -150,7 +156,7 @@ def make_step(
         formulas={k: f"dL/d{k} = {v}" for k, v in rules.items()},
         grad_out=g,
         grads_in=dict(zip(labels, received)),
-        sends_to={labels[i]: _where(e, names, step_of) for i, e in enumerate(node.edges)},
+        sends_to={labels[i]: _where(e, names, step_of, alias) for i, e in enumerate(node.edges)},
         contributions=max(1, seen.arrivals.get(node, 0)) if g is not None else 1,
         broadcast_from={labels[i]: s for i, s in seen.broadcast_from.get(node, {}).items()},
         rules=rules,
@@ -305,21 +311,39 @@ def explain(
     file: TextIO | None = None,
     show: bool | None = None,
     max_values: int = 8,
+    *,
+    expand: grouping.Expand = False,
 ) -> Explanation:
     """The backward pass of `t` step by step, in the engine's order: printed (in a script), shown as
-    a table (a notebook cell ending with it), and returned as Step records.
+    a table (a notebook cell ending with it), and returned as Step records. A composite function
+    (F.cross_entropy, softmax, layer_norm, ...) is one step with its textbook rule; `expand=True`
+    shows the primitives of every call, `expand=["cross_entropy"]` those of the calls named.
 
     >>> x = tg.tensor([1.0, 2.0], requires_grad=True)
     >>> steps = tg.explain((x * x).sum())  # doctest: +SKIP
     `show=None` prints unless running in IPython/Jupyter, whose display shows the result instead.
     """
     seen = tapeinfo.observe(t, gradient)
-    order = seen.order
-    names = Names(order, t)
+    names = Names(seen.order, t)
+    folding = grouping.fold(seen.order, expand)
+    if folding.stand_ins:  # (the values their rules read: their inputs and results)
+        wanted = {e for f in folding.stand_ins for e in (*f.edges, f.out) if tapeinfo.is_node(e)}
+        folding.observe(seen, tapeinfo.node_values(seen.order, names.outputs, wanted))
+        names.fold(folding.alias)
+    order = folding.order
     step_of = {n: k for k, n in enumerate(order, 1)}
+    step_of.update({n: step_of[f] for n, f in folding.alias.items()})
     scopes = tapeinfo.scope_paths(order)
     steps = [
-        make_step(node, k, seen, names, step_of, scopes[node][-1][0] if node in scopes else None)
+        make_step(
+            node,
+            k,
+            seen,
+            names,
+            step_of,
+            scopes[node][-1][0] if node in scopes else None,
+            folding.alias,
+        )
         for k, node in enumerate(order, 1)
     ]
     leaves = [
@@ -327,10 +351,13 @@ def explain(
         for leaf, g in seen.leaf_grads.items()
     ]
     n = len(order)
+    maker = (  # the function the user called, when it was a composite one
+        f"{steps[0].op} ({steps[0].node})" if n and order[0] in folding.stand_ins else None
+    )
     head = [
         f"Backward pass of a {'scalar' if t.ndim == 0 else shape_text(t.shape)} {t.dtype} tensor"
         + (
-            f" made by {order[0].name}: {n} step{'s' * (n != 1)}, in the engine's order."
+            f" made by {maker or order[0].name}: {n} step{'s' * (n != 1)}, in the engine's order."
             if n
             else ": a leaf, so no steps; its gradient is the seed."
         ),

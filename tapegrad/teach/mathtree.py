@@ -430,6 +430,8 @@ def _call(node: ast.Call) -> tuple[Math, int]:
     ]
     if name == "where" and len(node.args) == 3 and not node.keywords:
         return _cases(node.args[1], node.args[0], node.args[2]), _ATOM
+    if name == "T" and len(args) == 1:  # the rule table's one transpose notation: T(w) is w^T
+        return Sup(_wrap(_tree(node.args[0]), _ATOM), op(r"\top", "⊤"), braced=False), _POW
     if name == "sqrt" and len(args) == 1:
         return Sqrt(args[0]), _ATOM
     if name == "abs" and len(args) == 1:

@@ -91,7 +91,8 @@ def scope_paths(order: list) -> dict:
     first. A path is the module's dotted name in the outermost module that was running (`fc1`,
     `blocks.0.fc`); a module called on its own (a loss) is named by its path in another module of
     the same graph that holds it (`loss_fn`), else by its class name."""
-    scopes = {n: s for n in order if (s := node_scope(n))}
+    # (a composite call's stand-in, teach/grouping.py, is in the scope of its result's node)
+    scopes = {n: s for n in order if (s := node_scope(getattr(n, "out", n)))}
     tops = list(dict.fromkeys(s[0] for s in scopes.values()))
     held_by_other: dict = {}  # id(module) -> its path in some top module other than itself
     inner: dict = {}  # (id(top), id(module)) -> the module's path in that top module
@@ -150,6 +151,13 @@ class Names:
             self._leaves[leaf] = name
         return name
 
+    def fold(self, alias: dict) -> None:
+        """Name composite calls' stand-ins by their result (alias: folded node -> stand-in)."""
+        for node, stand_in in alias.items():
+            out = self.outputs.pop(node, None)
+            if out is not None and node is stand_in.out:
+                self.outputs[stand_in] = out
+
     def of_node(self, node: Any) -> str | None:
         """The name of the tensor a node made, when that tensor is alive and named."""
         t = self.outputs.get(node)
@@ -177,12 +185,14 @@ def input_values(node: Any, values: dict) -> list | None:
     return inputs
 
 
-def node_values(order: list, outputs: dict) -> dict:
+def node_values(order: list, outputs: dict, wanted: Any = None) -> dict:
     """{node: the array it made}: from its live output tensor or the tape, else recomputed from its
-    inputs with the primitive's (pure, NumPy) forward. Nodes whose inputs are gone are absent."""
+    inputs with the primitive's (pure, NumPy) forward. Nodes whose inputs are gone are absent.
+    With `wanted` (nodes), only those and what recomputing them needs."""
     values = {node: t.numpy() for node, t in outputs.items()}
+    needed = None if wanted is None else _needed(wanted, values)
     for node in reversed(order):  # inputs before the nodes that use them
-        if node in values:
+        if node in values or needed is not None and node not in needed:
             continue
         kept = node.read_values().get("out")  # (the output, when a rule reads it)
         if kept is not None:
@@ -198,6 +208,26 @@ def node_values(order: list, outputs: dict) -> dict:
             except Exception:  # noqa: BLE001 (a value we cannot show is left out, never an error)
                 pass
     return values
+
+
+def _needed(wanted: Any, known: dict) -> set:
+    """The nodes to compute for the `wanted` ones: they, and the inputs they did not save."""
+    needed: set = set()
+    stack = list(wanted)
+    while stack:
+        node = stack.pop()
+        if node in needed or node in known:
+            continue
+        needed.add(node)
+        if node.out_data is not None:
+            continue
+        saved = node.saved if isinstance(node.saved, tuple) else None
+        for i, e in enumerate(node.edges):
+            kept = saved is not None and saved[i] is not None
+            kept = kept or node.constants is not None and node.constants[i] is not None
+            if is_node(e) and not kept:
+                stack.append(e)
+    return needed
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from . import tapeinfo
+from . import grouping, tapeinfo
 from .layout import GRAPH, Fold, fold, label_width
 from ..tape.plan import execution_order
 from .tapeinfo import Names, format_values, input_label, shape_text
@@ -201,10 +201,12 @@ def to_dot(
     rankdir: str = "TB",
     group_by_module: bool = True,
     collapse: Iterable[str] = (),
+    expand: grouping.Expand = False,
     show_constants: bool = True,
 ) -> str:
     """The tape behind `t` as Graphviz DOT text; edges point the way gradients flow (gradients
-    shown are those of `t`, seeded with ones when it is not a scalar).
+    shown are those of `t`, seeded with ones when it is not a scalar). A composite function's
+    call (F.cross_entropy, softmax, ...) is one node unless `expand` opens it (True: all).
 
     >>> x = tg.tensor(2.0, requires_grad=True); print(tg.viz.to_dot(x * x))  # doctest: +SKIP
     """
@@ -218,9 +220,14 @@ def to_dot(
         )
     collapse = {collapse} if isinstance(collapse, str) else set(collapse)
     order = execution_order([t.grad_fn]) if t.grad_fn is not None else []
-    shown, hidden = order[:max_nodes], len(order) - max_nodes
+    folding = grouping.fold(order, expand)  # (composite calls as one node each)
+    shown, hidden = folding.order[:max_nodes], len(folding.order) - max_nodes
     names = Names(order, t)
-    values = tapeinfo.node_values(shown, names.outputs) if show_values else {}
+    values: dict = {}
+    if show_values:
+        values = tapeinfo.node_values(order[: max_nodes + len(folding.alias)], names.outputs)
+        values.update({f: values.get(f.out) for f in folding.stand_ins})
+    names.fold(folding.alias)
     seen, grads_note = None, None
     if show_grads and t.requires_grad:
         try:
@@ -229,6 +236,8 @@ def to_dot(
             grads_note = "gradients of intermediate nodes not shown:\n" + "\n".join(
                 textwrap.wrap(str(error).split(";")[0], 60)
             )
+        if seen is not None:
+            folding.observe(seen)
     keys: dict = {}  # node -> its cluster: the paths of the modules it ran in, outermost first
     labels: dict = {}  # cluster -> (module path, class name)
     for node, chain in (tapeinfo.scope_paths(shown) if group_by_module else {}).items():
@@ -285,6 +294,7 @@ def to_dot(
         box = graph.add(tensor_id(out), kind, "\n".join(label), key)
         graph.edges.append((box, entry[node], []))
         entry[node] = box
+    entry.update({n: entry[f] for n, f in folding.alias.items() if f in entry})
     if t.grad_fn is None:
         if t.requires_grad:
             grad = seen.leaf_grads.get(t) if seen is not None else None
@@ -326,7 +336,10 @@ def to_dot(
         graph.add("gradnote", "note", grads_note)
     if collapse:
         chosen = _collapsed(collapse, labels)
-        counts = {c: sum(1 for key in keys.values() if key[: len(c)] == c) for c in chosen}
+        counts = {  # (the ops that ran: a composite call's node counts its primitives)
+            c: sum(len(getattr(n, "members", "1")) for n, key in keys.items() if key[: len(c)] == c)
+            for c in chosen
+        }
         graph.collapse(chosen, labels, counts)
     return graph.dot(rankdir, labels)
 
@@ -438,6 +451,7 @@ def draw(
     max_nodes: int = 100,
     group_by_module: bool = True,
     collapse: Iterable[str] = (),
+    expand: grouping.Expand = False,
     show_constants: bool = True,
     format: str | None = None,
 ) -> Drawing:
@@ -445,7 +459,9 @@ def draw(
 
     >>> tg.viz.draw(loss, show_values=True, show_grads=True)  # doctest: +SKIP
     Nodes made inside an nn.Module are grouped in a box named after the module (`collapse=["loss"]`
-    draws that box as one node). Writing needs Graphviz (GraphvizNotAvailable says how to get it).
+    draws that box as one node); a composite function's call is one node (`expand=True` or
+    `expand=["cross_entropy"]` draws its primitives). Writing needs Graphviz (GraphvizNotAvailable
+    says how to get it).
     """
     if path is not None:
         _format_of(Path(path), format)  # a bad suffix is reported before any work
@@ -457,6 +473,7 @@ def draw(
         rankdir=rankdir,
         group_by_module=group_by_module,
         collapse=collapse,
+        expand=expand,
         show_constants=show_constants,
     )
     drawing = Drawing(source)

@@ -2,10 +2,11 @@
 argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis (var
 and std: statistics.py).
 
-Layer L3: numpy, dtypes, the rule table, the storage base, record.py's apply and wrap, coerce.py
-and the indexing room's `along_axis`. PyTorch's signatures (positional dim and keepdim, `dtype=`)
-and NumPy's keywords (`axis=`, `keepdims=`) both work. Composites stay composites (softmax, norm):
-their derivatives are those of the primitives.
+Layer L3: numpy, dtypes, the rule table, the storage base, record.py's apply and wrap, coerce.py,
+the indexing room's `along_axis` and the tape's composite `mark`. PyTorch's signatures (positional
+dim and keepdim, `dtype=`) and NumPy's keywords (`axis=`, `keepdims=`) both work. Composites stay
+composites (softmax, norm): their derivatives are those of the primitives; softmax and log_softmax
+mark their result so that tg.explain shows each call as one step with its textbook rule.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..primitives import elementwise as E
 from ..primitives import reduction as R
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
+from ..tape.composite import mark
 from .base import TensorBase
 from .coerce import coerce, one_dim
 from .indexing import along_axis
@@ -382,7 +384,8 @@ class ReductionMixin(TensorBase):
             return apply(E.sub, x, x.logsumexp(axes, keepdims=True))
         m = np.max(x._data, axis=axes, keepdims=True)
         shifted = apply(E.sub, x, coerce(np.where(np.isfinite(m), m, 0)))  # rows of -inf: by 0
-        return shifted - shifted.logsumexp(axes, keepdims=True)
+        out = shifted - shifted.logsumexp(axes, keepdims=True)
+        return mark(out, "log_softmax", ("x",), (x,), {"dim": axis})
 
     def softmax(self, dim: int = -1, dtype: Any = None, *, axis: int | None = None) -> Tensor:
         """exp(self) normalised to sum to 1 along dim (in `dtype` if given).
@@ -390,7 +393,9 @@ class ReductionMixin(TensorBase):
         >>> tg.tensor([0.0, 0.0]).softmax()
         tensor([0.5000, 0.5000])
         """
-        return self.log_softmax(dim, dtype, axis=axis).exp()
+        x = _in_dtype(self, dtype)
+        out = x.log_softmax(dim, axis=axis).exp()
+        return mark(out, "softmax", ("x",), (x,), {"dim": dim if axis is None else axis})
 
     def cumsum(self, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Tensor:
         """The running sum along dim (integers and bools sum as int64, as PyTorch).

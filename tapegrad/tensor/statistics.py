@@ -2,14 +2,17 @@
 n - correction, correction=1; a bool first argument is `unbiased`), NumPy's `ddof=` as the same
 number, var_mean/std_mean, and the histogram of the values.
 
-Layer L3: the storage base (var is a composite of the reduction room's mean and sum: its
-derivative is theirs; histogram is tapegrad.histograms' (L4), looked up when called).
+Layer L3: the storage base and the tape's composite `mark` (var is a composite of the reduction
+room's mean and sum: its derivative is theirs; var and std mark their result so that tg.explain
+shows each call as one step with its textbook rule; histogram is tapegrad.histograms' (L4),
+looked up when called).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from ..tape.composite import mark
 from .base import TensorBase
 
 if TYPE_CHECKING:
@@ -66,7 +69,8 @@ class StatisticsMixin(TensorBase):
         centered = x - x.mean(axes, keepdim=True)
         squares = (centered * centered).sum(axes, bool(keep))
         n = self._data.size // max(squares._data.size, 1)
-        return squares / max(n - c, 0.0)  # (n - c <= 0: inf or NaN, as PyTorch)
+        out = squares / max(n - c, 0.0)  # (n - c <= 0: inf or NaN, as PyTorch)
+        return mark(out, "var", ("x",), (x,), {"axis": axes, "ddof": c})
 
     def std(
         self,
@@ -85,7 +89,7 @@ class StatisticsMixin(TensorBase):
         >>> tg.tensor([1.0, 3.0]).std(correction=0)
         tensor(1.)
         """
-        return self.var(
+        v = self.var(
             dim,
             unbiased,
             keepdim,
@@ -93,7 +97,10 @@ class StatisticsMixin(TensorBase):
             axis=axis,
             keepdims=keepdims,
             ddof=ddof,
-        ).sqrt()
+        )
+        called = getattr(v._grad_fn, "composite", None)  # (var's call: its axis and ddof)
+        x = cast("Tensor", self)
+        return mark(v.sqrt(), "std", ("x",), (x,), called.params if called else None)
 
     def var_mean(
         self,

@@ -1,0 +1,358 @@
+"""Functions made of several primitives (F.cross_entropy, softmax, layer_norm, ...) are one step in
+tg.explain and one node in tg.viz.draw, with their textbook rule; expanded, the primitives that ran.
+
+Driven from one table of calls (CALLS), each built the same way in tapegrad and in PyTorch: the
+grouped and the expanded view give the same gradients, which equal PyTorch's, and each call's
+textbook rule, evaluated on the call's values, gives the gradient its inputs received. A composite
+without a call in CALLS, or a public function of nn.functional without a formula, fails a test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import tapegrad as tg
+import tapegrad.nn.functional as TF
+from tapegrad._utils import unbroadcast_axes
+from tapegrad.primitives import composites
+from tapegrad.tape.plan import execution_order
+from tapegrad.teach import grouping, tapeinfo
+
+R = np.random.default_rng(0)
+X43 = R.standard_normal((4, 3))
+Y4 = np.array([0, 2, 1, 2])
+PROBS = np.exp(R.standard_normal((4, 3)))
+PROBS /= PROBS.sum(1, keepdims=True)
+W3 = np.array([0.2, 1.0, 2.5])
+X42, Y42 = R.standard_normal((4, 2)), R.standard_normal((4, 2))
+P42 = R.uniform(0.1, 0.9, (4, 2))
+X45 = R.standard_normal((4, 5))
+X234 = R.standard_normal((2, 3, 4))
+X3222 = R.standard_normal((2, 3, 2, 2))
+X238 = R.standard_normal((2, 3, 8))
+IDX = np.array([[0, 1, 3], [1, 1, 4]])
+
+
+class Call:
+    """One call of a composite: build(lib, F, t) -> (out, leaves), written once for tapegrad and
+    PyTorch (t(array, grad=False) makes a float64 tensor of `lib`)."""
+
+    def __init__(self, name: str, build: Callable, id: str, torch: bool = True) -> None:
+        self.name, self.build, self.id, self.torch = name, build, id, torch
+
+
+def _arrays(t: Callable, kw: dict) -> dict:
+    """Keyword arrays (weights) as tensors of the library being built."""
+    return {k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+
+
+def _ce(**kw: Any) -> Callable:
+    def build(lib, F, t):
+        x = t(X43, True)
+        return F.cross_entropy(x, lib.tensor(Y4), **_arrays(t, kw)), [x]
+
+    return build
+
+
+def _nll(**kw: Any) -> Callable:
+    def build(lib, F, t):
+        x = t(X43, True)
+        return F.nll_loss(F.log_softmax(x, dim=1), lib.tensor(Y4), **_arrays(t, kw)), [x]
+
+    return build
+
+
+def _ce_probs(grad: bool, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        x, y = t(X43, True), t(PROBS, grad)
+        return F.cross_entropy(x, y, **kw), [x, y] if grad else [x]
+
+    return build
+
+
+def _pair(fn: str, a: np.ndarray = X42, b: np.ndarray = Y42, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        x, y = t(a, True), t(b, True)
+        return getattr(F, fn)(x, y, **_arrays(t, kw)), [x, y]
+
+    return build
+
+
+def _one(fn: Callable, a: np.ndarray = X42) -> Callable:
+    def build(lib, F, t):
+        x = t(a, True)
+        return fn(lib, F, t, x), [x]
+
+    return build
+
+
+def _norm(layer: bool, shape: tuple, affine: bool, running: bool = False) -> Callable:
+    def build(lib, F, t):
+        R = np.random.default_rng(7)  # (the same values for both libraries)
+        x = t(X3222 if len(shape) == 4 else X45 if shape == (4, 5) else X234, True)
+        n = x.shape[1] if not layer else None
+        if layer:
+            size = shape[1:] if len(shape) == 3 else shape[-1:]
+            w = t(R.uniform(0.5, 1.5, size), True) if affine else None
+            b = t(R.standard_normal(size), True) if affine else None
+            out = F.layer_norm(x, size, w, b, eps=1e-3)
+        else:
+            w, b = t(R.uniform(0.5, 1.5, n), True), t(R.standard_normal(n), True)
+            mean, var = (
+                (t(R.standard_normal(n)), t(R.uniform(0.5, 2, n))) if running else (None,) * 2
+            )
+            out = F.batch_norm(x, mean, var, w, b, training=not running, eps=1e-3)
+        return out, [v for v in (x, w, b) if v is not None]
+
+    return build
+
+
+def _dropout(lib, F, t):
+    tg.manual_seed(3)
+    x = t(X45, True)
+    return F.dropout(x, 0.3), [x]
+
+
+def _embedding(**kw: Any) -> Callable:
+    def build(lib, F, t):
+        w = t(np.random.default_rng(8).standard_normal((5, 4)), True)
+        return F.embedding(lib.tensor(IDX), w, **kw), [w]
+
+    return build
+
+
+def _wrapped(fn: str, *weights: tuple, a: np.ndarray = X238, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        x = t(a, True)
+        ws = [t(np.random.default_rng(9).standard_normal(s), True) for s in weights]
+        return getattr(F, fn)(x, *ws, **kw), [x, *ws]
+
+    return build
+
+
+CALLS = [
+    Call("cross_entropy", _ce(), "mean"),
+    Call("cross_entropy", _ce(reduction="sum"), "sum"),
+    Call("cross_entropy", _ce(reduction="none"), "none"),
+    Call("cross_entropy", _ce(weight=W3), "weight"),
+    Call("cross_entropy", _ce(ignore_index=1), "ignore_index"),
+    Call("cross_entropy", _ce(label_smoothing=0.1), "smoothing"),
+    Call("cross_entropy", _ce_probs(False), "probabilities"),
+    Call("cross_entropy", _ce_probs(True, label_smoothing=0.2), "probabilities-on-tape"),
+    Call("nll_loss", _nll(), "mean"),
+    Call("nll_loss", _nll(ignore_index=2, reduction="sum"), "ignore-sum"),
+    Call("nll_loss", _nll(weight=W3), "weight"),
+    Call(
+        "cross_entropy",
+        _ce(weight=W3, label_smoothing=0.15, ignore_index=1),
+        "weight-smoothing-ignore",
+    ),
+    Call("mse_loss", _pair("mse_loss"), "mean"),
+    Call("mse_loss", _pair("mse_loss", reduction="sum"), "sum"),
+    Call("mse_loss", _pair("mse_loss", reduction="none"), "none"),
+    Call("l1_loss", _pair("l1_loss"), "mean"),
+    Call("smooth_l1_loss", _pair("smooth_l1_loss", beta=0.5), "beta"),
+    Call("huber_loss", _pair("huber_loss", delta=0.7), "delta"),
+    Call("binary_cross_entropy", _pair("binary_cross_entropy", P42, P42[::-1].copy()), "mean"),
+    Call(
+        "binary_cross_entropy",
+        _pair("binary_cross_entropy", P42, P42[::-1].copy(), weight=P42),
+        "weight",
+    ),
+    Call("binary_cross_entropy_with_logits", _pair("binary_cross_entropy_with_logits"), "mean"),
+    Call(
+        "binary_cross_entropy_with_logits",
+        _pair("binary_cross_entropy_with_logits", b=P42, pos_weight=np.array([2.0, 0.5])),
+        "pos_weight",
+    ),
+    Call("softmax", _one(lambda lib, F, t, x: F.softmax(x, dim=1)), "F"),
+    Call("softmax", _one(lambda lib, F, t, x: x.softmax(0)), "method"),
+    Call("log_softmax", _one(lambda lib, F, t, x: F.log_softmax(x, dim=1)), "F"),
+    Call("gelu", _one(lambda lib, F, t, x: F.gelu(x)), "erf"),
+    Call("gelu", _one(lambda lib, F, t, x: F.gelu(x, approximate="tanh")), "tanh"),
+    Call("silu", _one(lambda lib, F, t, x: F.silu(x)), "silu"),
+    Call("elu", _one(lambda lib, F, t, x: F.elu(x, alpha=0.7)), "alpha"),
+    Call("softplus", _one(lambda lib, F, t, x: F.softplus(x, beta=2.0, threshold=1.0)), "both"),
+    Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, dim=1)), "p2"),
+    Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, p=3.0, dim=0)), "p3"),
+    Call("var", _one(lambda lib, F, t, x: x.var(dim=1, correction=1), X45), "dim"),
+    Call("std", _one(lambda lib, F, t, x: x.std(correction=1), X45), "all"),
+    Call("layer_norm", _norm(True, (4, 5), True), "affine"),
+    Call("layer_norm", _norm(True, (2, 3, 4), False), "two-axes"),
+    Call("batch_norm", _norm(False, (4, 5), True), "train-2d"),
+    Call("batch_norm", _norm(False, (2, 3, 2, 2), True), "train-4d"),
+    Call("batch_norm", _norm(False, (2, 3, 2, 2), True, running=True), "eval"),
+    Call("dropout", _dropout, "p", torch=False),
+    Call("embedding", _embedding(), "plain"),
+    Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),
+    Call("pad", _one(lambda lib, F, t, x: F.pad(x, (1, 2)), X45), "constant"),
+    Call("pad", _one(lambda lib, F, t, x: F.pad(x, (2, 1), mode="reflect"), X238), "reflect"),
+    Call(
+        "adaptive_avg_pool2d",
+        _one(lambda lib, F, t, x: F.adaptive_avg_pool2d(x, (2, 1)), X3222),
+        "rows",
+    ),
+    Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
+    Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
+    Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),
+    Call("avg_pool1d", _wrapped("avg_pool1d", kernel_size=3, stride=2), "avg_pool1d"),
+]
+
+
+def tg_tensor(a: np.ndarray, grad: bool = False) -> tg.Tensor:
+    return tg.tensor(np.asarray(a, np.float64), requires_grad=grad)
+
+
+def scalar(out: Any) -> Any:
+    """A loss with a non-trivial gradient at `out`: sum(out * c) for fixed c."""
+    c = np.random.default_rng(1).uniform(0.5, 1.5, tuple(out.shape))
+    return (out * type(out)(c) if isinstance(out, tg.Tensor) else out * _torch().tensor(c)).sum()
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def fitted(gi: np.ndarray, shape: tuple) -> np.ndarray:
+    if gi.shape == tuple(shape):
+        return gi
+    axes, keep = unbroadcast_axes(gi.shape, tuple(shape))
+    return gi.sum(axis=axes, keepdims=keep).reshape(shape)
+
+
+IDS = [f"{c.name}-{c.id}" for c in CALLS]
+
+
+def test_every_composite_has_calls() -> None:
+    recorded = set(composites.COMPOSITES) - {"one_hot"}  # (integers: nothing is recorded)
+    wrappers = set(composites.WRAPPERS) - {"conv2d", "max_pool2d", "avg_pool2d"}  # (on a batch:
+    assert {c.name for c in CALLS} == recorded | wrappers  # one primitive, nothing to fold)
+
+
+@pytest.mark.parametrize("call", CALLS, ids=IDS)
+def test_a_call_is_one_step_and_expands_to_its_primitives(call: Call) -> None:
+    out, leaves = call.build(tg, TF, tg_tensor)
+    loss = scalar(out)
+    grouped = tg.explain(loss, show=False)
+    steps = [s for s in grouped if s.op == call.name]
+    assert len(steps) == 1, [s.node for s in grouped]
+    rule = grouping.rule_of(out.grad_fn.composite)
+    assert steps[0].node == rule.node_name and steps[0].forward == f"out = {rule.expr}"
+    expanded = tg.explain(loss, show=False, expand=True)
+    assert all(s.op != call.name or s.node == rule.node_name for s in expanded)
+    assert len(expanded) >= len(grouped)
+    opened = tg.explain(loss, show=False, expand=[call.name])
+    assert all(s.op != call.name for s in opened) and len(grouped) <= len(opened) <= len(expanded)
+    # the same gradients at the leaves, grouped, expanded and by backward()
+    loss.backward()
+    for leaf in leaves:
+        want = leaf.grad.numpy()
+        for view in (grouped, expanded):
+            (got,) = [lf.grad for lf in view.leaves if lf.tensor is leaf]
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("call", CALLS, ids=IDS)
+def test_the_textbook_rule_gives_the_gradients_the_inputs_received(call: Call) -> None:
+    out, _ = call.build(tg, TF, tg_tensor)
+    loss = scalar(out)
+    order = execution_order([loss.grad_fn])
+    folding = grouping.fold(order)
+    (f,) = [s for s in folding.stand_ins if s.out is out.grad_fn]
+    seen = tapeinfo.observe(loss)
+    values = tapeinfo.node_values(order, tapeinfo.Names(order, loss).outputs)
+    folding.observe(seen, values)
+    given = {**folding.inputs(f, values), "g": seen.grad_out[f]}
+    by_rule = (
+        composites.evaluate(call.name, grouping.call_params(f.mark), given)
+        if (call.name in composites.COMPOSITES)
+        else {}
+    )
+    checked = 0
+    for label, gi in zip(f.labels, seen.grads_in[f]):
+        if gi is None or label not in by_rule:
+            continue
+        np.testing.assert_allclose(
+            fitted(np.asarray(by_rule[label], np.float64), gi.shape), gi, rtol=1e-9, atol=1e-12
+        )
+        checked += 1
+    assert checked or call.name in composites.WRAPPERS
+
+
+@pytest.mark.parametrize(
+    "call", [c for c in CALLS if c.torch], ids=[i for c, i in zip(CALLS, IDS) if c.torch]
+)
+def test_the_gradients_equal_pytorchs(call: Call) -> None:
+    torch = pytest.importorskip("torch")
+
+    def t(a: np.ndarray, grad: bool = False) -> Any:
+        return torch.tensor(np.asarray(a, np.float64), requires_grad=grad)
+
+    out, leaves = call.build(tg, TF, tg_tensor)
+    scalar(out).backward()
+    tout, tleaves = call.build(torch, torch.nn.functional, t)
+    scalar(tout).backward()
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    for ours, theirs in zip(leaves, tleaves):
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-13)
+
+
+# ---- drawings, headers, names ------------------------------------------------------------------
+def mlp_loss() -> tuple:
+    x = tg.tensor(X43)
+    w = tg.tensor(np.random.default_rng(2).standard_normal((3, 3)), requires_grad=True)
+    logits = TF.linear(x, w)
+    return TF.cross_entropy(logits.tanh(), tg.tensor(Y4)), w
+
+
+def test_a_drawing_shows_a_call_as_one_node_and_expands_it() -> None:
+    loss, _ = mlp_loss()
+    grouped = tg.viz.to_dot(loss)
+    assert grouped.count("CrossEntropyBackward") == 1 and "LogsumexpBackward" not in grouped
+    assert "LinearBackward" in grouped and "TransposeBackward" not in grouped  # (no bias: 2 ops)
+    opened = tg.viz.to_dot(loss, expand=["cross_entropy"])
+    assert "CrossEntropyBackward" not in opened and "LogSoftmaxBackward" in opened
+    assert "LogsumexpBackward" not in opened  # (one level: log_softmax stays one node)
+    everything = tg.viz.to_dot(loss, expand=True)
+    assert "LogsumexpBackward" in everything and "LogSoftmaxBackward" not in everything
+    assert "TransposeBackward" in everything
+    with_grads = tg.viz.to_dot(loss, show_grads=True, show_values=True)
+    assert with_grads.count("CrossEntropyBackward") == 1 and "grad shape (4, 3)" in with_grads
+
+
+def test_the_explanation_names_the_function_called() -> None:
+    loss, _ = mlp_loss()
+    steps = tg.explain(loss, show=False)
+    head = steps.text.splitlines()[0]
+    assert "made by cross_entropy (CrossEntropyBackward)" in head
+    assert [s.node for s in steps] == ["CrossEntropyBackward", "TanhBackward", "LinearBackward"]
+    assert steps[0].formulas["x"] == "dL/dx = g * (softmax(x) - onehot(y)) / N"
+    assert steps[0].sends_to == {"x": "[2] TanhBackward", "y": "constant"}
+    assert float(steps[0].reads["N"]) == 4 and steps[0].reads["y"].tolist() == Y4.tolist()
+    assert max(len(line) for line in steps.text.splitlines()) <= 100
+    assert "CrossEntropyBackward" in steps._repr_html_()
+
+
+def test_expand_names_must_be_composites() -> None:
+    loss, _ = mlp_loss()
+    with pytest.raises(ValueError, match="no composite function named \\['cross_entropie'\\]"):
+        tg.explain(loss, show=False, expand=["cross_entropie"])
+
+
+def test_a_mark_keeps_no_activation_alive() -> None:
+    import gc
+    import weakref
+
+    x = tg.tensor(X43, requires_grad=True)
+    h = x * 2.0
+    out = TF.softmax(h, dim=1)
+    alive = weakref.ref(h)
+    del h
+    gc.collect()
+    assert alive() is None  # (the mark holds h's node, as an edge does, never the tensor)
+    assert out.grad_fn.composite.edges[0] is not None
