@@ -253,7 +253,8 @@ TESTED["12_makemore_by_hand.py"] = check_12
 
 
 def check_13(out: str) -> None:
-    right, planted, steps = out.split("compare: ")[1:4]
+    parts = out.split("compare: ")  # (a notebook also shows the planted table once more)
+    right, planted, steps = parts[1], parts[2], parts[-1]
     assert "every gradient is approximately right" in right and "first wrong: None" in out
     # the planted mistake (tanh' as 1 - tanh) is found and named, with the rule it breaks
     assert "first wrong: pre (check 5 of 7)" in planted
@@ -362,6 +363,10 @@ def test_tutorial_runs_as_a_notebook(script: str, notebooks: dict) -> None:
         pictures = [d for d in shown if "image/png" in d]
         assert len(pictures) == (1 if _installed("matplotlib") else 0)
         assert bool(drawn_in_text(notebook_text(nb))) != _installed("matplotlib")
+    if script == "13_checking_a_backward_by_hand.py":  # a cell ending with compare's table
+        (cell,) = [c for c in nb.cells if c["source"] == "checked"]
+        html = cell["outputs"][0]["data"]["text/html"]
+        assert html.startswith('<table class="tapegrad-compare"') and "TanhBackward: <math" in html
     for cell in nb.cells:
         source = cell["source"]
         if cell["cell_type"] != "code" or not ("tg.viz.draw(" in source or "tg.explain(" in source):

@@ -96,6 +96,12 @@ wrong = checked.first_wrong
 print(f"the first wrong gradient is d{wrong.name}; the tape made it by {wrong.rule}")
 
 # %% [markdown]
+# In a notebook, a cell ending with the comparison shows it as a table, each rule typeset:
+
+# %%
+checked
+
+# %% [markdown]
 # ## Cross-entropy one operation at a time
 # `F.cross_entropy` is one step with its textbook rule. Written out operation by operation (as in
 # "becoming a backprop ninja"), every intermediate gets a gradient to derive, and `compare` checks
