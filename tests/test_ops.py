@@ -12,6 +12,8 @@ import pytest
 import tapegrad as tg
 from helpers import distinct
 import tapegrad.primitives.nn
+import tapegrad.primitives.normalization
+import tapegrad.primitives.pooling
 from tapegrad.primitives import REGISTRY
 from tapegrad.tape.plan import execution_order
 
@@ -97,10 +99,12 @@ def _setitem(x, v, index):
 
 F_CONV = tg.nn.functional_conv
 P_NN = tapegrad.primitives.nn
+P_POOL = tapegrad.primitives.pooling
+P_NORM = tapegrad.primitives.normalization
 CONV_P = dict(stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
 POOL_P = dict(kernel_size=(2, 2), stride=(1, 2), padding=(0, 0, 0, 1), dilation=(1, 1))
 _POOL_X = distinct(1, 2, 4, 5)
-POOL_XO = (_POOL_X, P_NN.max_pool2d(_POOL_X, **POOL_P))  # constants: x and its max-pool
+POOL_XO = (_POOL_X, P_POOL.max_pool2d(_POOL_X, **POOL_P))  # constants: x and its max-pool
 AVG_P = dict(kernel_size=(2, 2), stride=(2, 1), padding=(0, 0, 0, 1), divisor=4.0)
 
 
@@ -462,16 +466,16 @@ CASES = {
     # convolution and pooling (more in test_conv.py and test_pooling.py)
     "normalize": [
         Case(
-            lambda x: P_NN.normalize(x, axes=(0, 2, 3), eps=1e-5) * normal(4, 3, 2, 2, seed=1),
+            lambda x: P_NORM.normalize(x, axes=(0, 2, 3), eps=1e-5) * normal(4, 3, 2, 2, seed=1),
             normal(4, 3, 2, 2),
             id="batch-norm-axes",
         ),
         Case(
-            lambda x: P_NN.normalize(x, axes=(1,), eps=0.1) ** 3,
+            lambda x: P_NORM.normalize(x, axes=(1,), eps=0.1) ** 3,
             normal(3, 5),
             id="layer-norm-axis-cubed",
         ),
-        Case(lambda x: P_NN.normalize(x, axes=(0, 1), eps=1e-3), normal(2, 3), id="all-axes"),
+        Case(lambda x: P_NORM.normalize(x, axes=(0, 1), eps=1e-3), normal(2, 3), id="all-axes"),
     ],
     "conv2d": [
         Case(
@@ -514,10 +518,12 @@ CASES = {
         ),
     ],
     "max_pool2d_backward": [
-        Case(lambda g: P_NN.max_pool2d_backward(g, *POOL_XO, **POOL_P), normal(1, 2, 3, 3), id="g")
+        Case(
+            lambda g: P_POOL.max_pool2d_backward(g, *POOL_XO, **POOL_P), normal(1, 2, 3, 3), id="g"
+        )
     ],
     "max_pool2d_gather": [
-        Case(lambda g: P_NN.max_pool2d_gather(g, *POOL_XO, **POOL_P), normal(1, 2, 4, 5), id="g")
+        Case(lambda g: P_POOL.max_pool2d_gather(g, *POOL_XO, **POOL_P), normal(1, 2, 4, 5), id="g")
     ],
     "avg_pool2d": [
         Case(lambda x: F_CONV.avg_pool2d(x, 2), normal(2, 2, 4, 4), id="2x2"),
@@ -529,7 +535,7 @@ CASES = {
     ],
     "avg_pool2d_backward": [
         Case(
-            lambda g: P_NN.avg_pool2d_backward(g, input_shape=(1, 2, 4, 5), **AVG_P),
+            lambda g: P_POOL.avg_pool2d_backward(g, input_shape=(1, 2, 4, 5), **AVG_P),
             normal(1, 2, 2, 5),
             id="g",
         )
