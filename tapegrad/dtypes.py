@@ -20,7 +20,12 @@ uint8 = np.dtype(np.uint8)
 bool_ = np.dtype(np.bool_)
 half, float_, double, long, int_ = float16, float32, float64, int64, int32
 
-default_float = float32
+# The default float dtype (PyTorch's torch.get_default_dtype()): what Python floats in tg.tensor and
+# the factories make, and what floating ops on bool/int inputs return. Read it at call time as
+# `dtypes.default_float` (never `from .dtypes import default_float`: that copy would not follow
+# set_default_dtype). Process-wide, as PyTorch's.
+FloatDtype = np.dtype[np.float16 | np.float32 | np.float64]
+default_float: FloatDtype = float32
 
 _BY_NAME: dict[str, np.dtype] = {
     "float16": float16,
@@ -71,3 +76,32 @@ def as_dtype(dtype: Any) -> np.dtype:
 
 def is_floating(dtype: np.dtype) -> bool:
     return dtype.kind == "f"
+
+
+def get_default_dtype() -> FloatDtype:
+    """The default float dtype (float32 unless set_default_dtype changed it), as PyTorch's.
+
+    >>> tg.get_default_dtype()
+    dtype('float32')
+    """
+    return default_float
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make `d` (a floating dtype) the default float dtype: Python floats in tg.tensor and the
+    factories, and floating ops on bool/int inputs, give it from now on (process-wide, as PyTorch).
+
+    >>> tg.set_default_dtype(tg.float64); tg.tensor([1.5]).dtype
+    dtype('float64')
+    """
+    global default_float
+    try:
+        dtype = None if d is None else as_dtype(d)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind != "f":
+        raise TypeError(
+            f"set_default_dtype: only floating-point types are supported as the default type, "
+            f"got {d!r}; use tg.float32, tg.float64 or tg.float16"
+        )
+    default_float = dtype

@@ -44,8 +44,21 @@ abs, sign, square = _function(Tensor.abs), _function(Tensor.sign), _function(Ten
 erf, floor, ceil = _function(Tensor.erf), _function(Tensor.floor), _function(Tensor.ceil)
 trunc, round, frac = _function(Tensor.trunc), _function(Tensor.round), _function(Tensor.frac)
 rsqrt, reciprocal = _function(Tensor.rsqrt), _function(Tensor.reciprocal)
+log10, log2 = _function(Tensor.log10), _function(Tensor.log2)
+absolute, negative, fix = abs, _function(Tensor.neg), trunc  # (PyTorch's aliases)
 maximum, minimum = _function(Tensor.maximum), _function(Tensor.minimum)
 clip = clamp = _function(Tensor.clip)
+true_divide, floor_divide = _function(Tensor.true_divide), _function(Tensor.floor_divide)
+remainder = _function(Tensor.remainder)
+
+
+def fill(x: TensorLike, value: Any) -> Tensor:
+    """A new tensor of x's shape and dtype filled with value (torch.fill; fill_ is in place).
+
+    >>> tg.fill(tg.zeros(2), 7.0)
+    tensor([7., 7.])
+    """
+    return as_tensor(x).clone().fill_(value)
 
 
 def pow(x: TensorLike, y: TensorLike) -> Tensor:
@@ -59,22 +72,22 @@ def pow(x: TensorLike, y: TensorLike) -> Tensor:
     return as_tensor(x) ** y
 
 
-def add(x: TensorLike, y: TensorLike) -> Tensor:
-    """x + y, elementwise (broadcast).
+def add(x: TensorLike, y: TensorLike, *, alpha: Any = 1) -> Tensor:
+    """x + alpha * y, elementwise (broadcast).
 
     >>> tg.add(tg.tensor([1.0, 2.0]), 1.0)
     tensor([2., 3.])
     """
-    return as_tensor(x) + y
+    return as_tensor(x).add(y, alpha=alpha)
 
 
-def sub(x: TensorLike, y: TensorLike) -> Tensor:
-    """x - y, elementwise (broadcast).
+def sub(x: TensorLike, y: TensorLike, *, alpha: Any = 1) -> Tensor:
+    """x - alpha * y, elementwise (broadcast).
 
     >>> tg.sub(tg.tensor([1.0, 2.0]), 1.0)
     tensor([0., 1.])
     """
-    return as_tensor(x) - y
+    return as_tensor(x).sub(y, alpha=alpha)
 
 
 def mul(x: TensorLike, y: TensorLike) -> Tensor:
@@ -86,13 +99,16 @@ def mul(x: TensorLike, y: TensorLike) -> Tensor:
     return as_tensor(x) * y
 
 
-def div(x: TensorLike, y: TensorLike) -> Tensor:
-    """x / y, elementwise (broadcast).
+def div(x: TensorLike, y: TensorLike, *, rounding_mode: str | None = None) -> Tensor:
+    """x / y, elementwise (broadcast); rounding_mode "trunc" or "floor" rounds the quotient.
 
     >>> tg.div(tg.tensor([1.0, 2.0]), 2.0)
     tensor([0.5000, 1.0000])
     """
-    return as_tensor(x) / y
+    return as_tensor(x).div(y, rounding_mode=rounding_mode)
+
+
+subtract, multiply, divide = sub, mul, div  # (PyTorch's aliases)
 
 
 def neg(x: TensorLike) -> Tensor:
@@ -113,27 +129,20 @@ def where(condition: TensorLike, x: TensorLike, y: TensorLike) -> Tensor:
     return _where(condition, x, y)
 
 
-def isfinite(x: TensorLike) -> Tensor:
-    """Whether each element is finite (not inf or nan): a bool tensor.
-
-    >>> tg.isfinite(tg.tensor([1.0, float("inf")]))
-    tensor([ True, False])
-    """
-    return Tensor._make(np.asarray(np.isfinite(as_tensor(x)._data)))
+isfinite, isnan, isinf = (
+    _function(Tensor.isfinite),
+    _function(Tensor.isnan),
+    _function(Tensor.isinf),
+)
 
 
-def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8) -> bool:
-    """Whether a and b are equal within the tolerances (NumPy's allclose).
-
-    >>> tg.allclose(tg.tensor([1.0]), tg.tensor([1.0 + 1e-7]))
-    True
-    """
-    return bool(np.allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol))
+allclose = _function(Tensor.allclose)
 
 
 # ---- reductions --------------------------------------------------------------------------------
 sum, mean, prod = _function(Tensor.sum), _function(Tensor.mean), _function(Tensor.prod)
 var, std, logsumexp = _function(Tensor.var), _function(Tensor.std), _function(Tensor.logsumexp)
+var_mean, std_mean = _function(Tensor.var_mean), _function(Tensor.std_mean)
 amax, amin = _function(Tensor.amax), _function(Tensor.amin)
 argmax, argmin = _function(Tensor.argmax), _function(Tensor.argmin)
 softmax, log_softmax = _function(Tensor.softmax), _function(Tensor.log_softmax)
@@ -199,7 +208,22 @@ def min(x: TensorLike, *args: Any, **kwargs: Any) -> Tensor | MinResult:
     return as_tensor(x).min(*args, **kwargs)
 
 
-# ---- comparison and ordering -------------------------------------------------------------------
+# ---- comparison, logic and ordering ------------------------------------------------------------
+eq, ne, lt, le = (
+    _function(Tensor.eq),
+    _function(Tensor.ne),
+    _function(Tensor.lt),
+    _function(Tensor.le),
+)
+gt, ge = _function(Tensor.gt), _function(Tensor.ge)
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge  # (PyTorch's aliases)
+bitwise_and, bitwise_or = _function(Tensor.bitwise_and), _function(Tensor.bitwise_or)
+bitwise_xor, bitwise_not = _function(Tensor.bitwise_xor), _function(Tensor.bitwise_not)
+bitwise_left_shift = _function(Tensor.bitwise_left_shift)
+bitwise_right_shift = _function(Tensor.bitwise_right_shift)
+logical_and, logical_or = _function(Tensor.logical_and), _function(Tensor.logical_or)
+logical_xor, logical_not = _function(Tensor.logical_xor), _function(Tensor.logical_not)
+all, any = _function(Tensor.all), _function(Tensor.any)
 sort, argsort, topk = _function(Tensor.sort), _function(Tensor.argsort), _function(Tensor.topk)
 
 # ---- shape -------------------------------------------------------------------------------------
@@ -209,11 +233,14 @@ squeeze, unsqueeze = _function(Tensor.squeeze), _function(Tensor.unsqueeze)
 expand_dims = unsqueeze
 expand = broadcast_to = _function(Tensor.expand)
 split, narrow, unbind = _function(Tensor.split), _function(Tensor.narrow), _function(Tensor.unbind)
-flip, tile = _function(Tensor.flip), _function(Tensor.tile)
+flip, tile, roll = _function(Tensor.flip), _function(Tensor.tile), _function(Tensor.roll)
+chunk, clone = _function(Tensor.chunk), _function(Tensor.clone)
+swapdims = swapaxes = _function(Tensor.swapaxes)
 
 
 def concatenate(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = None) -> Tensor:
-    """Join tensors along an existing axis (alias tg.cat).
+    """Join tensors along an existing axis (aliases tg.cat, tg.concat); as in PyTorch, empty 1-D
+    tensors among others are skipped.
 
     >>> tg.cat([tg.tensor([1.0]), tg.tensor([2.0, 3.0])])
     tensor([1., 2., 3.])
@@ -221,6 +248,8 @@ def concatenate(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None
     if isinstance(tensors, Tensor) or not len(tensors):
         raise ValueError("concatenate expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
+    if [t for t in ts if t.ndim > 1]:  # (PyTorch's rule: an empty 1-D tensor among them is skipped)
+        ts = [t for t in ts if t.shape != (0,)]
     ndim = ts[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional tensors cannot be concatenated; use tg.stack")
@@ -237,7 +266,7 @@ def concatenate(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None
     return apply(P.shape.concatenate, *ts, axis=axis, sizes=tuple(t.shape[axis] for t in ts))
 
 
-cat = concatenate
+cat = concat = concatenate
 
 
 def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = None) -> Tensor:
@@ -265,16 +294,11 @@ gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)
 # ---- linear algebra ----------------------------------------------------------------------------
 matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)
 outer, trace, diag = _function(Tensor.outer), _function(Tensor.trace), _function(Tensor.diag)
+ger = outer  # (PyTorch's old name)
 tril, triu = _function(Tensor.tril), _function(Tensor.triu)
 
 
-def dot(x: TensorLike, y: TensorLike) -> Tensor:
-    """The matrix product x @ y (for vectors, their dot product).
-
-    >>> tg.dot(tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
-    tensor(11.)
-    """
-    return as_tensor(x).matmul(y)
+dot = _function(Tensor.dot)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
@@ -302,3 +326,4 @@ abs_, neg_, floor_ = _function(Tensor.abs_), _function(Tensor.neg_), _function(T
 ceil_, trunc_, round_ = _function(Tensor.ceil_), _function(Tensor.trunc_), _function(Tensor.round_)
 frac_, square_ = _function(Tensor.frac_), _function(Tensor.square_)
 clamp_ = clip_ = _function(Tensor.clamp_)
+zero_, fill_ = _function(Tensor.zero_), _function(Tensor.fill_)

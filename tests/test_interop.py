@@ -30,8 +30,11 @@ BINARY = {
     np.power: operator.pow,
     np.maximum: tg.maximum,
     np.minimum: tg.minimum,
+    np.remainder: tg.remainder,
 }
 UNARY = {
+    np.log10: tg.log10,
+    np.log2: tg.log2,
     np.negative: operator.neg,
     np.positive: operator.pos,
     np.exp: tg.exp,
@@ -55,7 +58,14 @@ FLOAT_VALUE = {
     np.isinf, np.isfinite, np.signbit, np.floor, np.ceil, np.rint, np.trunc, np.floor_divide,
     np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
 }  # fmt: skip
-INT_VALUE = {np.invert, np.bitwise_and, np.bitwise_or, np.bitwise_xor}
+INT_VALUE = {
+    np.invert,
+    np.bitwise_and,
+    np.bitwise_or,
+    np.bitwise_xor,
+    np.left_shift,
+    np.right_shift,
+}
 ALL_UFUNCS = sorted(
     {u for u in vars(np).values() if isinstance(u, np.ufunc)}, key=lambda u: u.__name__
 )
@@ -75,12 +85,25 @@ def test_every_ufunc_runs_an_op_gives_a_value_or_is_refused(ufunc: np.ufunc) -> 
         got = ufunc(*xs)
         assert isinstance(got, tg.Tensor) and not got.requires_grad
         np.testing.assert_array_equal(got.numpy(), ufunc(*[x.numpy() for x in xs]))
-    else:
+    else:  # no rule: NumPy's values where no gradient is lost (as PyTorch), else refused
         assert kind is None
         with pytest.raises(
             TypeError, match=rf"np\.{ufunc.__name__} has no tapegrad rule.*numpy\(\)"
         ):
-            ufunc(*[tg.tensor([1.0, 2.0])] * ufunc.nin)
+            ufunc(*[tg.tensor([1.0, 2.0], requires_grad=True)] * ufunc.nin)
+        values = np.array([1.0, 2.0]) if ufunc.types[0][0] in "efdg" else np.array([6, 3])
+        try:
+            expected = ufunc(*[values] * ufunc.nin)
+        except (TypeError, ValueError) as error:  # (NumPy refuses these values: so on tensors)
+            with pytest.raises(type(error)):
+                ufunc(*[tg.tensor(values)] * ufunc.nin)
+            return
+        got = ufunc(*[tg.tensor(values)] * ufunc.nin)
+        for g, e in zip(
+            got if ufunc.nout > 1 else [got], expected if ufunc.nout > 1 else [expected]
+        ):
+            assert isinstance(g, tg.Tensor) and not g.requires_grad
+            np.testing.assert_array_equal(g.numpy(), e)
 
 
 @pytest.mark.parametrize("ufunc", list(BINARY), ids=lambda u: u.__name__)
@@ -265,8 +288,35 @@ def test_ufunc_keywords() -> None:
 )
 def test_numpy_without_a_rule_names_itself_and_points_to_numpy(call, name) -> None:
     with pytest.raises(TypeError) as info:
-        call(tg.ones(2, 2))
+        call(tg.ones(2, 2, requires_grad=True))
     assert name in str(info.value) and ".numpy()" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: np.median(t),
+        lambda t: np.linalg.norm(t),
+        lambda t: np.percentile(t, 50, axis=0),
+        lambda t: np.linalg.svd(t)[1],
+    ],
+)
+def test_numpy_without_a_rule_on_a_constant_gives_numpys_result(call) -> None:
+    """No gradient to lose: NumPy's own result, as PyTorch's __array__ gives it (issue 25)."""
+    values = np.array([[1.0, 4.0], [2.0, 9.0]], dtype=np.float32)
+    got, expected = call(tg.tensor(values)), call(values)
+    assert type(got) is type(expected) and np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
+    y = tg.tensor(values, requires_grad=True) * 2  # .data: the values, off the tape
+    np.testing.assert_array_equal(call(y.data), call(values * 2))
+
+
+def test_ufunc_without_a_rule_on_a_constant_gives_a_tensor_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    values = np.array([0.5, 2.0, -1.0])
+    got, theirs = np.arctan(tg.tensor(values)), np.arctan(torch.tensor(values))
+    assert isinstance(got, tg.Tensor) and not got.requires_grad and got.dtype == np.float64
+    np.testing.assert_array_equal(got.numpy(), theirs.numpy())
 
 
 # ---- NumPy functions -----------------------------------------------------------------------------
@@ -276,6 +326,12 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.mean": (lambda a, b: np.mean(a, 1), True),
     "np.var": (lambda a, b: np.var(a, axis=0, ddof=1), True),
     "np.std": (lambda a, b: np.std(a, axis=1, keepdims=True), True),
+    "np.roll": (
+        lambda a, b: np.roll(a, 1) + np.roll(b, -1, axis=1) + np.roll(a, (1, 2), (0, 1)),
+        True,
+    ),
+    "np.fix": (lambda a, b: np.fix(a * 3) * b, True),
+    "np.swapaxes": (lambda a, b: np.swapaxes(a, 0, 1) * 2, True),
     "np.prod": (lambda a, b: np.prod(a, axis=1), True),
     "np.max": (lambda a, b: np.max(a, 0), True),
     "np.amax": (lambda a, b: np.amax(a, axis=1, keepdims=True), True),

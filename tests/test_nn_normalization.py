@@ -271,7 +271,7 @@ def test_layer_norm_matches_pytorch():
 def test_normalize_given_the_moments_gives_what_it_computes_itself(axes):
     """batch_norm and layer_norm pass `normalize` the moments they computed (stats=): the output and
     a plain backward must be those of normalize computing them itself."""
-    from tapegrad.primitives.nn import moments, normalize
+    from tapegrad.primitives.normalization import moments, normalize
 
     rng = np.random.default_rng(4)
     x = rng.standard_normal((4, 3, 5, 2)) * 3 + 1

@@ -14,7 +14,7 @@ import pytest
 
 import tapegrad as tg
 from tapegrad.nn import functional_conv as F
-from tapegrad.primitives import nn as P
+from tapegrad.primitives import pooling as P
 
 RNG = np.random.default_rng(1)
 

@@ -465,7 +465,12 @@ def test_factories_refuse_bad_sizes_clearly(make, error, message):
 
 def test_to_cpu_device_and_dtype_as_pytorch():
     t = tg.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
-    assert t.to("cpu") is t and t.cpu() is t and t.device == "cpu"
+    assert (
+        t.to("cpu") is t
+        and t.cpu() is t
+        and t.device == tg.device("cpu")
+        and str(t.device) == "cpu"
+    )
     assert t.to(tg.float64).dtype == np.float64 and t.to("float16").dtype == np.float16
     assert t.to(tg.ones(1, dtype=tg.float64)).dtype == np.float64
     assert t.to(device="cpu", dtype=tg.float64).dtype == np.float64

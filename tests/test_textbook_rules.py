@@ -14,7 +14,7 @@ import pytest
 import tapegrad as tg
 from tapegrad._utils import unbroadcast_axes
 from tapegrad.primitives import REGISTRY
-from tapegrad.primitives.nn import moments
+from tapegrad.primitives.normalization import moments
 
 F = tg.autograd.formula
 

@@ -1,6 +1,6 @@
 """NumPy's meaning of tapegrad ops named as PyTorch names them: np.cumsum, np.cumprod and np.flip
 work over every axis by default, np.sort gives the values only, np.outer flattens, np.tril takes
-k=, ...
+k=, np.var and np.std divide by n (ddof=0), np.roll takes axis=, np.fix is trunc, ...
 
 Layer L5: imports math only. numpy_protocols.py dispatches these NumPy functions here, called with
 the caller's arguments as NumPy's signature names them (its harmless keywords already dropped).
@@ -96,7 +96,51 @@ def einsum(*operands: Any, optimize: Any = False, dtype: Any = None) -> Any:
 
 
 # NumPy function -> its adapter: numpy_protocols.py adds them to its table of NumPy functions.
+def var(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+) -> Any:
+    """np.var: ddof=0 by default (tapegrad's var, as PyTorch's, divides by n - 1)."""
+    _no_out("np.var", out)
+    a = a if dtype is None else tgmath.as_tensor(a).astype(dtype)
+    return tgmath.var(a, axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def std(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+) -> Any:
+    """np.std: ddof=0 by default."""
+    _no_out("np.std", out)
+    a = a if dtype is None else tgmath.as_tensor(a).astype(dtype)
+    return tgmath.std(a, axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def _no_out(what: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(f"{what}(..., out=...) is not supported on tapegrad Tensors; write y = ...")
+
+
+def roll(a: Any, shift: Any, axis: Any = None) -> Any:
+    """np.roll: shift along axis (None: the flattened array, reshaped back)."""
+    return tgmath.roll(a, shift, axis)
+
+
+def fix(x: Any) -> Any:
+    """np.fix: rounded toward zero (tapegrad's trunc)."""
+    return tgmath.trunc(x)
+
+
 NUMPY_MEANING = {
     getattr(np, f.__name__): f
     for f in (cumsum, cumprod, flip, sort, trace, outer, tile, tril, triu, diag, einsum)
+    + (var, std, roll, fix)
 }

@@ -2,7 +2,10 @@
 
 Layer L5: imports tensor, math, creation, dtypes and the grad mode. Tensor's `__array_ufunc__` and
 `__array_function__` call the functions here. What NumPy name maps to what op is read off
-tapegrad's public math functions; nothing is implemented twice.
+tapegrad's public math functions; nothing is implemented twice. A NumPy name with no tapegrad rule
+runs on the values when no tensor among its arguments requires grad (as PyTorch's `__array__`
+lets it: np.median(t), np.linalg.norm(t)); with one that does, it is a clear error (the gradient
+would be lost).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ def _public_functions(module: Any) -> dict[str, Callable]:
 # axis; np.outer flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are
 # not sent to them (numpy_meanings.py gives NumPy's meaning: NUMPY_MEANING).
 _PYTORCH_MEANING = frozenset(
-    "sort argsort cumsum cumprod flip tile tril triu diag trace outer einsum".split()
-    + "round floor ceil trunc".split()
+    "sort argsort cumsum cumprod flip tile tril triu diag trace outer einsum var std roll".split()
+    + "round floor ceil trunc fix all any".split()
 )
 _OPS = {n: f for n, f in _public_functions(tgmath).items() if n not in _PYTORCH_MEANING}
 
@@ -91,7 +94,7 @@ _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "m
 _VALUE_UFUNCS = frozenset(
     "equal not_equal less less_equal greater greater_equal isnan isinf isfinite signbit "
     "logical_and logical_or logical_xor logical_not floor ceil rint trunc floor_divide "
-    "invert bitwise_and bitwise_or bitwise_xor".split()
+    "invert bitwise_and bitwise_or bitwise_xor left_shift right_shift".split()
 )
 # NumPy keywords that change nothing at these values (dropped); any other value is refused.
 _HARMLESS = {
@@ -178,6 +181,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> An
     else:
         op = _UFUNCS.get(ufunc)
         if op is None or method not in ("__call__", "reduce", "outer"):
+            if out is None and method != "at" and not _any_requires_grad((inputs, kwargs)):
+                return _wrap(getattr(ufunc, method)(*_values(inputs), **_values(kwargs)))
             raise _no_rule(what)
         dtype = kwargs.pop("dtype", None)
         if dtype is not None:
@@ -419,7 +424,23 @@ def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
                 f"tapegrad ops (t.reshape, t.clone) to stay differentiable"
             )
         return func(*_values(args), **_values(kwargs))
+    if not _any_requires_grad((args, kwargs)):  # (NumPy's own result, as through __array__)
+        return func(*_values(args), **_values(kwargs))
     raise _no_rule(_numpy_name(func))
+
+
+def _any_requires_grad(tree: Any) -> bool:
+    """Whether a tensor that requires grad is among the arguments (then an off-tape result would
+    silently lose its gradient)."""
+    found = [False]
+
+    def look(v: Any) -> Any:
+        if isinstance(v, Tensor) and v.requires_grad:
+            found[0] = True
+        return v
+
+    tree_map(look, tree)
+    return found[0]
 
 
 def _dispatch(func: Any, op: Callable, args: tuple, kwargs: dict) -> Any:

@@ -76,7 +76,7 @@ class _ConvNd(Module):
             )
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.groups, self.padding_mode = int(groups), padding_mode
-        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
+        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
         shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
         self.weight = Parameter(np.empty(shape, dtype))
         _init.kaiming_uniform_(self.weight, a=math.sqrt(5))

@@ -188,8 +188,13 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _tensor(input, "elu")
 
     def fn(x: Tensor) -> Tensor:
-        positive = ~(x.numpy() <= 0)  # (a NaN takes x's branch: its gradient passes, as PyTorch's)
-        return where(positive, x, where(positive, 0.0, x).expm1() * alpha)
+        # PyTorch's derivatives: alpha at 0, where the second derivative is 0 (its double backward
+        # masks x < 0), so 0 takes the line alpha * x; a NaN takes the exp branch (NaN, as
+        # PyTorch's vectorised kernel gives it)
+        values = x.numpy()
+        positive, zero = values > 0, values == 0
+        negative = where(positive | zero, 0.0, x).expm1() * alpha
+        return where(positive, x, where(zero, x * alpha, negative))
 
     return mark(_in_place(input, inplace, fn), "elu", ("x",), (input,), {"alpha": alpha})
 

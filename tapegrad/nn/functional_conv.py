@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..primitives import nn as P
+from ..primitives import pooling
 from ..tape.composite import mark
 from ..tensor import Tensor
 
@@ -317,10 +318,10 @@ def max_pool_nd(
     )
     x = _as_2d(input, dims, batched)
     params = dict(kernel_size=kernel, stride=stride, padding=pad4, dilation=dilation)
-    out = P.max_pool2d(x, **params)
+    out = pooling.max_pool2d(x, **params)
     if not return_indices:
         return _wrapped(out, f"max_pool{dims}d", input, dims, batched)
-    indices = Tensor(P.max_pool2d_indices(x.numpy(), out.numpy(), **params))
+    indices = Tensor(pooling.max_pool2d_indices(x.numpy(), out.numpy(), **params))
     return _from_2d(out, dims, batched), _from_2d(indices, dims, batched)
 
 
@@ -427,7 +428,7 @@ def avg_pool_nd(
         full_w, real_w = _divisors(w, wo, kernel[1], stride[1], pad4[2])
         rows, cols = (full_h, full_w) if count_include_pad else (real_h, real_w)
         divisor = np.multiply.outer(rows, cols).astype(input.dtype)
-    out = P.avg_pool2d(
+    out = pooling.avg_pool2d(
         _as_2d(input, dims, batched),
         kernel_size=kernel,
         stride=stride,

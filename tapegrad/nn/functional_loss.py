@@ -199,8 +199,12 @@ def huber_loss(
     diff = _difference(input, target, "huber_loss")
     reduction = reduction_mode(None, None, reduction)
     losses = _quadratic_then_linear(diff, delta) * delta
-    if weight is not None:
-        w = _constant(weight, input.dtype)
+    if weight is not None:  # (a weight that requires grad stays on the tape, as in PyTorch)
+        w = (
+            weight.astype(input.dtype)
+            if isinstance(weight, Tensor)
+            else _constant(weight, input.dtype)
+        )
         if w.shape != tuple(input.shape):
             raise ValueError(
                 f"huber_loss: weights and input must have the same size, got {w.shape} and "
@@ -236,6 +240,12 @@ def _class_targets(input: Tensor, target: Any, weight: Any, ignore_index: int, f
             f"for input of shape {input.shape}, got {t.shape}"
         )
     n_classes = input.shape[axis]
+    if isinstance(weight, Tensor) and weight.requires_grad:  # (PyTorch refuses it too: its class
+        # weights are constants there; a gradient would be silently dropped here)
+        raise RuntimeError(
+            f"{fn}: weight requires grad, but the loss is not differentiable with respect to the "
+            f"class weights for class-index targets (as in PyTorch); pass weight.detach()"
+        )
     w = None if weight is None else _constant(weight, input.dtype)
     if w is not None and w.shape != (n_classes,):
         raise ValueError(
@@ -355,8 +365,12 @@ def cross_entropy(
     probs = _target(target, input)
     if eps:
         probs = probs * (1.0 - eps) + eps / n_classes
-    if weight is not None:
-        w = _constant(weight, input.dtype)
+    if weight is not None:  # (a weight that requires grad stays on the tape, as in PyTorch)
+        w = (
+            weight.astype(input.dtype)
+            if isinstance(weight, Tensor)
+            else _constant(weight, input.dtype)
+        )
         if w.shape != (n_classes,):
             raise ValueError(
                 f"cross_entropy: weight has shape {w.shape} but the input has {n_classes} classes"

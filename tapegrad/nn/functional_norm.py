@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..autograd import no_grad
-from ..primitives.nn import moments, normalize
+from ..primitives.normalization import moments, normalize
 from ..tape.composite import mark
 from ..tensor import Tensor
 

@@ -140,7 +140,7 @@ class Dense(Module):
                 f"has_bias must be a bool, got {type(has_bias).__name__}; MindSpore's positional "
                 f"weight_init/bias_init are keyword-only here (Dense(3, 1, weight_init='normal'))"
             )
-        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
+        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
         self.in_channels, self.out_channels, self.has_bias = (
             int(in_channels),
             int(out_channels),

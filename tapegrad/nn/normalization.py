@@ -21,7 +21,7 @@ from .parameter import Parameter
 
 
 def _float_dtype(dtype: Any) -> np.dtype:
-    return _dt.as_dtype(dtype) if dtype is not None else np.dtype(_dt.float32)
+    return _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
 
 
 class _BatchNorm(Module):

@@ -58,7 +58,7 @@ class Embedding(Module):
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         shape = (self.num_embeddings, self.embedding_dim)
         if _weight is None:
-            dtype = _dt.as_dtype(dtype) if dtype is not None else np.dtype(_dt.float32)
+            dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
             self.weight = Parameter(np.empty(shape, dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:

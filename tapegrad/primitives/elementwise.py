@@ -111,8 +111,8 @@ expm1: Primitive = primitive(
     "sigmoid", "1 / (1 + exp(-x))", batch=pointwise, elementwise=True, x="g * out * (1 - out)"
 )
 def sigmoid(x):
-    if x.dtype == np.bool_:  # (as numbers: NumPy cannot negate bools; the result is then float32,
-        x = x.astype(np.float64)  # as for integers: the Tensor layer's rule, PyTorch's too)
+    if x.dtype.kind != "f":  # (as numbers: NumPy cannot negate bools, and -|x| of an unsigned
+        x = x.astype(np.float64)  # integer wraps; the Tensor layer casts to PyTorch's float dtype)
     e = np.exp(-np.abs(x))  # exp of a non-positive number only: no overflow for large |x|
     return select(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -222,3 +222,46 @@ trunc: Primitive = primitive("trunc", "trunc(x)", batch=pointwise, elementwise=T
 @primitive("round", "round(x, decimals)", batch=pointwise, elementwise=True, x=None)
 def round(x, *, decimals=0):
     return np.round(x, decimals)  # halves to even, as PyTorch
+
+
+# Logarithms to base 10 and 2: NumPy's own (exact at the powers: log10(1000) is 3), with the
+# rule of log scaled by 1 / ln(base)
+ln10, ln2 = math.log(10.0), math.log(2.0)  # (Python floats: g is never upcast)
+log10: Primitive = primitive(
+    "log10", "log10(x)", batch=pointwise, elementwise=True, x="g / (x * ln10)"
+)(np.log10)
+log2: Primitive = primitive(
+    "log2", "log2(x)", batch=pointwise, elementwise=True, x="g / (x * ln2)"
+)(np.log2)
+
+
+def _no_integer_zero_divisor(y):
+    """Integer division by zero has no value (NumPy's 0 and a warning would be a silent wrong
+    answer): PyTorch's error."""
+    if _integers(y) and np.any(np.equal(y, 0)):
+        raise RuntimeError(
+            "ZeroDivisionError: integer division (or remainder) by zero; make the tensors "
+            "floating (x.double()) to get inf/nan there, or mask the zeros first"
+        )
+
+
+# Division rounded down, as Python's // and PyTorch's div(rounding_mode="floor") (5.0 // 0.1 is
+# 49.0: exact, not floor of the rounded quotient): piecewise constant, so zero gradients
+@primitive("floor_divide", "floor(x / y)", batch=pointwise, x=None, y=None)
+def floor_divide(x, y):
+    _no_integer_zero_divisor(y)
+    return np.floor_divide(x, y)
+
+
+# The remainder with the divisor's sign, as Python's % and torch.remainder: x - floor(x / y) * y
+@primitive("remainder", "x - floor(x / y) * y", batch=pointwise, x="g", y="-g * floor_divide(x, y)")
+def remainder(x, y):
+    _no_integer_zero_divisor(y)
+    return np.remainder(x, y)
+
+
+# The same values laid out row by row in memory (a copy only where they are not): what
+# Tensor.contiguous() records, as PyTorch's clone into the contiguous format; its gradient is g.
+@primitive("contiguous", "x (row-major copy)", batch=pointwise, elementwise=True, x="g")
+def contiguous(x):
+    return np.ascontiguousarray(x)

@@ -30,7 +30,8 @@ from .elementwise import (  # noqa: F401  (kernel texts)
     within,
 )
 from .linalg import T, matmul, product, rows  # noqa: F401  (rule and kernel texts use T, rows)
-from .nn import inverse_std, max_pool2d, max_pool2d_backward, normalize  # noqa: F401  (kernels)
+from .normalization import inverse_std, normalize  # noqa: F401  (kernels)
+from .pooling import max_pool2d, max_pool2d_backward  # noqa: F401  (kernels)
 from .reduction import (  # noqa: F401  (kernel texts)
     count,
     cumprod,

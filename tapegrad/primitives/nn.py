@@ -1,16 +1,15 @@
-"""Convolution, pooling and normalization primitives (NCHW arrays; 1-D ops reach them through a
-unit H axis).
+"""Convolution primitives (NCHW arrays; 1-D ops reach them through a unit H axis), and the window
+geometry pooling.py shares.
 
 Conventions as in elementwise.py. Each family is closed under its VJPs, so every order of
 derivative is one of these ops again: conv2d's gradients are conv2d_input_grad (a transposed
-convolution) and conv2d_weight_grad, whose own gradients are the three conv ops; max-pool scatters
-g to each window's winner and gathers at the winners; avg-pool and its backward are each other's
-adjoint; normalize's rule is in ops that record. Parameters arrive normalised by
+convolution) and conv2d_weight_grad, whose own gradients are the three conv ops. Parameters arrive
+normalised by
 tapegrad.nn.functional_conv: tuples of ints, padding as (top, bottom, left, right) with
 ceil_mode's extra rows already in bottom/right.
 Layer L1: numpy, registry, batching, the elementwise, reduction and shape families, bits (masked).
-Under vmap the batch folds into N (pooling, shared conv weights) or into the groups (per-example
-conv weights).
+Under vmap the batch folds into N (shared conv weights) or into the groups (per-example conv
+weights).
 """
 
 from __future__ import annotations
@@ -22,11 +21,10 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import depthwise
-from .batching import fold_into_n, normalization, stacked
-from .elementwise import add, sqrt
-from .bits import masked
+from .batching import stacked
+from .elementwise import add
 from .linalg import product
-from .reduction import mean, sum  # noqa: F401  (conv2d's rule for b)
+from .reduction import sum  # noqa: F401  (conv2d's rule for b)
 from .registry import primitive
 from .shape import reshape, transpose
 
@@ -426,203 +424,3 @@ def conv2d_weight_grad(dy, x, *, weight_shape, stride, padding, dilation, groups
     else:
         dw = product(_grouped(_grad_matrix(g), groups), _grouped(cols, groups).transpose(0, 2, 1))
     return dw.reshape(weight_shape)
-
-
-# ---- max pooling -------------------------------------------------------------------------------
-
-
-def _winners(x, out, kernel_size, stride, padding, dilation):
-    """Yield (i, j, mask) for each kernel tap in row-major order, the mask saying where the tap is
-    its window's winner. One winner per window, as PyTorch picks it: the first maximum, or the
-    last NaN in a window that has one (max-pool's output is then NaN)."""
-    xp = _padded(x, padding, _lowest(x.dtype))
-    out_hw = out.shape[2:]
-    taps = [(i, j) for i in range(kernel_size[0]) for j in range(kernel_size[1])]
-    nan_windows = np.isnan(out) if out.dtype.kind == "f" else None
-    if nan_windows is not None and nan_windows.any():
-        last_nan = np.full(out.shape, -1)
-        for k, (i, j) in enumerate(taps):
-            np.copyto(last_nan, k, where=np.isnan(_tap(xp, i, j, out_hw, stride, dilation)))
-    else:
-        nan_windows = None
-    taken = np.zeros(out.shape, bool)
-    for k, (i, j) in enumerate(taps):
-        hit = np.greater(_tap(xp, i, j, out_hw, stride, dilation) == out, taken)  # first max
-        if nan_windows is not None:
-            hit = np.where(nan_windows, last_nan == k, hit)
-        taken |= hit
-        yield i, j, hit
-
-
-def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
-
-
-def max_pool2d_indices(x, out, *, kernel_size, stride, padding, dilation):
-    """PyTorch's `return_indices`: each window's winner as a flat index into its H*W input plane."""
-    h, w = x.shape[2:]
-    ho, wo = out.shape[2:]
-    rows = np.arange(ho) * stride[0] - padding[0]
-    cols = np.arange(wo) * stride[1] - padding[2]
-    idx = np.zeros(out.shape, np.int64)
-    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
-        flat = (rows[:, None] + i * dilation[0]) * w + (cols[None, :] + j * dilation[1])
-        np.copyto(idx, flat, where=hit)
-    return idx
-
-
-@primitive(
-    "max_pool2d",
-    "max of x over each window",
-    batch=fold_into_n,
-    x=(
-        "max_pool2d_backward(g, x, out, kernel_size=kernel_size"
-        ", stride=stride, padding=padding, dilation=dilation)"
-    ),
-)
-def max_pool2d(x, *, kernel_size, stride, padding, dilation):
-    xp = _padded(x, padding, _lowest(x.dtype))
-    out_hw = _out_hw(x.shape, kernel_size, stride, padding, dilation)
-    out = _tap(xp, 0, 0, out_hw, stride, dilation).copy()
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            if i or j:
-                np.maximum(out, _tap(xp, i, j, out_hw, stride, dilation), out=out)  # (NaN wins)
-    return out
-
-
-@primitive(
-    "max_pool2d_backward",
-    "dy placed at each window's winner in x (max-pool's gradient), 0 elsewhere",
-    batch=fold_into_n,
-    dy=(
-        "max_pool2d_gather(g, x, pooled, kernel_size=kernel_size"
-        ", stride=stride, padding=padding, dilation=dilation)"
-    ),
-    x=None,  # (the winners are piecewise constant in x)
-    pooled=None,
-)
-def max_pool2d_backward(dy, x, pooled, *, kernel_size, stride, padding, dilation):
-    g, out = dy, pooled
-    n, c, h, w = x.shape
-    pt, pb, pl, pr = padding
-    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), g.dtype)
-    apart = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
-    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
-        view = _tap(dxp, i, j, out.shape[2:], stride, dilation)
-        if apart:  # no two taps read the same element: write g where hit straight into place
-            masked(g, hit, out=view)
-        else:  # (`masked`, not g * hit: an infinite g must give 0 off the winners, not NaN)
-            view += masked(g, hit)
-    return _cropped(dxp, x.shape, padding)
-
-
-@primitive(
-    "max_pool2d_gather",
-    "dy (shaped as x) read at each window's winner in x",
-    batch=fold_into_n,
-    dy=(
-        "max_pool2d_backward(g, x, pooled, kernel_size=kernel_size"
-        ", stride=stride, padding=padding, dilation=dilation)"
-    ),
-    x=None,
-    pooled=None,
-)
-def max_pool2d_gather(dy, x, pooled, *, kernel_size, stride, padding, dilation):
-    g, out = dy, pooled
-    gp = _padded(g, padding)
-    picked = np.zeros(out.shape, g.dtype)
-    for i, j, hit in _winners(x, out, kernel_size, stride, padding, dilation):
-        picked += masked(_tap(gp, i, j, out.shape[2:], stride, dilation), hit)
-    return picked
-
-
-# ---- average pooling ---------------------------------------------------------------------------
-
-
-@primitive(
-    "avg_pool2d",
-    "sum of x over each window / divisor",
-    batch=fold_into_n,
-    x=(
-        "avg_pool2d_backward(g, input_shape=x.shape, kernel_size=kernel_size"
-        ", stride=stride, padding=padding, divisor=divisor)"
-    ),
-)
-def avg_pool2d(x, *, kernel_size, stride, padding, divisor):
-    xp = _padded(x, padding)
-    out_hw = _out_hw(x.shape, kernel_size, stride, padding, (1, 1))
-    total = _tap(xp, 0, 0, out_hw, stride, (1, 1)).copy()
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            if i or j:
-                total += _tap(xp, i, j, out_hw, stride, (1, 1))
-    if total.dtype.kind in "iu":  # integers: the quotient cut toward zero (C's, as PyTorch's)
-        return np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))
-    return np.true_divide(total, divisor, out=total)
-
-
-@primitive(
-    "avg_pool2d_backward",
-    "dy / divisor added to every element of its window, of shape input_shape",
-    batch=fold_into_n,
-    dy=("avg_pool2d(g, kernel_size=kernel_size, stride=stride, padding=padding, divisor=divisor)"),
-)
-def avg_pool2d_backward(dy, *, input_shape, kernel_size, stride, padding, divisor):
-    g = dy
-    share = g / divisor
-    n, c, h, w = input_shape
-    pt, pb, pl, pr = padding
-    dxp = np.zeros((n, c, h + pt + pb, w + pl + pr), share.dtype)
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            view = _tap(dxp, i, j, g.shape[2:], stride, (1, 1))
-            view += share
-    return np.ascontiguousarray(_cropped(dxp, input_shape, padding))
-
-
-# ---- normalization (batch norm's and layer norm's core) --------------------------------------
-
-
-def moments(x, axes):
-    """x's mean and (biased) variance over `axes`, each kept as size-1 axes (arrays)."""
-    n = math.prod([x.shape[a] for a in axes])
-    mean = np.add.reduce(x, axis=axes, keepdims=True) / n
-    centered = x - mean
-    squares = np.multiply(centered, centered, out=centered)
-    return mean, np.add.reduce(squares, axis=axes, keepdims=True) / n
-
-
-def inverse_std(x, axes, eps, stats=None):
-    """1 / sqrt(var(x) + eps) over `axes` (kept as size 1): on arrays from the forward's `stats`
-    when it had them; on Tensors in ops that record (create_graph: higher orders see x in it)."""
-    if stats is not None and x.__class__ is np.ndarray:
-        return 1 / np.sqrt(stats[1] + eps)
-    return 1 / sqrt(var(x, axes) + eps)
-
-
-def avg(v, axes):
-    """v's mean over `axes`, kept as size-1 axes (so it broadcasts back against v)."""
-    return mean(v, axis=axes, keepdims=True)
-
-
-def var(x, axes):
-    """x's (biased) variance over `axes`, kept as size-1 axes."""
-    centered = x - avg(x, axes)
-    return avg(centered * centered, axes)
-
-
-@primitive(
-    "normalize",
-    "(x - avg(x, axes)) / sqrt(var(x, axes) + eps)",
-    batch=normalization,
-    x="(g - avg(g, axes) - out * avg(g * out, axes)) / sqrt(var(x, axes) + eps)",
-)
-def normalize(x, *, axes, eps, stats=None):
-    # (one primitive rather than the composite's six ops: its backward makes a third of the
-    # passes over x, and batch and layer norm are in most models. `stats`, x's `moments`, come
-    # from callers that need them too (batch norm's running statistics): neither the forward nor
-    # a plain backward computes them again)
-    mean, var = moments(x, axes) if stats is None else stats
-    centered = x - mean
-    return np.multiply(centered, 1 / np.sqrt(var + eps), out=centered)

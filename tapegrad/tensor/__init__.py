@@ -1,9 +1,10 @@
 """The Tensor layer: the Tensor class, and how ops on Tensors are recorded on the tape.
 
 Layer L3: tensor.py (the class, composed of the method rooms: elementwise.py, comparison.py,
-reduction.py, shape.py, indexing.py, linalg.py, inplace.py, random.py, conversion.py), base.py
-(storage and bookkeeping), record.py (the one place a Node is made), coerce.py (what users pass),
-grad.py (gradients arriving at tensors), printing.py. Importing it plugs the Tensor layer into the
+bitwise.py, reduction.py, statistics.py, shape.py, indexing.py, linalg.py, inplace.py, random.py,
+conversion.py), base.py (storage and bookkeeping), record.py (the one place a Node is made),
+writing.py (the one path in-place changes take), coerce.py (what users pass), grad.py (gradients
+arriving at tensors), printing.py. Importing it plugs the Tensor layer into the
 layers below, through one call: `bind`.
 """
 

@@ -2,7 +2,7 @@
 autodiff reads (requires_grad, grad, versions) and printing (through printing.py). The method rooms
 (elementwise.py, reduction.py, ...) build on it, and tensor.py composes them into Tensor.
 
-Layer L3: numpy, dtypes and the L0 state only; nothing here records an op.
+Layer L3: numpy, dtypes, devices and the L0 state only; nothing here records an op.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
-from .. import dtypes
+from .. import devices, dtypes
 from .._state import overrides, state
 from ..primitives.batched_array import BatchedArray
 from .printing import tensor_repr
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _COUNTER_LOCK = threading.Lock()
 _UNSAID_DTYPES = (np.dtype(np.int64), np.dtype(np.bool_))
+_CPU = devices.device("cpu")
 
 # Tensors made by .detach() of a tensor on the tape inside a custom Function's backward recorded
 # for create_graph (by id; entries leave with their tensors): turned into NumPy there, they are
@@ -34,8 +35,8 @@ DETACHED_IN_BACKWARD: "weakref.WeakValueDictionary[int, TensorBase]" = weakref.W
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """User data as an ndarray: Python floats default to float32, ints stay integer, arrays keep
-    their dtype."""
+    """User data as an ndarray: Python floats make the default float dtype (float32 unless
+    tg.set_default_dtype changed it), ints stay integer, arrays keep their dtype."""
     if data.__class__ is BatchedArray:  # (inside vmap: numbers drawn for each example)
         values: Any = data if dtype is None else data.astype(dtypes.as_dtype(dtype))
         return values
@@ -65,7 +66,7 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
         ) from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"cannot make a tensor from data of dtype {arr.dtype} ({data!r:.60})")
-    return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+    return arr.astype(dtypes.default_float) if arr.dtype == np.float64 else arr
 
 
 def check_can_require_grad(dtype: np.dtype) -> None:
@@ -211,9 +212,13 @@ class TensorBase:
         dtype = property(attrgetter("_data.dtype"), doc="The element type (a NumPy dtype).")
 
     @property
-    def device(self) -> str:
-        """Always "cpu": tapegrad computes with NumPy."""
-        return "cpu"
+    def device(self) -> devices.device:
+        """Where the tensor lives: always `device(type='cpu')` (tapegrad computes with NumPy).
+
+        >>> tg.zeros(2).device
+        device(type='cpu')
+        """
+        return _CPU
 
     def dim(self) -> int:
         """The number of axes (PyTorch's name)."""
@@ -225,8 +230,22 @@ class TensorBase:
         return Size(self._data.size, self._data.shape)
 
     def numel(self) -> int:
-        """The number of elements."""
-        return self._data.size
+        """The number of elements.
+
+        >>> tg.zeros(2, 3).numel()
+        6
+        """
+        return int(self._data.size)
+
+    nelement = numel  # (PyTorch's older name, as makemore writes it)
+
+    def element_size(self) -> int:
+        """The size of one element in bytes (4 for float32).
+
+        >>> tg.zeros(2).element_size()
+        4
+        """
+        return int(self._data.itemsize)
 
     @property
     def requires_grad(self) -> bool:
@@ -333,11 +352,12 @@ class TensorBase:
 
     def __repr__(self) -> str:
         data = self._data
-        # as PyTorch: the default dtypes (float32, and int64 and bool when there are values) unsaid
+        # as PyTorch: the default dtypes (the default float dtype, and int64 and bool when there
+        # are values) unsaid
         shown = () if data.size == 0 else _UNSAID_DTYPES
         extras = (
             []
-            if data.dtype == dtypes.float32 or data.dtype in shown
+            if data.dtype == dtypes.default_float or data.dtype in shown
             else [f"dtype={data.dtype.name}"]
         )
         if self._grad_fn is not None:
@@ -349,6 +369,14 @@ class TensorBase:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # as PyTorch: a 0-d tensor formats its number (f"{t}" -> 2.4543561935424805, f"{t:.4f}");
+        # any other prints as it is, and has no format spec
+        if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string {spec!r} passed to Tensor.__format__: only a 0-d "
+                f"tensor formats as a number; this one has shape {list(self._data.shape)} (format "
+                f"t.item() for one element, or each element)"
+            )
+        return repr(self)

@@ -58,38 +58,55 @@ class BatchedTensor(Tensor):
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return _values_op(np.not_equal, self, other)
 
-    def __and__(self, other: Any) -> Tensor:
-        return _values_op(np.logical_and, self, other)
-
-    def __or__(self, other: Any) -> Tensor:
-        return _values_op(np.logical_or, self, other)
-
-    def __rand__(self, other: Any) -> Tensor:
-        return _values_op(np.logical_and, other, self)
-
-    def __ror__(self, other: Any) -> Tensor:
-        return _values_op(np.logical_or, other, self)
-
-    def __invert__(self) -> Tensor:
-        return from_values(np.invert(self._data))
-
     __hash__ = object.__hash__
 
-    def argmax(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+    def argmax(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
         """The position of the largest value of each example (over one axis, or all)."""
-        return _arg_extreme(np.argmax, self, dim if axis is None else axis, keepdims)
+        keep = bool(keepdim if keepdims is None else keepdims)
+        return _arg_extreme(np.argmax, self, dim if axis is None else axis, keep)
 
-    def argmin(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
+    def argmin(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
         """The position of the smallest value of each example (over one axis, or all)."""
-        return _arg_extreme(np.argmin, self, dim if axis is None else axis, keepdims)
+        keep = bool(keepdim if keepdims is None else keepdims)
+        return _arg_extreme(np.argmin, self, dim if axis is None else axis, keep)
 
-    def all(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether every element of each example is true (over axis)."""
-        return _logical(np.all, self, dim if axis is None else axis)
+    def all(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether every element of each example is true (over dim)."""
+        keep = bool(keepdim if keepdims is None else keepdims)
+        return _logical(np.all, self, dim if axis is None else axis, keep)
 
-    def any(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether some element of each example is true (over axis)."""
-        return _logical(np.any, self, dim if axis is None else axis)
+    def any(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether some element of each example is true (over dim)."""
+        keep = bool(keepdim if keepdims is None else keepdims)
+        return _logical(np.any, self, dim if axis is None else axis, keep)
 
     def max(self, *args: Any, **kwargs: Any) -> Any:
         """As Tensor.max; with a dimension, (values, indices) of each example."""
@@ -295,9 +312,9 @@ def _arg_extreme(pick: Any, x: BatchedTensor, axis: Any, keepdims: bool) -> Tens
     return from_values(pick(x._data, axis=axis, keepdims=keepdims))
 
 
-def _logical(pick: Any, x: BatchedTensor, axis: Any) -> Tensor:
-    axes = normalize_axis(axis, x.ndim)
-    return from_values(pick(x._data, axis=axes if x.ndim else None))
+def _logical(pick: Any, x: BatchedTensor, axis: Any, keepdims: bool) -> Tensor:
+    axes = normalize_axis(axis, x.ndim) if x.ndim else None
+    return from_values(pick(x._data, axis=axes, keepdims=keepdims))
 
 
 def _extreme(x: BatchedTensor, pick: Any, result: Any, name: str, args: tuple, kw: dict) -> Any:

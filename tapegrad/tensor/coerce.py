@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import numpy as np
 
+from .. import devices
 from .._utils import normalize_axis
 from ..primitives.batched_array import BatchedArray
 from .base import TensorBase, as_array
@@ -25,30 +26,52 @@ TensorLike: TypeAlias = (
     TensorBase | float | int | np.ndarray | np.generic | list[Any] | tuple[Any, ...]
 )
 
-DEVICES = ("cpu", "cuda", "mps", "xpu", "meta")
-
 
 def to_dtype(args: Sequence[Any], dtype: Any = None, device: Any = None) -> Any:
     """The dtype a PyTorch-style `.to(...)` asks for (None: keep it): from a dtype, a tensor or a
     device among `args`; a device other than the CPU is a clear error."""
-    for a in args:
-        if isinstance(a, TensorBase):
-            dtype = a.dtype
-        elif isinstance(a, str) and a.split(":")[0] in DEVICES:
-            device = a
-        else:
-            dtype = a
+    return to_arguments(args, dtype, device)[0]
+
+
+def to_arguments(
+    args: Sequence[Any], dtype: Any = None, device: Any = None, copy: bool = False
+) -> tuple[Any, bool]:
+    """(dtype or None, copy) from `.to(...)`'s arguments as PyTorch reads them: `to(dtype,
+    non_blocking, copy)`, `to(device, dtype, non_blocking, copy)` or `to(other, non_blocking,
+    copy)`; bools are those flags, never dtypes. A device other than the CPU is a clear error."""
+    rest = list(args)
+    if rest and isinstance(rest[0], TensorBase):  # to(other): its dtype (and device)
+        dtype = rest.pop(0).dtype
+    elif rest and (_is_device(rest[0]) or rest[0] is None):
+        device = rest.pop(0)
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    elif rest and not isinstance(rest[0], bool):
+        dtype = rest.pop(0)
+    flags = [a for a in rest if isinstance(a, bool)]
+    if len(flags) != len(rest) or len(flags) > 2:
+        raise TypeError(
+            f"to() takes (dtype, non_blocking, copy), (device, dtype, non_blocking, copy) or "
+            f"(tensor, non_blocking, copy); got {tuple(args)!r}"
+        )
+    if len(flags) == 2:
+        copy = flags[1]
     if device is not None:
         check_device(device)
-    return dtype
+    return dtype, bool(copy)
+
+
+def _is_device(a: Any) -> bool:
+    """A device as `.to(...)` takes one: "cpu", "cuda:0", a tg.device (a dtype's name is not)."""
+    if isinstance(a, devices.device):
+        return True
+    return isinstance(a, str) and a.split(":")[0] in devices.DEVICE_TYPES
 
 
 def check_device(device: Any) -> None:
-    if str(device).split(":")[0] != "cpu":
-        raise RuntimeError(
-            f"tapegrad computes on the CPU with NumPy; device {str(device)!r} is not "
-            f"available (leave the tensor where it is, or use .to('cpu'))"
-        )
+    """The CPU ("cpu", "cpu:0", tg.device("cpu"), a tensor's .device); anything else is a clear
+    error (devices.py's check, which the factories run too)."""
+    devices.check_device(device, "to")
 
 
 def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:

@@ -1,22 +1,27 @@
-"""Comparison, logic and ordering: `<`, `==`, `&`, `~` (bool tensors, off the tape), all/any, and
-sort, argsort, topk (the values carry the gradient back to where they came from).
+"""Comparison and ordering: `<`, `==` and their method names (eq, gt, greater, ...: bool tensors,
+off the tape, and their in-place forms eq_, ...), allclose, isnan/isinf/isfinite, all/any, and
+sort, argsort, topk (the values carry the gradient back to where they came from). The bitwise and
+logical operators are the bitwise room's.
 
-Layer L3: numpy, the storage base, record.py's `wrap`, coerce.py and the indexing room's
-`along_axis`. Sorting is stable (equal values keep their order; NaN counts as the largest, as in
-PyTorch).
+Layer L3: numpy, the rule table's fill (eq_ on the tape), the storage base, record.py's apply and
+wrap, coerce.py, the indexing room's `along_axis` and writing.py's `unary_` (for eq_, ...).
+Sorting is stable (equal values keep their order; NaN counts as the
+largest, as in PyTorch).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
 from .._utils import normalize_axis
+from ..primitives import elementwise as E
 from .base import TensorBase
-from .coerce import TensorLike, one_dim
+from .coerce import TensorLike, coerce, one_dim
 from .indexing import along_axis
-from .record import wrap
+from .writing import unary_
+from .record import apply, wrap
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -81,37 +86,182 @@ class ComparisonMixin(TensorBase):
         other = other._data if isinstance(other, TensorBase) else other
         return wrap(np.not_equal(self._data, other))
 
-    def __and__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.logical_and(self._data, other))
+    # PyTorch's method names of the comparisons (and their in-place forms, which write 1 or 0 in
+    # the tensor's own dtype)
+    def eq(self, other: TensorLike) -> Tensor:
+        """self == other, elementwise (a bool tensor).
 
-    def __or__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.logical_or(self._data, other))
+        >>> tg.tensor([1.0, 2.0]).eq(2.0)
+        tensor([False,  True])
+        """
+        return self == other
 
-    def __invert__(self) -> Tensor:
-        return wrap(~self._data)
+    def ne(self, other: TensorLike) -> Tensor:
+        """self != other, elementwise (a bool tensor).
 
-    def all(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether every element is true (over axis).
+        >>> tg.tensor([1.0, 2.0]).ne(2.0)
+        tensor([ True, False])
+        """
+        return self != other
+
+    def lt(self, other: TensorLike) -> Tensor:
+        """self < other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).lt(2.0)
+        tensor([ True, False])
+        """
+        return self < other
+
+    def le(self, other: TensorLike) -> Tensor:
+        """self <= other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 3.0]).le(2.0)
+        tensor([ True, False])
+        """
+        return self <= other
+
+    def gt(self, other: TensorLike) -> Tensor:
+        """self > other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 3.0]).gt(2.0)
+        tensor([False,  True])
+        """
+        return self > other
+
+    def ge(self, other: TensorLike) -> Tensor:
+        """self >= other, elementwise (a bool tensor).
+
+        >>> tg.tensor([1.0, 2.0]).ge(2.0)
+        tensor([False,  True])
+        """
+        return self >= other
+
+    not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+    def eq_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self == other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.eq_(2.0)
+        tensor([0., 1.])
+        """
+        return compare_in_place(self, "eq_", np.equal, other)
+
+    def ne_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self != other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.ne_(2.0)
+        tensor([1., 0.])
+        """
+        return compare_in_place(self, "ne_", np.not_equal, other)
+
+    def lt_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self < other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.lt_(2.0)
+        tensor([1., 0.])
+        """
+        return compare_in_place(self, "lt_", np.less, other)
+
+    def le_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self <= other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 3.0]); x.le_(2.0)
+        tensor([1., 0.])
+        """
+        return compare_in_place(self, "le_", np.less_equal, other)
+
+    def gt_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self > other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 3.0]); x.gt_(2.0)
+        tensor([0., 1.])
+        """
+        return compare_in_place(self, "gt_", np.greater, other)
+
+    def ge_(self, other: TensorLike) -> Tensor:
+        """In place: 1 where self >= other, else 0 (in self's dtype).
+
+        >>> x = tg.tensor([1.0, 2.0]); x.ge_(2.0)
+        tensor([0., 1.])
+        """
+        return compare_in_place(self, "ge_", np.greater_equal, other)
+
+    not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
+
+    # ---- what kind of number -------------------------------------------------------------------
+    def isnan(self) -> Tensor:
+        """Whether each element is NaN: a bool tensor.
+
+        >>> tg.tensor([1.0, float("nan")]).isnan()
+        tensor([False,  True])
+        """
+        return wrap(np.isnan(self._data))
+
+    def isinf(self) -> Tensor:
+        """Whether each element is +inf or -inf: a bool tensor.
+
+        >>> tg.tensor([1.0, float("-inf")]).isinf()
+        tensor([False,  True])
+        """
+        return wrap(np.isinf(self._data))
+
+    def isfinite(self) -> Tensor:
+        """Whether each element is finite (not inf or NaN): a bool tensor.
+
+        >>> tg.tensor([1.0, float("inf")]).isfinite()
+        tensor([ True, False])
+        """
+        return wrap(np.isfinite(self._data))
+
+    def allclose(
+        self, other: TensorLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
+        """Whether |self - other| <= atol + rtol * |other| everywhere (NaNs equal if equal_nan).
+
+        >>> tg.tensor([1.0]).allclose(tg.tensor([1.0 + 1e-7]))
+        True
+        """
+        theirs = operand(other)
+        return bool(np.allclose(self._data, theirs, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    # ---- all and any ---------------------------------------------------------------------------
+    def all(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether every element is true (over dim; one int or a tuple), as PyTorch: a bool tensor
+        (uint8 for a uint8 tensor).
 
         >>> tg.tensor([[True, False], [True, True]]).all(1)
         tensor([False,  True])
         """
-        return self._logical(np.all, dim if axis is None else axis)
+        return self._logical(np.all, dim if axis is None else axis, keepdim, keepdims)
 
-    def any(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        """Whether some element is true (over axis).
+    def any(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """Whether some element is true (over dim; one int or a tuple), as PyTorch.
 
         >>> tg.tensor([0.0, 2.0]).any()
         tensor(True)
         """
-        return self._logical(np.any, dim if axis is None else axis)
+        return self._logical(np.any, dim if axis is None else axis, keepdim, keepdims)
 
-    def _logical(self, pick: Any, axis: Any) -> Tensor:
+    def _logical(self, pick: Any, axis: Any, keepdim: bool, keepdims: bool | None) -> Tensor:
         """all/any over axes (no gradient)."""
-        axes = normalize_axis(axis, self.ndim)
-        return wrap(np.asarray(pick(self._data, axis=axes if self.ndim else None)))
+        keep = bool(keepdim if keepdims is None else keepdims)
+        axes = normalize_axis(axis, self.ndim) if self.ndim else None
+        result = np.asarray(pick(self._data, axis=axes, keepdims=keep))
+        return wrap(result.astype(np.uint8) if self._data.dtype == np.uint8 else result)
 
     # ---- ordering ------------------------------------------------------------------------------
     def sort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> SortResult:
@@ -170,3 +320,32 @@ class ComparisonMixin(TensorBase):
 def _int64(a: np.ndarray) -> Tensor:
     """Positions as an int64 tensor (off the tape)."""
     return wrap(np.asarray(a, dtype=np.int64))
+
+
+# ---- helpers of the in-place comparisons (and of the bitwise room's logical_and_, ...) ---------
+def operand(other: Any) -> Any:
+    """The values of an operand (a tensor's array; numbers and arrays as coerce makes them)."""
+    other = coerce(other)
+    return other._data if isinstance(other, TensorBase) else other
+
+
+def compare_in_place(
+    t: TensorBase, name: str, test: Callable[[Any, Any], Any], other: Any
+) -> Tensor:
+    """In place: t = 1 where test(t, other) holds, else 0, in t's dtype (PyTorch's eq_, ...);
+    on the tape the old values get a zero gradient, as there."""
+    value = None if other is None else operand(other)
+    dtype = t._data.dtype
+
+    def op(old: Any, v: Any) -> Any:
+        holds = np.asarray(test(values_of(old), v)).astype(dtype)
+        if not isinstance(old, TensorBase):
+            return holds
+        return apply(E.fill, old, value=0) + holds  # (old: on the tape, a zero gradient)
+
+    return unary_(t, name, op, value)
+
+
+def values_of(x: Any) -> Any:
+    """The array behind a tensor (anything else as it is)."""
+    return x._data if isinstance(x, TensorBase) else x

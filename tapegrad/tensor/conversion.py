@@ -16,17 +16,19 @@ from .. import dtypes
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from .base import TensorBase
-from .coerce import check_device, to_dtype
+from .coerce import check_device, to_arguments
+from .shape import check_memory_format
 from .record import apply, wrap
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _cast(dtype: np.dtype) -> Callable[[TensorBase], Tensor]:
-    """`t.float()` and friends: astype(dtype)."""
+def _cast(dtype: np.dtype) -> Callable[..., Tensor]:
+    """`t.float()` and friends: astype(dtype) (memory_format= accepted, as PyTorch's)."""
 
-    def method(self: TensorBase) -> Tensor:
+    def method(self: TensorBase, memory_format: Any = None) -> Tensor:
+        check_memory_format(dtype.name, memory_format, self.ndim)
         return astype(self, dtype)
 
     method.__doc__ = f"astype({dtype.name})."
@@ -56,14 +58,26 @@ class ConversionMixin(TensorBase):
         """
         return astype(self, dtype)
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None, **kwargs: Any) -> Tensor:
-        """PyTorch's `to`: a dtype, another tensor (its dtype) or a device (only the CPU here).
+    def to(
+        self,
+        *args: Any,
+        dtype: Any = None,
+        device: Any = None,
+        non_blocking: bool = False,
+        copy: bool = False,
+        memory_format: Any = None,
+    ) -> Tensor:
+        """PyTorch's `to`: `to(dtype, non_blocking, copy)`, `to(device, dtype, non_blocking, copy)`
+        or `to(other, ...)` (its dtype); the device must be the CPU. Without copy=True the tensor
+        itself comes back when nothing changes.
 
         >>> tg.tensor([1, 2]).to(tg.float32)
         tensor([1., 2.])
         """
-        dtype = to_dtype(args, dtype, device)
-        return cast("Tensor", self) if dtype is None else astype(self, dtype)
+        dtype, copy = to_arguments(args, dtype, device, copy)
+        check_memory_format("to", memory_format, self.ndim)
+        out = cast("Tensor", self) if dtype is None else astype(self, dtype)
+        return out.clone() if copy and out is self else out
 
     def type(self, dtype: Any) -> Tensor:
         """astype(dtype), PyTorch's spelling.

@@ -1,5 +1,7 @@
-"""Elementwise ops: the arithmetic operators, the one-input math methods (exp, log, sin, ...) and
-the others that work element by element (pow, maximum, minimum, clamp, where, round, ...).
+"""Elementwise ops: the arithmetic operators and their method names (add, sub, mul, div with
+PyTorch's alpha= and rounding_mode=, ...), the one-input math methods (exp, log, log10, sin, ...)
+and the others that work element by element (pow, maximum, minimum, clamp, where, round,
+remainder, ...).
 
 Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py and
 printing.py (the one-input methods' docstrings). Each method records primitives of the rule table,
@@ -54,6 +56,78 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     return apply(E.where, cond, coerce(x), coerce(y))
 
 
+def scaled(other: Any, alpha: Any, x: TensorBase, name: str) -> Any:
+    """add/sub's `other * alpha` (other itself when alpha is 1), alpha checked as PyTorch does: no
+    float alpha for an integer tensor, only a bool one for bools."""
+    kind = x._data.dtype.kind
+    if kind in "iu" and isinstance(alpha, float | np.floating):
+        raise TypeError(
+            f"{name}: for integer tensors alpha must not be a floating-point number (got "
+            f"{alpha!r}); convert the tensor (x.double()) or pass an int"
+        )
+    if kind == "b" and not isinstance(alpha, bool | np.bool_) and alpha != 1:
+        raise TypeError(f"{name}: for bool tensors alpha must be a bool, got {alpha!r}")
+    other = other if other.__class__ in AS_IS else coerce(other)
+    if alpha is True or (alpha == 1 and not isinstance(alpha, bool)):
+        return other
+    return other * alpha
+
+
+def clamp_learned(x: TensorBase, low: Any, high: Any) -> Tensor:
+    """clamp with bounds on the tape: each element is x, low or high where PyTorch's clamp routes
+    the gradient there (x: low <= x <= high; low: x < low < high; high: x > high or high < low),
+    else the value itself as a constant (a NaN, or low == high < x: no gradient, as PyTorch)."""
+    if low is None and high is None:
+        raise ValueError("clip needs at least one of min and max")
+    xv = x._data
+    lv = None if low is None else np.asarray(getattr(low, "_data", low))
+    hv = None if high is None else np.asarray(getattr(high, "_data", high))
+    value = xv if lv is None else np.maximum(xv, lv)  # (NaN from either side, as PyTorch)
+    value = value if hv is None else np.minimum(value, hv)
+    nowhere = np.zeros((), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if lv is None:
+            to_x, to_low, to_high = xv <= hv, nowhere, xv > hv
+        elif hv is None:
+            to_x, to_low, to_high = xv >= lv, xv < lv, nowhere
+        else:
+            to_x = (xv >= lv) & (xv <= hv)
+            to_low, to_high = (xv < lv) & (lv < hv), (xv > hv) | (hv < lv)
+    out = coerce(np.asarray(value, dtype=np.result_type(value)))
+    if high is not None:
+        out = where(to_high, high, out)
+    if low is not None:
+        out = where(to_low, low, out)
+    return where(to_x, x, out)
+
+
+ROUNDING_MODES = (None, "trunc", "floor")
+
+
+def divide(x: Any, y: Any, rounding_mode: str | None) -> Tensor:
+    """x / y with PyTorch's rounding_mode: None (true division), "trunc" (toward zero) or "floor"
+    (down, as Python's //). A rounded quotient is piecewise constant: zero gradients."""
+    y = y if y.__class__ in AS_IS else coerce(y)
+    if rounding_mode is None:
+        return apply(E.div, x, y)
+    if rounding_mode not in ROUNDING_MODES:
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"{rounding_mode!r}"
+        )
+    kinds = {getattr(getattr(v, "_data", v), "dtype", np.dtype(type(v))).kind for v in (x, y)}
+    if kinds == {"b"}:
+        raise TypeError(f"div(rounding_mode={rounding_mode!r}) is not defined for bool tensors")
+    if rounding_mode == "floor":
+        return apply(E.floor_divide, x, y)
+    if kinds <= {"i", "u", "b"}:  # integers: toward zero, exactly (no float quotient)
+        a, b = getattr(x, "_data", x), getattr(y, "_data", y)
+        q = E.floor_divide.forward(a, b)
+        q = q + ((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
+        return wrap(np.asarray(q))
+    return apply(E.trunc, apply(E.div, x, y))
+
+
 # The operators' primitives as module globals: the hot path reads one global, not a global and a
 # module attribute (36 fewer instructions per `x * 2.0`, counted with callgrind).
 _ADD, _SUB, _MUL, _DIV, _POW = E.add, E.sub, E.mul, E.div, E.pow
@@ -99,6 +173,18 @@ class ElementwiseMixin(TensorBase):
     def __rpow__(self, other: TensorLike) -> Tensor:
         return apply(_POW, other if other.__class__ in AS_IS else coerce(other), self)
 
+    def __floordiv__(self, other: TensorLike) -> Tensor:
+        return apply(E.floor_divide, self, other if other.__class__ in AS_IS else coerce(other))
+
+    def __rfloordiv__(self, other: TensorLike) -> Tensor:
+        return apply(E.floor_divide, other if other.__class__ in AS_IS else coerce(other), self)
+
+    def __mod__(self, other: TensorLike) -> Tensor:
+        return apply(E.remainder, self, other if other.__class__ in AS_IS else coerce(other))
+
+    def __rmod__(self, other: TensorLike) -> Tensor:
+        return apply(E.remainder, other if other.__class__ in AS_IS else coerce(other), self)
+
     def __neg__(self) -> Tensor:
         return apply(E.neg, self)
 
@@ -114,6 +200,8 @@ class ElementwiseMixin(TensorBase):
     sqrt, abs, sign = _unary(E.sqrt), _unary(E.abs), _unary(E.sign)
     log1p, expm1, neg = _unary(E.log1p), _unary(E.expm1), _unary(E.neg)
     erf, floor, ceil, trunc = _unary(E.erf), _unary(E.floor), _unary(E.ceil), _unary(E.trunc)
+    log10, log2 = _unary(E.log10), _unary(E.log2)
+    absolute, negative, fix = abs, neg, trunc  # (PyTorch's aliases)
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(self), elementwise (its gradient -g / (2 x^1.5), as PyTorch's).
@@ -132,12 +220,13 @@ class ElementwiseMixin(TensorBase):
         return apply(E.reciprocal, self)
 
     def square(self) -> Tensor:
-        """self * self.
+        """self * self (bools square as int64, as PyTorch).
 
         >>> tg.tensor([-2.0, 3.0]).square()
         tensor([4., 9.])
         """
-        return apply(E.mul, self, self)
+        x = self if self._data.dtype.kind != "b" else wrap(self._data.astype(np.int64))
+        return apply(E.mul, x, x)
 
     def round(self, decimals: int = 0) -> Tensor:
         """Each element rounded to `decimals` digits, halves to even; gradient 0 (as PyTorch).
@@ -156,6 +245,70 @@ class ElementwiseMixin(TensorBase):
         if self._data.dtype.kind != "f":
             raise TypeError(f"frac needs a floating-point tensor, got {self._data.dtype}")
         return apply(E.sub, self, apply(E.trunc, self))
+
+    # ---- the operators' method names (PyTorch's, with their keywords) --------------------------
+    def add(self, other: TensorLike, *, alpha: Any = 1) -> Tensor:
+        """self + alpha * other.
+
+        >>> tg.tensor([1.0, 2.0]).add(tg.tensor([1.0, 1.0]), alpha=2)
+        tensor([3., 4.])
+        """
+        return apply(_ADD, self, scaled(other, alpha, self, "add"))
+
+    def sub(self, other: TensorLike, *, alpha: Any = 1) -> Tensor:
+        """self - alpha * other.
+
+        >>> tg.tensor([1.0, 2.0]).sub(1.0, alpha=2)
+        tensor([-1.,  0.])
+        """
+        return apply(_SUB, self, scaled(other, alpha, self, "sub"))
+
+    subtract = sub
+
+    def mul(self, other: TensorLike) -> Tensor:
+        """self * other.
+
+        >>> tg.tensor([1.0, 2.0]).mul(3.0)
+        tensor([3., 6.])
+        """
+        return apply(_MUL, self, other if other.__class__ in AS_IS else coerce(other))
+
+    multiply = mul
+
+    def div(self, other: TensorLike, *, rounding_mode: str | None = None) -> Tensor:
+        """self / other; rounding_mode "trunc" rounds the quotient toward zero, "floor" down (both
+        keep integers integer, as PyTorch).
+
+        >>> tg.tensor([7.0, -7.0]).div(2.0, rounding_mode="floor")
+        tensor([ 3., -4.])
+        """
+        return divide(self, other, rounding_mode)
+
+    divide = div
+
+    def true_divide(self, other: TensorLike) -> Tensor:
+        """self / other, always a true division.
+
+        >>> tg.tensor([1, 2]).true_divide(2)
+        tensor([0.5000, 1.0000])
+        """
+        return apply(_DIV, self, other if other.__class__ in AS_IS else coerce(other))
+
+    def floor_divide(self, other: TensorLike) -> Tensor:
+        """self // other: the quotient rounded down (as Python's //).
+
+        >>> tg.tensor([7, -7]).floor_divide(2)
+        tensor([ 3, -4])
+        """
+        return self.__floordiv__(other)
+
+    def remainder(self, other: TensorLike) -> Tensor:
+        """self % other, with the sign of other (as Python's % and torch.remainder).
+
+        >>> tg.tensor([-5.0, 5.0]).remainder(3.0)
+        tensor([1., 2.])
+        """
+        return self.__mod__(other)
 
     # ---- two or three inputs -------------------------------------------------------------------
     def pow(self, exponent: TensorLike) -> Tensor:
@@ -183,8 +336,9 @@ class ElementwiseMixin(TensorBase):
         return apply(E.minimum, self, coerce(other))
 
     def clip(self, min: Any = None, max: Any = None) -> Tensor:
-        """self limited to [min, max] (either may be None). A bound that is a tensor requiring grad
-        gets its gradient where it is the result, as PyTorch's clamp (self keeps it at ties).
+        """self limited to [min, max] (either may be None; a NaN anywhere gives NaN, as PyTorch).
+        A bound that is a tensor requiring grad gets its gradient where it is the result, with
+        PyTorch's rules at ties and NaN (self keeps it at ties; min > max: max wins).
 
         >>> tg.tensor([-1.0, 0.5, 2.0]).clip(0.0, 1.0)
         tensor([0.0000, 0.5000, 1.0000])
@@ -195,12 +349,7 @@ class ElementwiseMixin(TensorBase):
             or isinstance(max, TensorBase)
             and max._requires_grad
         ):
-            out = cast("Tensor", self)
-            if min is not None:
-                out = where(out._data < np.asarray(getattr(min, "_data", min)), min, out)
-            if max is not None:
-                out = where(out._data > np.asarray(getattr(max, "_data", max)), max, out)
-            return out
+            return clamp_learned(self, min, max)
         return apply(E.clip, self, **clip_bounds(min, max))
 
     clamp = clip

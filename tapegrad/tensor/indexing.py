@@ -85,13 +85,20 @@ class IndexingMixin(TensorBase):
         idx = index._data if isinstance(index, TensorBase) else np.asarray(index)
         if idx.dtype.kind not in "iu":
             raise TypeError(f"gather: index must be an integer tensor, got dtype {idx.dtype}")
+        if self.ndim <= 1 and idx.ndim <= 1 and 0 in (self.ndim, idx.ndim):  # (as PyTorch: a 0-d
+            # tensor or index counts as 1-D; the result has the index's shape)
+            one_dim(dim, 1, "gather")
+            flat = cast("Tensor", self).reshape(-1)
+            return flat.gather(0, idx.reshape(-1)).reshape(idx.shape)
+        if idx.size == 0 and idx.ndim:  # (an empty index: an empty result of its shape, as PyTorch)
+            one_dim(dim, max(self.ndim, 1), "gather")
+            flat = cast("Tensor", self).reshape(-1)
+            return apply(S.getitem, flat, index=np.zeros(idx.shape, dtype=np.int64))
         if idx.ndim != self.ndim:
             raise ValueError(
                 f"gather: index has {idx.ndim} dimension(s) but the tensor has {self.ndim}; "
                 f"they must have the same number"
             )
-        if self.ndim == 0:
-            return cast("Tensor", self).reshape(1).gather(0, idx.reshape(1)).reshape(())
         axis = one_dim(dim, self.ndim, "gather")
         for d, (n, m) in enumerate(zip(idx.shape, self.shape)):
             if d != axis and n > m:

@@ -131,6 +131,28 @@ class LinalgMixin(TensorBase):
                 raise ValueError(f"outer: expected 1-D tensors, but {name} is {v.ndim}-D")
         return cast("Tensor", self).reshape(-1, 1) * other.reshape(1, -1)
 
+    ger = outer  # (PyTorch's old name)
+
+    def dot(self, other: TensorLike) -> Tensor:
+        """The dot product of two vectors (1-D, of equal length, as PyTorch's; matmul takes more).
+
+        >>> tg.tensor([1.0, 2.0]).dot(tg.tensor([3.0, 4.0]))
+        tensor(11.)
+        """
+        vector = as_tensor(other)
+        if self.ndim != 1 or vector.ndim != 1:
+            raise ValueError(
+                f"dot: 1D tensors expected, but got {self.ndim}D and {vector.ndim}D tensors; use "
+                f"matmul (or @) for matrices"
+            )
+        if self.shape[0] != vector.shape[0]:
+            raise ValueError(
+                f"dot: inconsistent tensor size, expected tensor [{self.shape[0]}] and src "
+                f"[{vector.shape[0]}] to have the same number of elements, but got "
+                f"{self.shape[0]} and {vector.shape[0]} elements respectively"
+            )
+        return matmul(self, vector)
+
     # ---- the parts of a matrix -----------------------------------------------------------------
     def diag(self, diagonal: int = 0) -> Tensor:
         """A vector: the square matrix with it on the `diagonal`-th diagonal; a matrix: that

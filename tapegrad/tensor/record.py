@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 _new = object.__new__
 _ndarray = np.ndarray
-_F64 = np.dtype(np.float64)
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
@@ -98,8 +97,8 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         raise named_error(prim, e) from None
     if out.__class__ is not _ndarray:  # (a NumPy scalar)
         out = np.asarray(out)
-    if out.dtype is _F64:
-        out = float32_unless_asked(prim, out, args)
+    if out.dtype is not dtypes.default_float:  # (float32, the common case, passes by)
+        out = as_pytorch_promotes(prim, out, args, params)
     if needs:  # (record checks grad mode)
         return record(prim, out, args, params, needs)
     return off_tape(prim, out, args, params)
@@ -121,16 +120,35 @@ def named_error(prim: Primitive, e: ValueError) -> ValueError:
     return ValueError(str(e) if str(e).startswith(prim.name) else f"{prim.name}: {e}")
 
 
-def float32_unless_asked(prim: Primitive, out: np.ndarray, args: Sequence[Any]) -> np.ndarray:
-    """A float64 result as float32 when the float64 came from NumPy's promotion of integers or
-    Python floats, as PyTorch makes it; as it is when a float64 tensor or array came in."""
-    if prim is cast:
+def as_pytorch_promotes(prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict) -> Any:
+    """A floating result in the dtype PyTorch gives it: that of the floating inputs (tensors and
+    arrays; Python floats never decide), else the default float dtype. NumPy decides otherwise
+    for integer and bool inputs (sin of bools is float16 there, of int64 float64; float16 + int64
+    is float64): such a result is cast here, the one place an op's output dtype is settled, or
+    computed again from inputs in that dtype where NumPy's was less precise (bools: float16)."""
+    if out.dtype.kind != "f" or prim is cast:  # (a cast's dtype is the one asked for)
         return out
+    floating = None
     for a in args:
-        d = a._data if isinstance(a, Tensor) else a
-        if getattr(d, "dtype", None) is _F64:
-            return out
-    return out.astype(dtypes.float32)
+        d = getattr(a._data if isinstance(a, Tensor) else a, "dtype", None)
+        if d is not None and d.kind == "f":
+            if d is out.dtype:
+                return out  # (an input of the result's dtype: NumPy and PyTorch agree)
+            floating = d if floating is None else np.promote_types(floating, d)
+    want = dtypes.default_float if floating is None else floating
+    if out.dtype == want:
+        return out
+    if floating is None and out.dtype.itemsize < want.itemsize:  # (all inputs integers or bools)
+        values = [_values_as(a, want) for a in args]
+        return np.asarray(prim.forward(*values, **params))
+    with np.errstate(over="ignore"):  # (too large for float32: inf, as PyTorch computes it)
+        return out.astype(want)
+
+
+def _values_as(a: Any, dtype: np.dtype) -> Any:
+    """An input's values, integers and bools cast to `dtype` (numbers stay as they are)."""
+    d = a._data if isinstance(a, Tensor) else a
+    return d.astype(dtype) if isinstance(d, np.ndarray) and d.dtype.kind in "biu" else d
 
 
 def off_tape(prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict) -> Tensor:

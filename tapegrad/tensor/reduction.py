@@ -1,11 +1,12 @@
-"""Reductions: sum, mean, prod, var/std, max/min (values, or PyTorch's named tuple with a dim),
-argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis.
+"""Reductions: sum, mean, prod, max/min (values, or PyTorch's named tuple with a dim),
+argmax/argmin, logsumexp and softmax, norms, and the running sum and product along an axis (var
+and std: statistics.py).
 
-Layer L3: numpy, the rule table, the storage base, record.py's apply and wrap, coerce.py, the
-indexing room's `along_axis` and the tape's composite `mark`. PyTorch's and NumPy's spellings both
-work: `dim=`/`axis=`, `keepdim=`/`keepdims=`. Composites stay composites (var, softmax, norm):
-their derivatives are those of the primitives; var, std, softmax and log_softmax mark their result
-so that tg.explain shows each call as one step with its textbook rule.
+Layer L3: numpy, dtypes, the rule table, the storage base, record.py's apply and wrap, coerce.py,
+the indexing room's `along_axis` and the tape's composite `mark`. PyTorch's signatures (positional
+dim and keepdim, `dtype=`) and NumPy's keywords (`axis=`, `keepdims=`) both work. Composites stay
+composites (softmax, norm): their derivatives are those of the primitives; softmax and log_softmax
+mark their result so that tg.explain shows each call as one step with its textbook rule.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast, overload
 
 import numpy as np
 
+from .. import dtypes
 from .._utils import normalize_axis, one_axis
 from ..primitives import elementwise as E
 from ..primitives import reduction as R
@@ -48,10 +50,20 @@ MaxResult.__name__ = MaxResult.__qualname__ = "max"  # (their repr: `max(values=
 MinResult.__name__ = MinResult.__qualname__ = "min"
 
 
+def _in_dtype(x: TensorBase, dtype: Any) -> Tensor:
+    """x cast to `dtype` before reducing (PyTorch's `dtype=`), or x itself."""
+    if dtype is None:
+        return cast("Tensor", x)
+    return cast("Tensor", x).astype(dtypes.as_dtype(dtype))
+
+
 def _reduce(
     prim: Primitive, x: TensorBase, axis: Any, keepdims: bool, dim: Any, keepdim: bool | None
 ) -> Tensor:
-    """One reduction primitive over the given axes (`dim` is PyTorch's name for `axis`)."""
+    """One reduction primitive over the given axes (PyTorch's dim and keepdim, positionally or by
+    name, or NumPy's axis= and keepdims=)."""
+    if axis is not None and dim is not None:
+        raise TypeError(f"{prim.name}() got both dim and axis; pass one")
     keep = bool(keepdim) if keepdim is not None else bool(keepdims)
     if axis is None and dim is None:  # (the commonest call: every axis)
         return apply(prim, x, axis=None, keepdims=keep)
@@ -141,156 +153,110 @@ class ReductionMixin(TensorBase):
 
     def sum(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
-        """The sum over axis (all axes by default); `dim=` and `keepdim=` as PyTorch.
+        """The sum over dim (one int or a tuple; all by default), in `dtype` if given (integers
+        and bools sum as int64, as PyTorch).
 
         >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(1)
         tensor([3., 7.])
         """
-        return _reduce(R.sum, self, axis, keepdims, dim, keepdim)
+        x = _in_dtype(self, dtype)
+        out = _reduce(R.sum, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        return out if dtype is None else out.astype(dtype)  # (in dtype, as PyTorch accumulates)
 
     def mean(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
-        """The mean over axis (all axes by default); `dim=` and `keepdim=` as PyTorch.
+        """The mean over dim (all by default), in `dtype` if given (an integer tensor needs one:
+        its mean is not an integer).
 
         >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(0)
         tensor([2., 3.])
         """
-        if self._data.dtype.kind != "f":
+        x = _in_dtype(self, dtype)
+        if x._data.dtype.kind != "f":
             raise TypeError(
-                f"mean needs a floating-point tensor, got {self._data.dtype}; use "
-                f".astype(tg.float32)"
+                f"mean needs a floating-point tensor, got {x._data.dtype}; use "
+                f".astype(tg.float32) first, or pass dtype=tg.float32"
             )
-        return _reduce(R.mean, self, axis, keepdims, dim, keepdim)
+        return _reduce(R.mean, x, axis, keepdim if keepdims is None else keepdims, dim, None)
 
     def prod(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: Any = None,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
-        """The product over axis (all axes by default); `dim=` and `keepdim=` as PyTorch.
+        """The product over dim (all by default), in `dtype` if given.
 
         >>> tg.tensor([2.0, 3.0]).prod()
         tensor(6.)
         """
-        return _reduce(R.prod, self, axis, keepdims, dim, keepdim)
+        x = _in_dtype(self, dtype)
+        out = _reduce(R.prod, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        return out if dtype is None else out.astype(dtype)  # (in dtype, as PyTorch accumulates)
 
     def logsumexp(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
         """log(sum(exp(self))) over axis, computed stably.
 
         >>> tg.tensor([0.0, 0.0]).logsumexp()
         tensor(0.6931)
         """
-        return _reduce(R.logsumexp, self, axis, keepdims, dim, keepdim)
+        return _reduce(
+            R.logsumexp, self, axis, keepdim if keepdims is None else keepdims, dim, None
+        )
 
     def amax(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
         """The largest value over axis (ties share the gradient); never (values, indices).
 
         >>> tg.tensor([[1.0, 5.0], [7.0, 2.0]]).amax(1)
         tensor([5., 7.])
         """
-        return _reduce(R.max, self, axis, keepdims, dim, keepdim)
+        return _reduce(R.max, self, axis, keepdim if keepdims is None else keepdims, dim, None)
 
     def amin(
         self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
         dim: Any = None,
-        keepdim: bool | None = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
     ) -> Tensor:
         """The smallest value over axis (ties share the gradient); never (values, indices).
 
         >>> tg.tensor([[1.0, 5.0], [7.0, 2.0]]).amin(1)
         tensor([1., 2.])
         """
-        return _reduce(R.min, self, axis, keepdims, dim, keepdim)
-
-    def var(
-        self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
-        ddof: int = 0,
-        dim: Any = None,
-        keepdim: bool | None = None,
-        unbiased: bool | None = None,
-        correction: int | None = None,
-    ) -> Tensor:
-        """The variance over axis: ddof=0 as NumPy and MindSpore (ddof=1, unbiased=True or
-        correction=1: PyTorch's default).
-
-        >>> tg.tensor([1.0, 3.0]).var(), tg.tensor([1.0, 3.0]).var(correction=1)
-        (tensor(1.), tensor(2.))
-        """
-        if unbiased is not None:
-            ddof = int(unbiased)
-        if correction is not None:
-            ddof = correction
-        axis = dim if axis is None else axis
-        keep = bool(keepdim) if keepdim is not None else keepdims
-        x = cast("Tensor", self)
-        centered = x - x.mean(axis, keepdims=True)
-        squares = (centered * centered).sum(axis, keepdims=keep)
-        n = self._data.size // max(squares._data.size, 1)
-        return mark(squares / (n - ddof), "var", ("x",), (x,), {"axis": axis, "ddof": ddof})
-
-    def std(
-        self,
-        axis: Any = None,
-        keepdims: bool = False,
-        *,
-        ddof: int = 0,
-        dim: Any = None,
-        keepdim: bool | None = None,
-        unbiased: bool | None = None,
-        correction: int | None = None,
-    ) -> Tensor:
-        """The standard deviation: sqrt(var(...)), with var's arguments.
-
-        >>> tg.tensor([1.0, 3.0]).std()
-        tensor(1.)
-        """
-        v = self.var(
-            axis,
-            keepdims,
-            ddof=ddof,
-            dim=dim,
-            keepdim=keepdim,
-            unbiased=unbiased,
-            correction=correction,
-        )
-        called = getattr(v._grad_fn, "composite", None)  # (var's call: its axis and ddof)
-        x = cast("Tensor", self)
-        return mark(v.sqrt(), "std", ("x",), (x,), called.params if called else None)
+        return _reduce(R.min, self, axis, keepdim if keepdims is None else keepdims, dim, None)
 
     # x.max(): the values; x.max(1) / x.max(dim=1): (values, indices); x.max(other): maximum
     @overload
@@ -358,55 +324,78 @@ class ReductionMixin(TensorBase):
         """
         return _extreme(R.min, MinResult, self, args, axis, keepdims, dim, keepdim)
 
-    def argmax(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
-        """The position of the largest value (over one axis, or of the flattened tensor).
+    def argmax(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """The position of the largest value (along one dim, or in the flattened tensor).
 
         >>> tg.tensor([[1.0, 5.0], [7.0, 2.0]]).argmax(1)
         tensor([1, 0])
         """
-        return self._arg_extreme(np.argmax, dim if axis is None else axis, keepdims)
+        keep = keepdim if keepdims is None else keepdims
+        return self._arg_extreme(np.argmax, dim if axis is None else axis, bool(keep))
 
-    def argmin(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None) -> Tensor:
-        """The position of the smallest value (over one axis, or of the flattened tensor).
+    def argmin(
+        self,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        axis: Any = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        """The position of the smallest value (along one dim, or in the flattened tensor).
 
         >>> tg.tensor([[1.0, 5.0], [7.0, 2.0]]).argmin()
         tensor(0)
         """
-        return self._arg_extreme(np.argmin, dim if axis is None else axis, keepdims)
+        keep = keepdim if keepdims is None else keepdims
+        return self._arg_extreme(np.argmin, dim if axis is None else axis, bool(keep))
 
     def _arg_extreme(self, pick: Any, axis: Any, keepdims: bool) -> Tensor:
-        """argmax/argmin over one axis (an int) or all."""
+        """argmax/argmin over one axis (an int) or all (keepdim then keeps every axis, size 1)."""
         if axis is not None:
             if not isinstance(axis, int | np.integer) or isinstance(axis, bool):
                 raise TypeError(f"argmax/argmin take one axis (an int), got {axis!r}")
             axis = None if self.ndim == 0 else one_axis(axis, self.ndim)
-        return wrap(np.asarray(pick(self._data, axis=axis, keepdims=keepdims)))
+        return wrap(np.asarray(pick(self._data, axis=axis, keepdims=keepdims), dtype=np.int64))
 
     # ---- along an axis -------------------------------------------------------------------------
-    def log_softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
-        """log(softmax(self)) along axis, computed stably (shifted by the max, taken as a constant).
+    def log_softmax(self, dim: int = -1, dtype: Any = None, *, axis: int | None = None) -> Tensor:
+        """log(softmax(self)) along dim (in `dtype` if given), computed stably (shifted by the max,
+        taken as a constant).
 
         >>> tg.tensor([0.0, 0.0]).log_softmax()
         tensor([-0.6931, -0.6931])
         """
-        axis = dim if dim is not None else axis
-        axes = None if self.ndim == 0 else normalize_axis(axis, self.ndim)
-        if self._data.size == 0:  # nothing to normalise (and no max to shift by)
-            return apply(E.sub, self, self.logsumexp(axes, keepdims=True))
-        m = np.max(self._data, axis=axes, keepdims=True)
-        shifted = apply(E.sub, self, coerce(np.where(np.isfinite(m), m, 0)))  # rows of -inf: by 0
+        x = _in_dtype(self, dtype)
+        if x._data.dtype.kind != "f":
+            raise TypeError(
+                f"softmax/log_softmax need a floating-point tensor, got {x._data.dtype}; pass "
+                f"dtype=tg.float32 (or convert with .float())"
+            )
+        axis = dim if axis is None else axis
+        axes = None if x.ndim == 0 else normalize_axis(axis, x.ndim)
+        if x._data.size == 0:  # nothing to normalise (and no max to shift by)
+            return apply(E.sub, x, x.logsumexp(axes, keepdims=True))
+        m = np.max(x._data, axis=axes, keepdims=True)
+        shifted = apply(E.sub, x, coerce(np.where(np.isfinite(m), m, 0)))  # rows of -inf: by 0
         out = shifted - shifted.logsumexp(axes, keepdims=True)
-        return mark(out, "log_softmax", ("x",), (cast("Tensor", self),), {"dim": axis})
+        return mark(out, "log_softmax", ("x",), (x,), {"dim": axis})
 
-    def softmax(self, axis: int = -1, *, dim: int | None = None) -> Tensor:
-        """exp(self) normalised to sum to 1 along axis.
+    def softmax(self, dim: int = -1, dtype: Any = None, *, axis: int | None = None) -> Tensor:
+        """exp(self) normalised to sum to 1 along dim (in `dtype` if given).
 
         >>> tg.tensor([0.0, 0.0]).softmax()
         tensor([0.5000, 0.5000])
         """
-        out = self.log_softmax(axis, dim=dim).exp()
-        x = cast("Tensor", self)
-        return mark(out, "softmax", ("x",), (x,), {"dim": axis if dim is None else dim})
+        x = _in_dtype(self, dtype)
+        out = x.log_softmax(dim, axis=axis).exp()
+        return mark(out, "softmax", ("x",), (x,), {"dim": dim if axis is None else axis})
 
     def cumsum(self, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Tensor:
         """The running sum along dim (integers and bools sum as int64, as PyTorch).

@@ -1,9 +1,11 @@
-"""Shape and views: reshape/view, flatten, permute/transpose/T, squeeze/unsqueeze, expand, and the
-ops that cut a tensor into pieces (split, chunk, unbind, narrow) or repeat it (repeat, tile, flip).
+"""Shape and views: reshape/view, flatten, permute/transpose/T, squeeze/unsqueeze, expand, the
+memory layout (contiguous, is_contiguous), and the ops that cut a tensor into pieces (split, chunk,
+unbind, narrow) or repeat or move it (repeat, tile, flip, roll).
 
-Layer L3: numpy, the rule table, the storage base, `record.apply`, coerce.py and the L0 axis
-helpers. PyTorch's and NumPy's spellings both work: `t.reshape(2, 3)` and `t.reshape((2, 3))`,
-`dim=` and `axis=`. Results that share memory with the tensor are views (record.py marks them).
+Layer L3: numpy, the rule table (its shape ops, and contiguous), the storage base, `record.apply`,
+coerce.py and the L0 axis helpers. PyTorch's and NumPy's spellings both work: `t.reshape(2, 3)`
+and `t.reshape((2, 3))`, `dim=` and `axis=`. Results that share memory with the tensor are views
+(record.py marks them).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .. import devices
 from .._utils import normalize_axis, one_axis, shape_args
+from ..primitives import elementwise as E
 from ..primitives import shape as S
 from .base import TensorBase
 from .coerce import one_dim, resolve_shape
@@ -22,7 +26,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _along(axis: int, index: int | slice) -> tuple:
+def _along(axis: int, index: int | slice | np.ndarray) -> tuple:
     """The index that takes `index` along `axis` and everything along the other axes."""
     return (slice(None),) * axis + (index,)
 
@@ -67,6 +71,30 @@ class ShapeMixin(TensorBase):
                 f"when it must), or .contiguous() first"
             )
         return out
+
+    # ---- memory layout -------------------------------------------------------------------------
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the elements lie in memory row by row, with no gaps (as a fresh tensor's do;
+        a transpose or a slice with a step does not).
+
+        >>> x = tg.zeros(2, 3); x.is_contiguous(), x.t().is_contiguous()
+        (True, False)
+        """
+        check_memory_format("is_contiguous", memory_format, self.ndim)
+        flags = getattr(self._data, "flags", None)  # (inside vmap: no layout to speak of)
+        return True if flags is None else bool(flags.c_contiguous)
+
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        """self when its elements already lie row by row in memory, else a copy that does (on the
+        tape: the gradient flows back unchanged), so that .view() can follow.
+
+        >>> x = tg.zeros(2, 3).t(); x.contiguous().view(6).shape
+        (6,)
+        """
+        check_memory_format("contiguous", memory_format, self.ndim)
+        if self.is_contiguous() and self._data.__class__ is np.ndarray:
+            return cast("Tensor", self)
+        return apply(E.contiguous, self)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Axes start_dim..end_dim merged into one.
@@ -129,6 +157,9 @@ class ShapeMixin(TensorBase):
         """
         if not dims:
             return self.T
+        if len(dims) == 2 and self.ndim == 0:  # (dims 0 and -1 name the one "axis" of a 0-d tensor)
+            one_dim(dims[0], 0, "transpose"), one_dim(dims[1], 0, "transpose")
+            return cast("Tensor", self)
         if len(dims) == 2 and all(isinstance(d, int | np.integer) for d in dims):
             axes = list(range(self.ndim))
             a, b = one_axis(dims[0], self.ndim), one_axis(dims[1], self.ndim)
@@ -143,6 +174,8 @@ class ShapeMixin(TensorBase):
         (3, 2)
         """
         return self.transpose(a, b)
+
+    swapdims = swapaxes
 
     @property
     def T(self) -> Tensor:
@@ -284,14 +317,16 @@ class ShapeMixin(TensorBase):
         return apply(S.getitem, self, index=_along(axis, slice(start, start + length)))
 
     # ---- repeated and reversed -----------------------------------------------------------------
-    def flip(self, *dims: Any) -> Tensor:
-        """The elements in reverse order along dims (a copy, as PyTorch's).
+    def flip(self, *dims: Any, **dims_keyword: Any) -> Tensor:
+        """The elements in reverse order along dims (a copy, as PyTorch's): `x.flip(0)`,
+        `x.flip((0, 1))`, `x.flip(dims=(0, 1))`.
 
         >>> tg.tensor([1.0, 2.0, 3.0]).flip(0)
         tensor([3., 2., 1.])
         """
-        if not dims:
+        if not dims and not dims_keyword:
             raise TypeError("flip() needs the dims to reverse, e.g. x.flip(0) or x.flip((0, 1))")
+        dims = _dims_argument("flip", dims, dims_keyword)  # (dims=(): a copy, as PyTorch)
         axes = set(normalize_axis(shape_args(dims), self.ndim) or ())
         if self.ndim == 0 or not axes:
             return cast("Tensor", self).clone()
@@ -302,6 +337,37 @@ class ShapeMixin(TensorBase):
             for i, n in enumerate(self.shape)
         )
         return apply(S.getitem, self, index=index)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """The elements shifted along dims, those pushed off the end coming back at the start
+        (without dims: along the flattened tensor, then reshaped), as PyTorch's roll.
+
+        >>> tg.tensor([1.0, 2.0, 3.0]).roll(1)
+        tensor([3., 1., 2.])
+        """
+        steps = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
+        if dims is None:
+            if len(steps) != 1:
+                raise ValueError(
+                    f"roll: without dims, shifts must be one number, got {list(steps)}; pass dims "
+                    f"(one per shift) to roll along several axes"
+                )
+            flat = self.reshape(-1).roll(steps[0], 0)
+            return flat.reshape(self.shape)
+        axes = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
+        if len(axes) != len(steps):
+            raise ValueError(
+                f"roll: shifts and dims must have the same length, got {len(steps)} shift(s) and "
+                f"{len(axes)} dim(s)"
+            )
+        out = cast("Tensor", self)
+        for shift, dim in zip(steps, axes):
+            axis = one_dim(dim, self.ndim, "roll") if self.ndim else 0
+            n = self.shape[axis] if self.ndim else 1
+            if n and int(shift) % n:  # (a gather along the axis: the gradient scatters back)
+                positions = (np.arange(n) - int(shift)) % n
+                out = apply(S.getitem, out, index=_along(axis, positions))
+        return out if out is not self else cast("Tensor", self).clone()
 
     def repeat(self, *sizes: Any) -> Tensor:
         """The tensor tiled: `sizes[i]` copies along axis i (PyTorch's repeat is NumPy's tile; give
@@ -342,3 +408,23 @@ class ShapeMixin(TensorBase):
         grown = tuple(v for r, n in zip(reps, shape) for v in (r, n))
         out = self.reshape(spread).expand(grown).reshape(tuple(r * n for r, n in zip(reps, shape)))
         return out.clone() if np.may_share_memory(out._data, self._data) else out  # always a copy
+
+
+def _dims_argument(name: str, dims: tuple, keyword: dict) -> tuple:
+    """The dims given positionally or as `dims=` (PyTorch's keyword), not both."""
+    if not keyword:
+        return dims
+    if set(keyword) != {"dims"}:
+        unknown = sorted(set(keyword) - {"dims"})[0]
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown}'")
+    if dims:
+        raise TypeError(f"{name}() got the dims twice: positionally and as dims=")
+    given = keyword["dims"]
+    return (given,) if isinstance(given, int | np.integer) else tuple(given)
+
+
+def check_memory_format(who: str, memory_format: Any, ndim: int) -> None:
+    """memory_format= as PyTorch takes it (a memory format suited to the tensor's rank); every
+    layout is the same to tapegrad, so it changes nothing."""
+    if memory_format is not None:
+        devices.check_placement(who, memory_format=memory_format, ndim=ndim)

@@ -1,9 +1,10 @@
 """Tensor: a NumPy array plus what autodiff needs (requires_grad, grad, grad_fn, hooks, version).
 
 Layer L3. The class is composed of its method rooms, one module per topic, each a mixin over the
-storage base (base.py): elementwise.py (operators, exp, ...), comparison.py (`<`, all, sort),
-reduction.py (sum, max, softmax, norm), shape.py (reshape, permute, split), indexing.py (`t[i]`,
-gather), linalg.py (`@`, mm, diag), inplace.py (`+=`, add_, `t[i] = v`), random.py, conversion.py
+storage base (base.py): elementwise.py (operators, exp, ...), comparison.py (`<`, eq, all, sort),
+bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
+std), shape.py (reshape, permute, split), indexing.py (`t[i]`, gather), linalg.py (`@`, mm, diag),
+inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
 detach, clone, hooks). A new method goes into the room of its topic.
 """
@@ -18,6 +19,7 @@ from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..tape.node import Node
 from .base import DETACHED_IN_BACKWARD
+from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .conversion import ConversionMixin
 from .elementwise import ElementwiseMixin
@@ -28,7 +30,8 @@ from .linalg import LinalgMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
-from .shape import ShapeMixin
+from .shape import ShapeMixin, check_memory_format
+from .statistics import StatisticsMixin
 
 _new = object.__new__
 
@@ -36,7 +39,9 @@ _new = object.__new__
 class Tensor(
     ElementwiseMixin,
     ComparisonMixin,
+    BitwiseMixin,
     ReductionMixin,
+    StatisticsMixin,
     ShapeMixin,
     IndexingMixin,
     LinalgMixin,
@@ -111,13 +116,17 @@ class Tensor(
         self._requires_grad = False
         return self
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format: Any = None) -> Tensor:
         """A copy that stays on the tape (the gradient flows back unchanged).
 
         >>> tg.tensor([1.0], requires_grad=True).clone()
         tensor([1.], grad_fn=<AddBackward>)
         """
-        return apply(E.add, self, np.zeros((), self._data.dtype))
+        check_memory_format("clone", memory_format, self.ndim)
+        zero = np.zeros((), self._data.dtype)
+        if zero.dtype.kind == "f":  # x + (-0.0) is x for every x; x + 0.0 would turn -0.0 into 0.0
+            zero = -zero
+        return apply(E.add, self, zero)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> HookHandle:
         """Call hook(grad) when this tensor's gradient is computed (it may return a replacement).

@@ -105,6 +105,11 @@ KIND_PRIMS = {
     "einsum": "einsum",
     "norm": "normalize",
     "attention": "scaled_dot_product_attention",
+    "log10": "log10",
+    "log2": "log2",
+    "contiguous": ("transpose", "contiguous"),
+    "floor_divide": "floor_divide",  # (a zero gradient, jumps kept away)
+    "remainder": "remainder",  # (gradient 1 between the jumps, kept away)
 }
 PIECEWISE = (
     "relu",
@@ -118,6 +123,8 @@ PIECEWISE = (
     "min",
     "max_pool",
     "rounding",
+    "floor_divide",
+    "remainder",
 )
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
@@ -851,15 +858,17 @@ class _Gen:
         axes = range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
         n = int(np.prod([shape[i] for i in axes]))
         ddof = self.choice([0, 1]) if n > 1 else 0
-        form = self.choice(["ddof", "unbiased", "correction", "fn"])
-        if form == "ddof":
+        form = self.choice(["ddof", "unbiased", "correction", "fn", "positional"])
+        if form == "positional":  # (PyTorch's var(dim, unbiased, keepdim))
+            src = f"{a_tg}.var({axis!r}, {bool(ddof)}, {keepdims})"
+        elif form == "ddof":
             src = f"{a_tg}.var({axis!r}, keepdims={keepdims}, ddof={ddof})"
         elif form == "unbiased":
             src = f"{a_tg}.var(dim={axis!r}, keepdim={keepdims}, unbiased={bool(ddof)})"
         elif form == "correction":
             src = f"{a_tg}.var(axis={axis!r}, keepdims={keepdims}, correction={ddof})"
         else:
-            src = f"tg.var({a_tg}, {axis!r}, {keepdims}, ddof={ddof})"
+            src = f"tg.var({a_tg}, {axis!r}, keepdim={keepdims}, ddof={ddof})"
         return self.emit(
             kind, src, f"np.var({a_np}, axis={axis!r}, keepdims={keepdims}, ddof={ddof})"
         )
@@ -1270,6 +1279,44 @@ class _Gen:
         fn = self.choice(["floor", "ceil", "trunc", "round"])
         form = self.choice(["{a}.{f}()", "tg.{f}({a})"])
         return self.emit(kind, form.format(a=a_tg, f=fn), f"np.{fn}({a_np})")
+
+    def op_log10(self, kind):
+        a = self.pick()
+        b_tg, b_np = self.positive(a, a)
+        form = self.choice(["{a}.log10()", "tg.log10({a})"])
+        return self.emit(kind, form.format(a=b_tg), f"np.log10({b_np})")
+
+    def op_log2(self, kind):
+        a = self.pick()
+        b_tg, b_np = self.positive(a, a)
+        form = self.choice(["{a}.log2()", "tg.log2({a})"])
+        return self.emit(kind, form.format(a=b_tg), f"np.log2({b_np})")
+
+    def op_contiguous(self, kind):
+        """A transposed matrix made contiguous, then viewed flat (the attention block's idiom)."""
+        a = self.pick(lambda s: len(s) == 2, new_shape=(2, 3))
+        n = int(np.prod(self.shape_of(a)))
+        return self.emit(
+            kind,
+            f"{a}.t().contiguous().view({n})",
+            f"np.reshape(np.transpose({a}), ({n},))",
+        )
+
+    def _divided(self, kind, op, np_fn):
+        """a <op> c for a positive constant c, every element kept KINK away from the multiples
+        of c (where both // and % jump)."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        c = self.choice([0.75, 1.5, 2.0])
+        jumps = (np.arange(-12, 13) * c)[None, :] - self.value(a_np).ravel()[:, None]
+        a_tg, a_np = self.shifted(a_tg, a_np, self.avoid(jumps, self.choice([0.0, 0.25, 0.1])))
+        return self.emit(kind, f"({a_tg}) {op} {c}", f"{np_fn}({a_np}, {c})")
+
+    def op_floor_divide(self, kind):
+        return self._divided(kind, "//", "np.floor_divide")
+
+    def op_remainder(self, kind):
+        return self._divided(kind, "%", "np.remainder")
 
     def op_cumsum(self, kind):
         a = self.pick(lambda s: len(s) >= 1, new_shape=(2, 3))

@@ -254,7 +254,7 @@ _POOL = dict(kernel_size=(2, 2), stride=(1, 1), padding=(0, 0, 0, 0), dilation=(
 
 
 def _pool(b):
-    return P.nn.max_pool2d(_img(b).numpy(), **_POOL)
+    return P.pooling.max_pool2d(_img(b).numpy(), **_POOL)
 
 
 # primitive -> a program using it through the public API (a, b: leaves of one dtype; m: a mask)
@@ -293,6 +293,11 @@ DTYPE_CASES = {
     "log1p": lambda a, b, m: a.log1p(),
     "reciprocal": lambda a, b, m: 2.0 / a,
     "expm1": lambda a, b, m: a.expm1(),
+    "log10": lambda a, b, m: a.log10(),
+    "log2": lambda a, b, m: a.log2(),
+    "contiguous": lambda a, b, m: a.t().contiguous() * b.t(),
+    "floor_divide": lambda a, b, m: (a * 3 // b) * a,
+    "remainder": lambda a, b, m: (a * 3) % b,
     "fill": lambda a, b, m: (a * b).fill_(2.0) * a,
     "erf": lambda a, b, m: (a - 1.0).erf(),
     "floor": lambda a, b, m: (a * 3).floor() * a,
@@ -329,14 +334,14 @@ DTYPE_CASES = {
         a, b, b * 0.5, attn_mask=(a @ b.T) * 0.1
     ),
     "max_pool2d": lambda a, b, m: tg.nn.functional_conv.max_pool2d(_img(a), 2, 1),
-    "max_pool2d_backward": lambda a, b, m: P.nn.max_pool2d_backward(
+    "max_pool2d_backward": lambda a, b, m: P.pooling.max_pool2d_backward(
         _img(a)[:, :, :2, :3], _img(b).numpy(), _pool(b), **_POOL
     ),
-    "max_pool2d_gather": lambda a, b, m: P.nn.max_pool2d_gather(
+    "max_pool2d_gather": lambda a, b, m: P.pooling.max_pool2d_gather(
         _img(a), _img(b).numpy(), _pool(b), **_POOL
     ),
     "avg_pool2d": lambda a, b, m: tg.nn.functional_conv.avg_pool2d(_img(a), 2, 1, 1),
-    "avg_pool2d_backward": lambda a, b, m: P.nn.avg_pool2d_backward(
+    "avg_pool2d_backward": lambda a, b, m: P.pooling.avg_pool2d_backward(
         _img(a),
         input_shape=(1, 1, 6, 8),
         kernel_size=(2, 2),

@@ -1,0 +1,247 @@
+"""PyTorch's conventions on the Tensor side (issues 25 and 26): type promotion (bool and integer
+inputs to floating ops give the default float dtype, computed in it; tg.set_default_dtype), and
+the silent wrong answers the conformance run found: clamp_/clip_ with bounds on the tape, clamp
+with a NaN bound, the sign of -0.0 through clone and in-place ops, transpose and gather of 0-d
+tensors, cat with an empty 1-D tensor, and cross_entropy's class weights.
+
+Checked against torch in float64 where it is installed, and against closed forms otherwise.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import tapegrad as tg
+
+RNG = np.random.default_rng(5)
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+@pytest.fixture
+def default_dtype():
+    """Restore the default float dtype after a test that changes it."""
+    before = tg.get_default_dtype()
+    yield
+    tg.set_default_dtype(before)
+
+
+# ---- promotion -----------------------------------------------------------------------------------
+UNARY = ["sin", "cos", "exp", "log1p", "sqrt", "tanh", "sigmoid", "rsqrt", "log10", "reciprocal"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64"])
+def test_floating_ops_on_bools_and_integers_give_the_default_float_dtype(name, dtype) -> None:
+    torch = _torch()
+    values = np.array([1, 0, 1, 1]) if dtype == "bool" else np.array([1, 2, 3, 100])
+    mine = getattr(tg.tensor(values.astype(dtype)), name)()
+    theirs = getattr(torch.tensor(values.astype(dtype)), name)()
+    assert mine.dtype == np.float32 and theirs.dtype == torch.float32
+    # computed in float32 (not float16 and then widened): equal to PyTorch's to a float32 ulp
+    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=2e-7, atol=0)
+
+
+def test_binary_promotion_follows_the_floating_operand() -> None:
+    torch = _torch()
+    cases = [
+        (np.array([1.5], np.float16), np.array([2], np.int64)),
+        (np.array([1.5], np.float32), np.array([True])),
+        (np.array([3], np.int64), np.array([2], np.int32)),
+        (np.array([1.5], np.float64), np.array([2], np.int8)),
+    ]
+    for a, b in cases:
+        for op in (operator.add, operator.mul, operator.truediv):
+            mine = op(tg.tensor(a), tg.tensor(b))
+            theirs = op(torch.tensor(a), torch.tensor(b))
+            assert mine.numpy().dtype == theirs.numpy().dtype, (a.dtype, b.dtype, op)
+    assert (tg.tensor([1, 2]) * 2.5).dtype == np.float32
+    assert (tg.tensor([True]) + 1.5).dtype == np.float32
+
+
+def test_square_of_bools_is_int64_and_square_in_place_refuses() -> None:
+    torch = _torch()
+    x = tg.tensor([True, False])
+    assert x.square().dtype == np.int64 == torch.tensor([True]).square().numpy().dtype
+    assert tg.square(x).tolist() == [1, 0]
+    with pytest.raises(RuntimeError, match="cannot hold"):
+        x.square_()
+
+
+def test_default_dtype_governs_python_floats_and_integer_promotion(default_dtype) -> None:
+    assert tg.get_default_dtype() == np.float32
+    tg.set_default_dtype(tg.float64)
+    assert tg.get_default_dtype() == np.float64
+    assert tg.tensor([1.5]).dtype == np.float64 and tg.tensor([1]).sin().dtype == np.float64
+    assert (tg.tensor([1, 2]) / 2).dtype == np.float64
+    assert repr(tg.tensor([1.5])) == "tensor([1.5000])"  # (the default dtype goes unsaid)
+    assert repr(tg.tensor([1.5], dtype=tg.float32)) == "tensor([1.5000], dtype=float32)"
+    assert (tg.tensor([1.0], dtype=tg.float32) * 2.5).dtype == np.float32
+    tg.set_default_dtype(tg.float16)
+    assert tg.tensor([True]).exp().dtype == np.float16
+    for wrong in (tg.int64, "int32", None):
+        with pytest.raises(TypeError, match="floating-point"):
+            tg.set_default_dtype(wrong)
+    tg.set_default_dtype(tg.float32)
+    assert tg.tensor([1.5]).dtype == np.float32
+
+
+def test_layers_and_factories_follow_the_default_dtype(default_dtype) -> None:
+    torch = _torch()
+    layers = [
+        ("Linear", (2, 3)),
+        ("Conv2d", (1, 2, 3)),
+        ("BatchNorm1d", (3,)),
+        ("LayerNorm", (3,)),
+        ("Embedding", (4, 2)),
+    ]
+    before = torch.get_default_dtype()
+    try:
+        for dtype in ("float64", "float32"):
+            tg.set_default_dtype(getattr(tg, dtype))
+            torch.set_default_dtype(getattr(torch, dtype))
+            for name, args in layers:
+                mine, theirs = getattr(tg.nn, name)(*args), getattr(torch.nn, name)(*args)
+                for (n, p), (_, q) in zip(mine.named_parameters(), theirs.named_parameters()):
+                    assert p.dtype == q.detach().numpy().dtype == np.dtype(dtype), (name, n)
+            assert tg.randn(2).dtype == tg.zeros(2).dtype == tg.arange(0.0, 1.0).dtype == dtype
+    finally:
+        torch.set_default_dtype(before)
+
+
+# ---- clamp: bounds on the tape, NaN bounds -------------------------------------------------------
+def _clamp_case(lib, x, low, high, in_place):
+    kw = {"dtype": lib.float64, "requires_grad": True}
+    xt = lib.tensor(x, **kw)
+    lo = None if low is None else lib.tensor(low, **kw)
+    hi = None if high is None else lib.tensor(high, **kw)
+    weights = lib.tensor(np.arange(1.0, len(x) + 1), dtype=lib.float64)
+    y = (xt * 1).clamp_(lo, hi) if in_place else lib.clamp(xt, lo, hi)
+    (y * weights).sum().backward()
+    grads = [t.grad.numpy() if t is not None and t.grad is not None else None for t in (xt, lo, hi)]
+    return y.detach().numpy(), grads
+
+
+CLAMPS = [
+    ([1.0, 2.0, 3.0, 0.5], [0.5, 2.0, 5.0, 1.0], [4.0, 4.0, 4.0, 4.0]),  # ties, low > high
+    ([1.0, 2.0, 3.0, np.nan], [np.nan, 0.0, 5.0, 0.0], [4.0, np.nan, 4.0, 1.0]),  # NaN anywhere
+    ([1.0, -2.0, 3.0], [0.0, 0.0, 0.0], None),
+    ([1.0, -2.0, 3.0], None, [2.0, 2.0, 2.0]),
+    ([1.0, 2.0], [2.0, 2.0], [2.0, 2.0]),  # (low == high)
+]
+
+
+@pytest.mark.parametrize("x, low, high", CLAMPS)
+@pytest.mark.parametrize("in_place", [False, True])
+def test_clamp_with_bounds_on_the_tape_equals_pytorch(x, low, high, in_place) -> None:
+    torch = _torch()
+    (mine, my_grads), (theirs, their_grads) = (
+        _clamp_case(lib, x, low, high, in_place) for lib in (tg, torch)
+    )
+    np.testing.assert_array_equal(mine, theirs)
+    for g, e in zip(my_grads, their_grads):
+        if e is None:
+            assert g is None or not g.any()
+        else:
+            np.testing.assert_array_equal(g, e)
+
+
+def test_clamp_in_place_of_a_constant_with_learned_bounds_puts_it_on_the_tape() -> None:
+    low = tg.tensor([0.5, 0.5], requires_grad=True)
+    x = tg.tensor([0.0, 1.0])
+    assert x.clamp_(low) is x and x.grad_fn is not None
+    x.sum().backward()
+    assert x.tolist() == [0.5, 1.0] and low.grad.tolist() == [1.0, 0.0]
+    y = tg.tensor([0.0, 3.0])
+    y.clip_(min=tg.tensor(1.0), max=tg.tensor(2.0))  # (constant tensors: as numbers)
+    assert y.tolist() == [1.0, 2.0] and y.grad_fn is None
+
+
+# ---- the sign of zero ----------------------------------------------------------------------------
+def test_clone_and_in_place_ops_keep_the_sign_of_negative_zero() -> None:
+    x = tg.tensor([-0.0, 0.0], dtype=tg.float64)
+    assert np.signbit(x.clone().numpy()).tolist() == [True, False]
+    with np.errstate(divide="ignore"):
+        assert x.clone().reciprocal_().tolist() == [-np.inf, np.inf]
+        assert x.clone().pow_(-1).tolist() == [-np.inf, np.inf]
+        z = x.clone()
+        z **= -1
+        assert z.tolist() == [-np.inf, np.inf]
+    leaf = tg.tensor([-0.0, 1.0], requires_grad=True)
+    assert np.signbit(leaf.clone().numpy()[0])
+
+
+# ---- 0-d tensors ---------------------------------------------------------------------------------
+def test_transpose_and_gather_of_0d_tensors_as_pytorch() -> None:
+    torch = _torch()
+    x = tg.tensor(3.0, requires_grad=True)
+    for dims in [(0, 0), (0, -1), (-1, -1)]:
+        assert x.transpose(*dims) is x and torch.tensor(3.0).transpose(*dims).shape == ()
+    with pytest.raises(IndexError):
+        x.transpose(0, 1)
+    for index in (tg.tensor(0), tg.tensor([0, 0, 0])):
+        got = x.gather(0, index)
+        expected = torch.tensor(3.0).gather(0, torch.tensor(index.numpy()))
+        assert got.shape == tuple(expected.shape) and got.tolist() == expected.tolist()
+    x.gather(0, tg.tensor([0, 0])).sum().backward()
+    assert x.grad.item() == 2.0
+    v = tg.tensor([1.0, 2.0])
+    assert v.gather(0, tg.tensor(1)).item() == 2.0  # (a 0-d index of a 1-D tensor, too)
+    with pytest.raises(IndexError):
+        tg.tensor(3.0).gather(0, tg.tensor([1]))
+    leaf = tg.ones(5, requires_grad=True)  # an empty index of any rank: an empty result
+    empty = leaf.gather(0, tg.zeros(2, 0, dtype=tg.int64))
+    assert empty.shape == (2, 0) and empty.grad_fn is not None
+    empty.sum().backward()
+    assert leaf.grad.tolist() == [0.0] * 5
+    with pytest.raises(ValueError, match="same number"):
+        tg.ones(5).gather(0, tg.zeros(2, 1, dtype=tg.int64))
+
+
+# ---- cat skips empty 1-D tensors -----------------------------------------------------------------
+def test_cat_skips_an_empty_1d_tensor_among_others_as_pytorch() -> None:
+    torch = _torch()
+    a = tg.tensor(RNG.standard_normal((2, 3)), requires_grad=True)
+    empty = tg.tensor([], dtype=tg.float64, requires_grad=True)
+    for parts, dim in [([a, empty, a], 0), ([empty, a], 1), ([empty, empty], 0)]:
+        got = tg.cat(parts, dim)
+        expected = torch.cat([torch.tensor(p.detach().numpy()) for p in parts], dim)
+        assert got.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(got.detach().numpy(), expected.numpy())
+    tg.cat([a, empty], 0).sum().backward()
+    assert a.grad.tolist() == np.ones((2, 3)).tolist() and empty.grad is None
+
+
+# ---- cross_entropy's class weights ---------------------------------------------------------------
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+def test_cross_entropy_with_probability_targets_differentiates_the_weight(
+    reduction, label_smoothing
+) -> None:
+    torch = _torch()
+    x, p = RNG.standard_normal((4, 3)), RNG.dirichlet(np.ones(3), 4)
+    w = RNG.uniform(0.5, 2.0, 3)
+    results = []
+    for lib in (tg, torch):
+        xs, ws = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(
+            xs, lib.tensor(p), weight=ws, reduction=reduction, label_smoothing=label_smoothing
+        )
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), xs.grad.numpy(), ws.grad.numpy()))
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_cross_entropy_with_class_indices_refuses_a_weight_that_requires_grad() -> None:
+    weight = tg.ones(3, requires_grad=True)
+    for fn in (tg.nn.functional.cross_entropy, tg.nn.functional.nll_loss):
+        with pytest.raises(RuntimeError, match="not differentiable with respect to the class"):
+            fn(tg.zeros(2, 3), tg.tensor([0, 2]), weight=weight)
+    loss = tg.nn.functional.cross_entropy(tg.zeros(2, 3), tg.tensor([0, 2]), weight=weight.detach())
+    assert abs(loss.item() - np.log(3)) < 1e-6
