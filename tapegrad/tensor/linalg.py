@@ -7,11 +7,15 @@ matmul primitive or a composition of recorded primitives, so its gradient is the
 
 from __future__ import annotations
 
+import dis
+import sys
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .._state import overrides, state
 from ..primitives import elementwise as E
+from ..primitives import fused as F
 from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
@@ -52,6 +56,49 @@ def matmul(x: TensorBase, other: Any) -> Tensor:
         raise
 
 
+# ---- x @ w.T as one product --------------------------------------------------------------------
+# `x @ w.T` records a transpose node and a matmul node; matmul_nt(x, w) is the same product in one
+# node, whose backward makes no transpose (a recorded backward, create_graph, stays as small as
+# nn.Linear's). It is only done when nothing can ever ask about the transposed tensor: it is a
+# temporary that no name, container or hook holds (`wt = w.T; x @ wt` keeps both nodes, so
+# grad(out, wt), wt.register_hook and wt.retain_grad see its gradient as before).
+
+
+def _refs_of_a_temporary() -> int:
+    """What sys.getrefcount says of a temporary right operand inside __matmul__ (the caller's
+    stack, the argument, getrefcount's own), measured on this interpreter; 0 (never fold) where
+    it does not tell a temporary from a named operand or `@` has no BINARY_OP (Python 3.10)."""
+
+    class Probe:
+        def __matmul__(self, other: Any) -> int:
+            return sys.getrefcount(other)
+
+    named = Probe()
+    temporary, held = Probe() @ Probe(), Probe() @ named
+    return temporary if temporary < held and "BINARY_OP" in dis.opmap else 0
+
+
+_TEMPORARY_REFS = _refs_of_a_temporary()
+_AT = (dis.opmap.get("BINARY_OP"), 4)  # the bytecode of `x @ y` (NB_MATRIX_MULTIPLY is 4)
+_MATRIX_T = ((S.transpose, {"axes": (1, 0)}),)  # the view steps of w.T, w a matrix (no view)
+
+
+def _fold_transpose(x: TensorBase, wt: Any) -> Tensor | None:
+    """x @ wt as matmul_nt(x, w) when `wt` is `w.T` for a matrix w and was passed as a temporary
+    by `x @ w.T` itself (so nothing else holds it: see above); None otherwise. Called from
+    __matmul__ once its refcount test passed."""
+    base = getattr(wt, "_base", None)
+    if base is None or base[1] != _MATRIX_T or x._data.ndim < 2:
+        return None
+    if overrides[0] and state.vmap_levels:  # (batched tensors: their own rules)
+        return None
+    caller = sys._getframe(2)  # the user's frame: `@` itself, not a call of __matmul__ by name
+    code = caller.f_code.co_code
+    if (code[caller.f_lasti], code[caller.f_lasti + 1]) != _AT:
+        return None
+    return apply(F.matmul_nt, x, base[0])
+
+
 def _matrix_shape(x: TensorBase, name: str) -> tuple[int, ...]:
     """The last two sizes of a matrix (or a batch of them); fewer than 2 axes is an error."""
     if x.ndim < 2:
@@ -68,6 +115,12 @@ class LinalgMixin(TensorBase):
     __slots__ = ()
 
     def __matmul__(self, other: TensorLike) -> Tensor:
+        node = getattr(other, "_grad_fn", None)
+        if node is not None and node.prim is S.transpose:  # (x @ w.T: one node, see above)
+            if sys.getrefcount(other) == _TEMPORARY_REFS:
+                folded = _fold_transpose(self, other)
+                if folded is not None:
+                    return folded
         return matmul(self, other if other.__class__ in AS_IS else coerce(other))
 
     def __rmatmul__(self, other: TensorLike) -> Tensor:

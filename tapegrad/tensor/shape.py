@@ -22,6 +22,8 @@ from .base import TensorBase
 from .coerce import one_dim, resolve_shape
 from .record import apply
 
+_SWAP = (1, 0)  # a matrix's transpose
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
@@ -180,6 +182,8 @@ class ShapeMixin(TensorBase):
     @property
     def T(self) -> Tensor:
         """The axes reversed."""
+        if self._data.ndim == 2:  # (`x @ w.T`, the commonest: permute's checks cost more than it)
+            return apply(S.transpose, self, axes=_SWAP)
         return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
     @property
@@ -198,7 +202,7 @@ class ShapeMixin(TensorBase):
                 f"t() expects a tensor with <= 2 dimensions, but this one is {self.ndim}-D; use "
                 f".transpose(dim0, dim1) or .mT to swap two of its axes"
             )
-        return self.transpose(0, 1) if self.ndim == 2 else cast("Tensor", self)
+        return self.T if self.ndim == 2 else cast("Tensor", self)
 
     # ---- broadcast -----------------------------------------------------------------------------
     def expand(self, *shape: Any) -> Tensor:
