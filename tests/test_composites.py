@@ -314,13 +314,13 @@ def test_a_drawing_shows_a_call_as_one_node_and_expands_it() -> None:
     loss, _ = mlp_loss()
     grouped = tg.viz.to_dot(loss)
     assert grouped.count("CrossEntropyBackward") == 1 and "LogsumexpBackward" not in grouped
-    assert "LinearBackward" in grouped and "TransposeBackward" not in grouped  # (no bias: 2 ops)
+    assert "LinearBackward" in grouped and "MatmulNtBackward" not in grouped  # (no bias: x @ w.T)
     opened = tg.viz.to_dot(loss, expand=["cross_entropy"])
     assert "CrossEntropyBackward" not in opened and "LogSoftmaxBackward" in opened
     assert "LogsumexpBackward" not in opened  # (one level: log_softmax stays one node)
     everything = tg.viz.to_dot(loss, expand=True)
     assert "LogsumexpBackward" in everything and "LogSoftmaxBackward" not in everything
-    assert "TransposeBackward" in everything
+    assert "MatmulNtBackward" in everything  # (x @ w.T, its transpose folded: tensor/linalg.py)
     with_grads = tg.viz.to_dot(loss, show_grads=True, show_values=True)
     assert with_grads.count("CrossEntropyBackward") == 1 and "grad shape (4, 3)" in with_grads
 

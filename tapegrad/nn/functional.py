@@ -111,7 +111,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if bias is None:  # (the reshapes and the product: one step for the teaching tools)
             return mark(out, "linear", ("x", "w"), (input, weight))
         return out  # (the linear primitive's step, between two reshapes)
-    if bias is None:  # (two nodes, a transpose and a product: one step for the teaching tools)
+    if bias is None:  # (x @ w.T, one matmul_nt node: one step for the teaching tools)
         return mark(input @ weight.T, "linear", ("x", "w"), (input, weight))
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
