@@ -509,5 +509,22 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __repr__(self) -> str:
+        # PyTorch's layout: a run of children that print alike is one entry, "(0-2): 3 x Block(...)"
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, m in enumerate(self):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return f"{type(self).__name__}()"
+        lines = [
+            (f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
+            for a, b, text in runs
+        ]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
 
 CellList = ModuleList
