@@ -26,6 +26,12 @@ class LoadResult(NamedTuple):
     missing_keys: list
     unexpected_keys: list
 
+    def __repr__(self) -> str:  # (PyTorch's wording, so printed results read the same)
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        missing, unexpected = self.missing_keys, self.unexpected_keys
+        return f"_IncompatibleKeys(missing_keys={missing}, unexpected_keys={unexpected})"
+
 
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes, define forward.
