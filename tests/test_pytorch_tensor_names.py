@@ -438,3 +438,8 @@ def test_unique_counts_distinct_nans_and_refuses_a_gradient() -> None:
     assert x.detach().unique().tolist() == [1.0]
     with tg.no_grad():
         assert x.unique().tolist() == [1.0]
+
+
+def test_np_unique_keeps_numpys_meaning_on_a_tensor() -> None:
+    values, first = np.unique(tg.tensor([3, 1, 3]), True)  # (NumPy's 2nd argument: return_index)
+    assert values.tolist() == [1, 3] and first.tolist() == [1, 0]
