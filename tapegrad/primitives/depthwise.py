@@ -34,7 +34,7 @@ def fits(x, weight_shape, stride, groups, dtype) -> bool:
     )
 
 
-def _planes(x, padding, kernel, dilation, dtype):
+def flat_planes(x, padding, kernel, dilation, dtype):
     """x zero-padded, each plane flat, with the slack the last tap's slice reads past its end:
     (N, C, Hp*Wp + dw*(kw-1)); and the output's height and the padded width Wp."""
     n, c, h, w = x.shape
@@ -62,7 +62,7 @@ def conv(x, w, padding, dilation):
     n, c = x.shape[:2]
     kernel = w.shape[2:]
     dtype = np.result_type(x, w)
-    flat, ho, wp = _planes(x, padding, kernel, dilation, dtype)
+    flat, ho, wp = flat_planes(x, padding, kernel, dilation, dtype)
     wo = wp - dilation[1] * (kernel[1] - 1)
     span = ho * wp  # (the output at every padded column: one contiguous slice per tap)
     taps = w.reshape(c, -1, 1).astype(dtype, copy=False)
@@ -87,7 +87,7 @@ def weight_grad(g, x, weight_shape, padding, dilation):
     n, c, ho, wo = g.shape
     kernel = weight_shape[2:]
     dtype = np.result_type(g, x)
-    flat, _, wp = _planes(x, padding, kernel, dilation, dtype)
+    flat, _, wp = flat_planes(x, padding, kernel, dilation, dtype)
     span = ho * wp
     gp = np.zeros((n, c, 1, span), dtype)  # (g at every padded column, 0 past the output's width)
     gp.reshape(n, c, ho, wp)[..., :wo] = g
