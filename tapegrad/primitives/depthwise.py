@@ -34,13 +34,23 @@ def fits(x, weight_shape, stride, groups, dtype) -> bool:
     )
 
 
-def flat_planes(x, padding, kernel, dilation, dtype):
+def flat_planes(x, padding, kernel, dilation, dtype, workspace=None):
     """x zero-padded, each plane flat, with the slack the last tap's slice reads past its end:
-    (N, C, Hp*Wp + dw*(kw-1)); and the output's height and the padded width Wp."""
+    (N, C, Hp*Wp + dw*(kw-1)); and the output's height and the padded width Wp. `workspace`
+    (purpose, shape, dtype) -> a scratch array, if given, holds it (only its border is zeroed:
+    no fresh array of the input's size, page-faulted in at every step)."""
     n, c, h, w = x.shape
     pt, pb, pl, pr = padding
     hp, wp = h + pt + pb, w + pl + pr
-    flat = np.zeros((n, c, hp * wp + dilation[1] * (kernel[1] - 1)), dtype)
+    shape = (n, c, hp * wp + dilation[1] * (kernel[1] - 1))
+    if workspace is None:
+        flat = np.zeros(shape, dtype)
+    else:
+        flat = workspace("flat planes", shape, np.dtype(dtype))
+        flat[:, :, hp * wp :] = 0
+        border = flat[:, :, : hp * wp].reshape(n, c, hp, wp)
+        border[:, :, :pt] = border[:, :, pt + h :] = 0
+        border[:, :, :, :pl] = border[:, :, :, pl + w :] = 0
     flat[:, :, : hp * wp].reshape(n, c, hp, wp)[:, :, pt : pt + h, pl : pl + w] = x
     return flat, hp - dilation[0] * (kernel[0] - 1), wp
 
@@ -57,12 +67,13 @@ def _samples(n, row_bytes):
     return [slice(a, min(a + step, n)) for a in range(0, n, step)]
 
 
-def conv(x, w, padding, dilation):
-    """conv2d(x, w) for depthwise w (C, 1, kh, kw) at stride 1, of shape (N, C, Ho, Wo)."""
+def conv(x, w, padding, dilation, workspace=None):
+    """conv2d(x, w) for depthwise w (C, 1, kh, kw) at stride 1, of shape (N, C, Ho, Wo)
+    (`workspace`: see flat_planes)."""
     n, c = x.shape[:2]
     kernel = w.shape[2:]
     dtype = np.result_type(x, w)
-    flat, ho, wp = flat_planes(x, padding, kernel, dilation, dtype)
+    flat, ho, wp = flat_planes(x, padding, kernel, dilation, dtype, workspace)
     wo = wp - dilation[1] * (kernel[1] - 1)
     span = ho * wp  # (the output at every padded column: one contiguous slice per tap)
     taps = w.reshape(c, -1, 1).astype(dtype, copy=False)
@@ -81,15 +92,20 @@ def conv(x, w, padding, dilation):
     return out
 
 
-def weight_grad(g, x, weight_shape, padding, dilation):
+def weight_grad(g, x, weight_shape, padding, dilation, workspace=None):
     """conv2d_weight_grad(g, x) for depthwise weights (C, 1, kh, kw) at stride 1: per tap, the
-    products of g with the tap's slice summed per channel (one batched dot product per tap)."""
+    products of g with the tap's slice summed per channel (one batched dot product per tap;
+    `workspace`: see flat_planes)."""
     n, c, ho, wo = g.shape
     kernel = weight_shape[2:]
     dtype = np.result_type(g, x)
-    flat, _, wp = flat_planes(x, padding, kernel, dilation, dtype)
+    flat, _, wp = flat_planes(x, padding, kernel, dilation, dtype, workspace)
     span = ho * wp
-    gp = np.zeros((n, c, 1, span), dtype)  # (g at every padded column, 0 past the output's width)
+    if workspace is None:  # (g at every padded column, 0 past the output's width)
+        gp = np.zeros((n, c, 1, span), dtype)
+    else:
+        gp = workspace("widened gradient", (n, c, 1, span), np.dtype(dtype))
+        gp.reshape(n, c, ho, wp)[..., wo:] = 0
     gp.reshape(n, c, ho, wp)[..., :wo] = g
     dw = np.empty((c, len(_offsets(kernel, dilation, wp))), dtype)
     for k, start in enumerate(_offsets(kernel, dilation, wp)):
