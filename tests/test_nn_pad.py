@@ -38,6 +38,10 @@ def test_value_dtype_cropping_and_gradients():
     # cropping comes first and the padding then wraps around what is left (as PyTorch)
     assert F.pad(row, (2, -1), mode="circular").tolist() == [[2.0, 3.0, 0.0, 1.0, 2.0, 3.0]]
     assert F.pad(row, (-1, 2), mode="reflect").tolist() == [[1.0, 2.0, 3.0, 4.0, 3.0, 2.0]]
+    # replicate reads the nearest entry of the uncropped input, even when a crop takes it all
+    assert F.pad(row, (-5, 2), mode="replicate").tolist() == [[4.0, 4.0]]
+    assert F.pad(row, (3, -6), mode="replicate").tolist() == [[0.0, 0.0]]
+    assert F.pad(row, (1, -2), mode="replicate").tolist() == [[0.0, 0.0, 1.0, 2.0]]
     ints = F.pad(tg.tensor([[1, 2]]), (1, 1), value=2.5)
     assert ints.dtype == np.int64 and ints.tolist() == [[2, 1, 2, 2]]  # the value is cast
     assert F.pad(tg.tensor([[1.0]], dtype=tg.float16), (1, 1)).dtype == np.float16
@@ -45,6 +49,7 @@ def test_value_dtype_cropping_and_gradients():
     for mode in NUMPY_MODE:
         assert gradcheck(lambda v, m=mode: F.pad(v, (2, 1, 1, 0), mode=m), (t,))
     assert gradcheck(lambda v: F.pad(v, (-1, 2), value=3.0), (t,))
+    assert gradcheck(lambda v: F.pad(v, (-3, 2, 1, -2), mode="replicate"), (t,))
     out = F.pad(t, (2, 2), mode="reflect")
     out.backward(tg.ones(2, 7, dtype=tg.float64))
     # [a, b, c] reflected by 2 is [c, b, a, b, c, b, a]: each copy adds its gradient

@@ -232,6 +232,27 @@ def test_var_and_std_default_to_pytorchs_unbiased_estimate() -> None:
     assert gradcheck(lambda t: t.var(1), (leaf,)) and gradgradcheck(lambda t: t.std(0), (leaf,))
 
 
+def test_var_and_std_spelled_as_numpy_and_mindspore_keep_their_ddof_0() -> None:
+    values = RNG.standard_normal((3, 4))
+    t = tg.tensor(values)
+    for name in ("var", "std"):
+        want = getattr(np, name)
+        np.testing.assert_allclose(getattr(t, name)(axis=0).numpy(), want(values, axis=0))
+        np.testing.assert_allclose(
+            getattr(tg, name)(t, axis=1, keepdims=True).numpy(), want(values, 1, keepdims=True)
+        )
+        np.testing.assert_allclose(
+            getattr(t, name)(keepdims=True).numpy(), want(values, None, keepdims=True)
+        )
+        np.testing.assert_allclose(
+            getattr(t, name)(axis=0, ddof=1).numpy(), want(values, 0, ddof=1)
+        )
+        np.testing.assert_allclose(  # (a PyTorch keyword given with them wins)
+            getattr(t, name)(axis=0, correction=1).numpy(), want(values, 0, ddof=1)
+        )
+        assert not np.allclose(getattr(t, name)(dim=0).numpy(), want(values, 0))  # dim=: n - 1
+
+
 def test_np_var_on_a_tensor_keeps_numpys_meaning() -> None:
     values = RNG.standard_normal((3, 4))
     t = tg.tensor(values, requires_grad=True)

@@ -351,6 +351,11 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
             f"(of size {n}) of input of shape {x.shape}"
         )
     before = (slice(None),) * axis
+    if (
+        mode == "replicate" and n > 0 and (left or right)
+    ):  # each position reads the nearest input entry: a negative
+        index = np.clip(np.arange(-left, n + right), 0, n - 1)  # size crops, as PyTorch
+        return x[before + (index,)]
     if left < 0 or right < 0:  # negative sizes crop first; the rest pads what is left (PyTorch)
         x = x[before + (slice(max(-left, 0), n - max(-right, 0)),)]
         n, left, right = x.shape[axis], max(left, 0), max(right, 0)
@@ -373,8 +378,6 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
     if mode == "reflect":
         index = np.abs(positions)
         index = np.where(index > n - 1, 2 * (n - 1) - index, index)
-    elif mode == "replicate":
-        index = np.clip(positions, 0, n - 1)
     else:
         index = positions % n
     return x[before + (index,)]

@@ -1,6 +1,7 @@
 """Statistics: var and std with PyTorch's defaults (the sum of squared deviations divided by
 n - correction, correction=1; a bool first argument is `unbiased`), NumPy's `ddof=` as the same
-number, var_mean/std_mean, and the histogram of the values.
+number and NumPy's/MindSpore's spelling (`axis=`, `keepdims=`) with their default ddof=0,
+var_mean/std_mean, and the histogram of the values.
 
 Layer L3: the storage base and the tape's composite `mark` (var is a composite of the reduction
 room's mean and sum: its derivative is theirs; var and std mark their result so that tg.explain
@@ -20,14 +21,17 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _correction(unbiased: bool | None, correction: float | None, ddof: float | None) -> float:
-    """What var divides n less by: 1 by default (PyTorch's), or the one of unbiased (True: 1,
-    False: 0), correction and ddof (NumPy's name) that is given."""
+def _correction(
+    unbiased: bool | None, correction: float | None, ddof: float | None, numpy_spelling: bool
+) -> float:
+    """What var divides n less by: the one of unbiased (True: 1, False: 0), correction and ddof
+    (NumPy's name) that is given, else 1 (PyTorch's default) or, when the call is spelled as NumPy
+    and MindSpore spell it (axis=, keepdims=), their default 0."""
     spelled = {"unbiased": unbiased, "correction": correction, "ddof": ddof}
     given: dict[str, float] = {name: float(v) for name, v in spelled.items() if v is not None}
     if len(given) > 1:
         raise TypeError(f"var/std: pass one of unbiased, correction and ddof, got {sorted(given)}")
-    return next(iter(given.values()), 1.0)
+    return next(iter(given.values()), 0.0 if numpy_spelling else 1.0)
 
 
 class StatisticsMixin(TensorBase):
@@ -48,14 +52,16 @@ class StatisticsMixin(TensorBase):
     ) -> Tensor:
         """The variance over dim: the sum of squared deviations divided by n - correction, with
         PyTorch's default correction=1 (unbiased=False or correction=0 divides by n; NumPy's
-        `ddof=` is the same number). As in PyTorch a bool first argument is `unbiased`.
+        `ddof=` is the same number). As in PyTorch a bool first argument is `unbiased`; spelled
+        as NumPy and MindSpore spell it (`axis=`, `keepdims=`) the default is theirs, ddof=0.
 
-        >>> tg.tensor([1.0, 3.0]).var(), tg.tensor([1.0, 3.0]).var(correction=0)
-        (tensor(2.), tensor(1.))
+        >>> x = tg.tensor([1.0, 3.0])
+        >>> x.var(), x.var(correction=0), x.var(axis=0)
+        (tensor(2.), tensor(1.), tensor(1.))
         """
         if isinstance(dim, bool):  # x.var(False): PyTorch's var(unbiased)
             dim, unbiased = None, dim if unbiased is None else unbiased
-        c = _correction(unbiased, correction, ddof)
+        c = _correction(unbiased, correction, ddof, axis is not None or keepdims is not None)
         if self._data.dtype.kind != "f":
             raise TypeError(
                 f"std and var need a floating-point tensor, got {self._data.dtype}; convert it "
