@@ -129,7 +129,9 @@ def attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep):
     if last is not None and last[1] == params:
         if all(r is None if a is None else r() is a for r, a in zip(last[0], arguments)):
             return last[2]
-    w = attention_weights(q, k, bias, scale, allowed, causal)
+    w = _kept_weights(out, (q, k, bias, allowed), (scale, causal))
+    if w is None:
+        w = attention_weights(q, k, bias, scale, allowed, causal)
     dw = g @ T(v)
     if keep is not None:
         dw = dw * keep
@@ -173,6 +175,38 @@ def batch_attention(level, prim, inputs, batched, params):
     return prim(*args, **params)
 
 
+# Speed: a plain backward needs W again. On arrays the forward keeps W beside its output when W
+# is at most _KEEP_UP_TO times the output's size (short sequences, where recomputing it is a large
+# part of the backward; a long sequence's W is not held), found again by the output's identity and
+# the inputs' (inputs changed in place since are refused by the tape before any rule runs), and
+# forgotten when the output is.
+_KEEP_UP_TO = 4
+_kept: dict = {}  # id(out) -> (weak references to out and the inputs, scale and causal, W)
+
+
+def _keep_weights(out, w, inputs, params):
+    if w.size > _KEEP_UP_TO * out.size or not all(_array(a) for a in (out, w)):
+        return
+    try:
+        refs = tuple(a if a is None or a is NO_MASK else weakref.ref(a) for a in (out,) + inputs)
+    except TypeError:  # (an argument that takes no weak reference: not kept)
+        return
+    key = id(out)
+    _kept[key] = (refs, params, w)
+    weakref.finalize(out, _kept.pop, key, None)
+
+
+def _kept_weights(out, inputs, params):
+    """The W the forward kept for this very output and inputs, else None."""
+    entry = _kept.get(id(out))
+    if entry is None or entry[1] != params:
+        return None
+    for ref, a in zip(entry[0], (out,) + inputs):
+        if not (ref is a if ref is None or ref is NO_MASK else ref() is a):
+            return None
+    return entry[2]
+
+
 _RULE = "attention_backward(g, out, q, k, v, bias, scale, allowed, causal, keep)"
 
 
@@ -190,4 +224,6 @@ def scaled_dot_product_attention(
 ):
     # `keep`: dropout's mask, 0 where a weight is dropped and 1/(1-p) where it is kept (a constant)
     w = attention_weights(q, k, bias, scale, allowed, causal)
-    return product(w if keep is None else w * keep, v)
+    out = product(w if keep is None else w * keep, v)
+    _keep_weights(out, w, (q, k, bias, allowed), (scale, causal))
+    return out
