@@ -60,7 +60,8 @@ from .sampling import (
     randn_like,
     randperm,
 )
-from .dtypes import bool_, double, float16, float32, float64, half, int8, int16, int32, int64, uint8
+from .dtypes import bfloat16, bool_, double, float16, float32, float64, half, int8, int16, int32
+from .dtypes import int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
 from .math import (
     abs,
@@ -154,6 +155,7 @@ from .math import (  # PyTorch's further names (their in-place forms too)
     sigmoid_,
     sin_,
     sort,
+    unique,
     sqrt_,
     square_,
     t,
@@ -243,7 +245,7 @@ from . import functional, nn, optim, amp, ops  # noqa: E402
 from . import linalg, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from . import compat, interop, teach, utils  # noqa: E402
-from . import backends, cuda  # noqa: E402
+from . import backends, cuda, distributed  # noqa: E402
 from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
@@ -283,6 +285,7 @@ __all__ = [
     "autograd",
     "backends",
     "cuda",
+    "distributed",
     "dtype",
     "func",
     "interop",
@@ -337,6 +340,7 @@ __all__ = [
     "preserve_format",
     "strided",
     # dtypes (PyTorch's aliases too: tg.float is float32)
+    "bfloat16",
     "bool_",
     "double",
     "float",
@@ -434,6 +438,7 @@ __all__ = [
     "sin_",
     "softmax",
     "sort",
+    "unique",
     "split",
     "sqrt",
     "sqrt_",

@@ -20,6 +20,24 @@ uint8 = np.dtype(np.uint8)
 bool_ = np.dtype(np.bool_)
 half, float_, double, long, int_ = float16, float32, float64, int64, int32
 
+
+class UnsupportedDtype:
+    """A PyTorch dtype NumPy has no type for: the name exists (programs build dtype tables with
+    it), and using it for a tensor is a clear TypeError.
+
+    >>> tg.bfloat16
+    tapegrad.bfloat16
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tapegrad.{self.name}"
+
+
+bfloat16 = UnsupportedDtype("bfloat16")
+
 # The default float dtype (PyTorch's torch.get_default_dtype()): what Python floats in tg.tensor and
 # the factories make, and what floating ops on bool/int inputs return. Read it at call time as
 # `dtypes.default_float` (never `from .dtypes import default_float`: that copy would not follow
@@ -57,6 +75,11 @@ def as_dtype(dtype: Any) -> np.dtype:
         return int64
     if dtype is bool:
         return bool_
+    if isinstance(dtype, UnsupportedDtype):
+        raise TypeError(
+            f"{dtype!r} is not supported: tapegrad computes with NumPy, which has no {dtype.name} "
+            f"type; use tg.float32 (or tg.float16 to save memory)"
+        )
     if isinstance(dtype, str):
         key = dtype.lower().replace("tg.", "").replace("mindspore.", "").replace("torch.", "")
         if key in _BY_NAME:

@@ -225,6 +225,7 @@ logical_and, logical_or = _function(Tensor.logical_and), _function(Tensor.logica
 logical_xor, logical_not = _function(Tensor.logical_xor), _function(Tensor.logical_not)
 all, any = _function(Tensor.all), _function(Tensor.any)
 sort, argsort, topk = _function(Tensor.sort), _function(Tensor.argsort), _function(Tensor.topk)
+unique = _function(Tensor.unique)
 
 # ---- shape -------------------------------------------------------------------------------------
 reshape, flatten = _function(Tensor.reshape), _function(Tensor.flatten)

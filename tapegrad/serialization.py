@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .devices import check_device
 from .nn.parameter import Parameter
 from .tensor import Tensor
 
@@ -47,12 +48,24 @@ def save(obj: Any, path: Any) -> None:
         np.savez(f, **entries)  # type: ignore[arg-type]
 
 
-def load(path: Any) -> Any:
+def load(
+    path: Any,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+) -> Any:
     """Read what tg.save wrote: Tensors (dtype, shape and requires_grad kept), arrays, numbers,
-    strings, lists, tuples and dicts in their saved key order.
+    strings, lists, tuples and dicts in their saved key order. PyTorch's keywords are accepted:
+    `map_location` may only name the CPU (or be a function, as `lambda storage, loc: storage`), and
+    `weights_only` changes nothing, as a tg.save file is never a pickle.
 
-    >>> net.load_state_dict(tg.load("checkpoint.npz")["model"])
+    >>> net.load_state_dict(tg.load("checkpoint.npz", map_location="cpu")["model"])
     """
+    _check_map_location(map_location)
+    if pickle_module is not None:
+        raise TypeError("tg.load: pickle_module= is not supported; tg.save files are never pickles")
     name = getattr(path, "name", path)
     try:
         archive = np.load(path, allow_pickle=False)
@@ -85,6 +98,15 @@ def load(path: Any) -> Any:
                 f"reads version {VERSION}: load it with the tapegrad that saved it"
             )
         return _decode(header["tree"], archive, {}, name)
+
+
+def _check_map_location(map_location: Any) -> None:
+    """Every tensor tapegrad saves is on the CPU: a map_location naming elsewhere is an error."""
+    if map_location is None or callable(map_location):  # a function only moves what is elsewhere
+        return
+    places = map_location.values() if isinstance(map_location, dict) else [map_location]
+    for place in places:
+        check_device(place, "tg.load(map_location=...)")
 
 
 def _encode(obj: Any, arrays: dict, seen: dict, active: set, where: str) -> Any:

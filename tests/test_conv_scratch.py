@@ -70,3 +70,23 @@ def test_a_scratch_array_too_big_to_keep_is_not_held(monkeypatch):
     xs, ws = LAYOUTS["batch last"]
     _all_three(np.ones(xs), np.ones(ws))
     assert P._scratch.__dict__.get("columns") is None
+
+
+@pytest.mark.parametrize("groups", [1, 4])  # (dense: flat columns; depthwise: shifted adds)
+def test_a_reused_flat_plane_is_zero_wherever_this_call_pads(groups):
+    """x's padded planes laid flat are a scratch array: a call padding other sides than the last
+    one (the same flat shape) must still read zeros there, never the last call's values."""
+    from test_conv import direct_conv2d
+
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((4, 4 // groups, 3, 3))
+    calls = [((2, 0, 2, 0), rng.standard_normal((2, 4, 16, 16)) + 50), ((1, 1, 1, 1), None)]
+    for padding, x in calls:
+        x = rng.standard_normal((2, 4, 16, 16)) if x is None else x
+        p = {**PARAMS, "padding": padding, "groups": groups}
+        y = P.conv2d.forward(x, w, None, **p)
+        np.testing.assert_allclose(y, direct_conv2d(x, w, **p), atol=1e-9)
+        g = rng.standard_normal(y.shape)
+        dw = P.conv2d_weight_grad.forward(g, x, weight_shape=w.shape, **p)
+        # <g, conv(x, w)> is linear in w: its gradient dw satisfies <dw, w> = <g, y>
+        np.testing.assert_allclose(np.sum(dw * w), np.sum(g * y), rtol=1e-9)

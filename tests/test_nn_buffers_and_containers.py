@@ -255,3 +255,35 @@ def test_state_and_traversal_match_pytorch():
     assert np.allclose(ours.bn(ours.fc(tg.tensor(x))).numpy(), want, atol=1e-6)
     back = {k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()}
     TorchNet().load_state_dict(back)  # and the arrays load back into PyTorch
+
+
+def test_module_list_prints_a_run_of_alike_children_once_as_pytorch():
+    blocks = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU()])
+    assert repr(blocks) == (
+        "ModuleList(\n  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (3): ReLU()\n)"
+    )
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.ModuleList(
+        [torch.nn.Sequential(torch.nn.Tanh()), torch.nn.Sequential(torch.nn.Tanh())]
+        + [torch.nn.Linear(2, 3), torch.nn.Linear(2, 2)]
+    )
+    ours = nn.ModuleList(
+        [nn.Sequential(nn.Tanh()), nn.Sequential(nn.Tanh()), nn.Linear(2, 3), nn.Linear(2, 2)]
+    )
+    assert repr(ours) == repr(theirs)
+
+
+def test_load_state_dict_result_prints_as_pytorch():
+    net = nn.Linear(2, 2)
+    assert repr(net.load_state_dict(net.state_dict())) == "<All keys matched successfully>"
+    partial = net.load_state_dict({"weight": tg.zeros(2, 2)}, strict=False)
+    assert partial.missing_keys == ["bias"] and partial.unexpected_keys == []
+    assert str(partial) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.Linear(2, 2)
+    assert repr(theirs.load_state_dict({"weight": torch.zeros(2, 2)}, strict=False)) == str(partial)
+    assert repr(theirs.load_state_dict(theirs.state_dict())) == repr(
+        net.load_state_dict({k: v for k, v in net.state_dict().items()})
+    )

@@ -484,6 +484,22 @@ CASES = {
         ),
         Case(lambda x: P_NORM.normalize(x, axes=(0, 1), eps=1e-3), normal(2, 3), id="all-axes"),
     ],
+    "affine_normalize": [
+        Case(
+            lambda x, w, b: P_NORM.affine_normalize(x, w, b, axes=(0, 2, 3), eps=1e-5) ** 2,
+            normal(4, 3, 2, 2),
+            positive(1, 3, 1, 1, seed=1),
+            normal(1, 3, 1, 1, seed=2),
+            id="batch-norm-axes-squared",
+        ),
+        Case(
+            lambda x, w, b: P_NORM.affine_normalize(x, w, b, axes=(0,), eps=1e-3) ** 3,
+            normal(5, 3),
+            positive(3, seed=1),
+            normal(3, seed=2),
+            id="channels-last-cubed",
+        ),
+    ],
     "conv2d": [
         Case(
             lambda x, w, b: F_CONV.conv2d(x, w, b),

@@ -408,3 +408,38 @@ def test_tril_triu_cumsum_cumprod_in_place() -> None:
         assert getattr(x, name)(*args) is x
         getattr(tx, name)(*args)
         _same(x, tx)
+
+
+@pytest.mark.parametrize(
+    "values, dim",
+    [([2, 0, 2, 1, 0, 0], None), ([[1, 2], [1, 2], [0, 5]], 0), ([[1, 2], [1, 2], [0, 5]], None)]
+    + [([[3, 1, 3], [0, 1, 0]], 1), ([True, False, True], None), (4.0, None)],
+)
+def test_unique_with_inverse_and_counts_as_pytorch(values, dim) -> None:
+    torch = _torch()
+    ours = tg.tensor(values).unique(return_inverse=True, return_counts=True, dim=dim)
+    theirs = torch.tensor(values).unique(return_inverse=True, return_counts=True, dim=dim)
+    assert isinstance(ours, tuple) and len(ours) == 3
+    for a, b in zip(ours, theirs):
+        assert a.dtype == np.dtype(str(b.dtype).replace("torch.", ""))
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    plain = tg.unique(tg.tensor(values), dim=dim)  # (no extras asked: a tensor, not a tuple)
+    np.testing.assert_array_equal(plain.numpy(), torch.unique(torch.tensor(values), dim=dim))
+
+
+def test_unique_counts_distinct_nans_and_refuses_a_gradient() -> None:
+    values, counts = tg.tensor([np.nan, 1.0, np.nan]).unique(return_counts=True)
+    assert values.shape == (3,) and counts.tolist() == [1, 1, 1]  # (NaN != NaN, as PyTorch)
+    inp = tg.tensor([0, 2, 1, 0])
+    assert inp.unique().nelement() == 3  # (minGPT's sort demo asks this of each sample)
+    x = tg.tensor([1.0, 1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="unique has no derivative.*x.detach"):
+        x.unique()
+    assert x.detach().unique().tolist() == [1.0]
+    with tg.no_grad():
+        assert x.unique().tolist() == [1.0]
+
+
+def test_np_unique_keeps_numpys_meaning_on_a_tensor() -> None:
+    values, first = np.unique(tg.tensor([3, 1, 3]), True)  # (NumPy's 2nd argument: return_index)
+    assert values.tolist() == [1, 3] and first.tolist() == [1, 0]

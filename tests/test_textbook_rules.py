@@ -96,6 +96,7 @@ def reductions(make) -> list:
 
 POOL = dict(kernel_size=(2, 2), stride=(1, 2), padding=(0, 0, 0, 1), dilation=(1, 1))
 X4 = rng(7).standard_normal((4, 5))
+BN4 = rng(8).standard_normal((3, 3, 2, 5))  # (batch norm's (N, C, H, W))
 
 # primitive -> [(inputs, params)], each where the textbook rule is defined
 KERNEL_CASES: dict[str, list] = {
@@ -131,6 +132,13 @@ KERNEL_CASES: dict[str, list] = {
     "normalize": [
         ((X4,), {"axes": (1,), "eps": 1e-5}),
         ((X4,), {"axes": (0, 1), "eps": 1e-3, "stats": moments(X4, (0, 1))}),
+    ],
+    "affine_normalize": [
+        ((X4, rng(3).uniform(0.5, 2, 5), rng(4).standard_normal(5)), {"axes": (0,), "eps": 1e-5}),
+        (
+            (BN4, rng(3).uniform(0.5, 2, (1, 3, 1, 1)), rng(4).standard_normal((1, 3, 1, 1))),
+            {"axes": (0, 2, 3), "eps": 1e-3, "stats": moments(BN4, (0, 2, 3))},
+        ),
     ],
     "max_pool2d": [((distinct(1, 2, 4, 5),), POOL)],
     # (0 and a subnormal: Phi from erf there; -40: x Phi(x) underflows to 0)

@@ -36,11 +36,12 @@ def _public_functions(module: Any) -> dict[str, Callable]:
 
 # tapegrad.math names that follow PyTorch where NumPy's namesake means something else (np.sort
 # gives an array, tg.sort (values, indices); np.cumsum, np.cumprod and np.flip default to every
-# axis; np.outer flattens; np.floor, np.round, np.argsort are value functions here): NumPy's are
-# not sent to them (numpy_meanings.py gives NumPy's meaning: NUMPY_MEANING).
+# axis; np.outer flattens; np.floor, np.round, np.argsort are value functions here; np.unique's
+# second argument is return_index, tg.unique's is sorted): NumPy's are not sent to them
+# (numpy_meanings.py gives NumPy's meaning: NUMPY_MEANING).
 _PYTORCH_MEANING = frozenset(
     "sort argsort cumsum cumprod flip tile tril triu diag trace outer einsum var std roll".split()
-    + "round floor ceil trunc fix all any".split()
+    + "round floor ceil trunc fix all any unique".split()
 )
 _OPS = {n: f for n, f in _public_functions(tgmath).items() if n not in _PYTORCH_MEANING}
 

@@ -8,7 +8,7 @@ nn.SGD / nn.Momentum / nn.Adam).
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
-from . import functional, functional_conv, init, utils
+from . import functional, functional_conv, init, parallel, utils
 from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus
 from .activation import Tanh
 from .conv import Conv1d, Conv2d
@@ -88,5 +88,6 @@ __all__ = [
     "functional",
     "functional_conv",
     "init",
+    "parallel",
     "utils",
 ]

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..autograd import no_grad
-from ..primitives.normalization import moments, normalize
+from ..primitives.normalization import affine_normalize, moments, normalize
 from ..tape.composite import mark
 from ..tensor import Tensor
 
@@ -99,16 +99,21 @@ def batch_norm(
         out = centered / (running_var.reshape(per_channel) + eps).sqrt()
     elif n:  # the batch's statistics (one primitive: its backward is a third of the composite's)
         mean, var = moments(input.numpy(), axes)
-        out = normalize(input, axes=axes, eps=eps, stats=(mean, var))
+        if weight is not None and bias is not None:  # (with the affine: one node, not three)
+            shaped = [t if input.ndim == 2 else t.reshape(per_channel) for t in (weight, bias)]
+            out = affine_normalize(input, *shaped, axes=axes, eps=eps, stats=(mean, var))
+        else:
+            out = normalize(input, axes=axes, eps=eps, stats=(mean, var))
         if training and running_mean is not None and running_var is not None:
             _update(running_mean, mean, momentum)
             _update(running_var, var * (n / (n - 1)), momentum)  # unbiased, as PyTorch
     else:  # an empty batch: no statistics (the running ones stay, as PyTorch), an empty output
         centered = input - average(input)
         out = centered / (average(centered * centered) + eps).sqrt()
-    if weight is not None:  # (channels last, as in (N, C): they broadcast as they are)
+    fused = n and not running and weight is not None and bias is not None  # (affine applied)
+    if weight is not None and not fused:  # (channels last, as in (N, C): they broadcast as is)
         out = out * (weight if input.ndim == 2 else weight.reshape(per_channel))
-    if bias is not None:
+    if bias is not None and not fused:
         out = out + (bias if input.ndim == 2 else bias.reshape(per_channel))
     params = {"axes": axes, "others": axes, "channel_axis": 1, "eps": eps, "running": running}
     params.update(weight=weight is not None, bias=bias is not None)

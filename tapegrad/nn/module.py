@@ -26,6 +26,12 @@ class LoadResult(NamedTuple):
     missing_keys: list
     unexpected_keys: list
 
+    def __repr__(self) -> str:  # (PyTorch's wording, so printed results read the same)
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        missing, unexpected = self.missing_keys, self.unexpected_keys
+        return f"_IncompatibleKeys(missing_keys={missing}, unexpected_keys={unexpected})"
+
 
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes, define forward.
@@ -508,6 +514,23 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        # PyTorch's layout: a run of children that print alike is one entry, "(0-2): 3 x Block(...)"
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, m in enumerate(self):
+            text = repr(m)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return f"{type(self).__name__}()"
+        lines = [
+            (f"({a}): " if a == b else f"({a}-{b}): {b - a + 1} x ") + text.replace("\n", "\n  ")
+            for a, b, text in runs
+        ]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 CellList = ModuleList

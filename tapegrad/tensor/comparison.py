@@ -1,7 +1,7 @@
 """Comparison and ordering: `<`, `==` and their method names (eq, gt, greater, ...: bool tensors,
-off the tape, and their in-place forms eq_, ...), allclose, isnan/isinf/isfinite, all/any, and
-sort, argsort, topk (the values carry the gradient back to where they came from). The bitwise and
-logical operators are the bitwise room's.
+off the tape, and their in-place forms eq_, ...), allclose, isnan/isinf/isfinite, all/any,
+sort, argsort, topk (the values carry the gradient back to where they came from) and unique (off
+the tape). The bitwise and logical operators are the bitwise room's.
 
 Layer L3: numpy, the rule table's fill (eq_ on the tape), the storage base, record.py's apply and
 wrap, coerce.py, the indexing room's `along_axis` and writing.py's `unary_` (for eq_, ...).
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
 
+from .._state import is_grad_enabled
 from .._utils import normalize_axis
 from ..primitives import elementwise as E
 from .base import TensorBase
@@ -315,6 +316,38 @@ class ComparisonMixin(TensorBase):
         if self.ndim == 0:
             values, indices = values.reshape(()), indices.reshape(())
         return TopkResult(values, indices)
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]:
+        """The distinct values in ascending order (dim=None: of the flattened tensor; else the
+        distinct slices along dim), with where each element went (return_inverse) and how often
+        each value occurs (return_counts): a tensor, or a tuple as PyTorch returns.
+
+        >>> tg.tensor([2, 0, 2, 1]).unique(return_counts=True)
+        (tensor([0, 1, 2]), tensor([1, 1, 2]))
+        """
+        if self.requires_grad and is_grad_enabled():  # (PyTorch fails later, at backward)
+            raise RuntimeError(
+                "unique has no derivative (PyTorch's backward refuses it too); call it on "
+                "x.detach(), or inside tg.no_grad()"
+            )
+        axis = None if dim is None else one_dim(dim, max(self.ndim, 1), "unique")
+        data = self._data.reshape(1) if self.ndim == 0 and axis is not None else self._data
+        # (np.unique sorts: sorted=False is allowed to sort, as PyTorch's CPU kernel may)
+        values, inverse, counts = np.unique(
+            data, return_inverse=True, return_counts=True, axis=axis, equal_nan=False
+        )
+        if axis is None:
+            inverse = inverse.reshape(self.shape)
+        extra = [_int64(inverse)] if return_inverse else []
+        extra += [_int64(counts)] if return_counts else []
+        out = wrap(values)
+        return (out, *extra) if extra else out
 
 
 def _int64(a: np.ndarray) -> Tensor:

@@ -105,6 +105,7 @@ KIND_PRIMS = {
     "cumprod": "cumprod",
     "einsum": "einsum",
     "norm": "normalize",
+    "batch_norm": "affine_normalize",
     "attention": "scaled_dot_product_attention",
     "log10": "log10",
     "log2": "log2",
@@ -1351,6 +1352,23 @@ class _Gen:
             kind,
             f"tg.nn.functional.layer_norm({a}, ({n},), eps=0.1)",
             f"(({a}) - {mean}) / np.sqrt({var} + 0.1)",
+        )
+
+    def op_batch_norm(self, kind):
+        """batch_norm in training with its affine (weight and bias new leaves) over (N, C, ...)
+        with two or more values per channel (eps 0.1: well conditioned for finite
+        differences)."""
+        a = self.pick(lambda s: len(s) >= 2 and s[0] * int(np.prod(s[2:])) >= 2, new_shape=(3, 2))
+        shape = self.shape_of(a)
+        w, b = self.new_leaf((shape[1],)), self.new_leaf((shape[1],))
+        axes = (0,) + tuple(range(2, len(shape)))
+        per_channel = (1, shape[1]) + (1,) * (len(shape) - 2)
+        mean, var = f"({a}).mean({axes}, keepdims=True)", f"({a}).var({axes}, keepdims=True)"
+        return self.emit(
+            kind,
+            f"tg.nn.functional.batch_norm({a}, None, None, {w}, {b}, training=True, eps=0.1)",
+            f"(({a}) - {mean}) / np.sqrt({var} + 0.1) * {w}.reshape({per_channel})"
+            f" + {b}.reshape({per_channel})",
         )
 
     def op_attention(self, kind):

@@ -332,6 +332,9 @@ DTYPE_CASES = {
         _img(a)[:, :, :2, :3], _img(b), weight_shape=(1, 1, 2, 2), **_CONV
     ),
     "normalize": lambda a, b, m: tg.nn.functional.layer_norm(a, (a.shape[-1],)),
+    "affine_normalize": lambda a, b, m: tg.nn.functional.batch_norm(
+        a, None, None, b[0], b[1], training=True
+    ),
     "scaled_dot_product_attention": lambda a, b, m: tg.nn.functional.scaled_dot_product_attention(
         a, b, b * 0.5, attn_mask=(a @ b.T) * 0.1
     ),

@@ -1,6 +1,7 @@
 """tg.cuda, as `torch.cuda` on a PyTorch built without CUDA: what programs ask before choosing a
 device (`is_available()` is False, `device_count()` is 0), and the seed calls they make
-unconditionally (`manual_seed`, `manual_seed_all`: nothing to seed). Anything that needs a GPU
+unconditionally (`manual_seed`, `manual_seed_all`: nothing to seed); `tg.cuda.amp.GradScaler`
+is always disabled, as PyTorch's without CUDA. Anything that needs a GPU
 is a clear RuntimeError: tapegrad computes on the CPU with NumPy.
 
 Layer L0: standard library only.
@@ -9,6 +10,8 @@ Layer L0: standard library only.
 from __future__ import annotations
 
 from typing import NoReturn
+
+from . import amp
 
 
 def is_available() -> bool:
@@ -97,6 +100,7 @@ def set_device(device: object) -> None:
 
 
 __all__ = [
+    "amp",
     "current_device",
     "device_count",
     "empty_cache",
