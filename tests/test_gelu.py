@@ -78,6 +78,13 @@ def test_inf_and_nan_give_what_the_textbook_gives() -> None:
     np.testing.assert_array_equal(got, want)
 
 
+def test_zero_dimensional_values_at_the_edges() -> None:
+    for v in (0.0, -0.0, 1e-310, -50.0, 1.5):  # (0-d: the quotient and the erf fix-up in place)
+        x = tg.tensor(v, dtype=tg.float64, requires_grad=True)
+        (d,) = tg.autograd.grad(F.gelu(x), x)
+        assert d.shape == () and d.item() == pytest.approx(Phi(v) + v * phi(v), abs=1e-300)
+
+
 def test_a_forward_of_another_shape_or_dtype_is_not_used() -> None:
     x = np.array([-1.0, 0.5, 2.0])
     wrong = np.zeros(2)

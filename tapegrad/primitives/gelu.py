@@ -66,7 +66,7 @@ def _phi_of(x, forward):
     if forward.__class__ is not np.ndarray or forward.shape != x.shape or forward.dtype != x.dtype:
         return Phi(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.divide(forward, x)
+        share = np.divide(forward, x, out=np.empty(x.shape, x.dtype))  # (0-d: an array too)
     inexact = ~(np.abs(forward) >= np.finfo(forward.dtype).tiny)
     if inexact.any():
         share[inexact] = Phi(x[inexact])
