@@ -282,3 +282,59 @@ def test_masked_rows_gqa_and_second_order_match_torch():
     want = torch.autograd.grad((tgq**2).sum(), tensors)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_in_place_weights_on_arrays_equal_the_recorded_ones(case):
+    """attention_weights on arrays (the plain backward's path: every pass in place) gives the
+    values the same operations give on Tensors, bit for bit; also with an empty row and a bool
+    mask that broadcasts the scores to more batch axes."""
+    from tapegrad.primitives.attention import NO_MASK, attention_weights
+
+    (q, k, _), kind, mask = make(case)
+    allowed = mask if kind == "bool" else None
+    bias = mask if kind == "float" else NO_MASK
+    scale = 1 / math.sqrt(q.shape[-1])
+    arrays = attention_weights(q, k, bias, scale, allowed, kind == "causal")
+    bias_t = tg.tensor(bias) if kind == "float" else NO_MASK
+    tensors = attention_weights(
+        tg.tensor(q), tg.tensor(k), bias_t, scale, allowed, kind == "causal"
+    )
+    assert arrays.__class__ is np.ndarray and arrays.shape == tuple(tensors.shape)
+    np.testing.assert_array_equal(arrays, tensors.numpy())
+    allowed = np.ones((2, 3, 5), bool)
+    allowed[1, 2] = False  # (an empty row: zero weights) and a batch axis q and k do not have
+    q, k = RNG.normal(size=(3, 4)), RNG.normal(size=(5, 4))
+    arrays = attention_weights(q, k, None, 0.5, allowed, False)
+    tensors = attention_weights(tg.tensor(q), tg.tensor(k), NO_MASK, 0.5, allowed, False)
+    np.testing.assert_array_equal(arrays, tensors.numpy())
+    assert arrays.shape == (2, 3, 5) and not arrays[1, 2].any()
+
+
+def test_the_forward_keeps_short_weights_for_the_backward_and_forgets_them():
+    """The plain backward reuses the W its forward kept (the same values as recomputing it, bit
+    for bit); the entry goes with the output; a long sequence's W (over 4x the output) is not
+    kept."""
+    import gc
+
+    from tapegrad.primitives import attention
+
+    arrays, keys = make("causal-square")[0], []
+
+    def grads(keep_entry: bool) -> list:
+        q, k, v = (tg.tensor(a, requires_grad=True) for a in arrays)
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        assert id(out.numpy()) in attention._kept or not keep_entry
+        keys.append(id(out.numpy()))
+        if not keep_entry:
+            attention._kept.clear()
+        (out * tg.tensor(np.arange(out.numel()).reshape(out.shape))).sum().backward()
+        return [t.grad.numpy() for t in (q, k, v)]
+
+    for kept, recomputed in zip(grads(True), grads(False)):
+        np.testing.assert_array_equal(kept, recomputed)
+    gc.collect()
+    assert not set(keys) & set(attention._kept)  # (the outputs are gone, their entries too)
+    q, k, v = (tg.tensor(RNG.normal(size=(16, 2))) for _ in range(3))
+    out = F.scaled_dot_product_attention(q, k, v)
+    assert id(out.numpy()) not in attention._kept  # (W 16 x 16 against an output 16 x 2)

@@ -171,7 +171,6 @@ CALLS = [
     Call("softmax", _one(lambda lib, F, t, x: F.softmax(x, dim=1)), "F"),
     Call("softmax", _one(lambda lib, F, t, x: x.softmax(0)), "method"),
     Call("log_softmax", _one(lambda lib, F, t, x: F.log_softmax(x, dim=1)), "F"),
-    Call("gelu", _one(lambda lib, F, t, x: F.gelu(x)), "erf"),
     Call("gelu", _one(lambda lib, F, t, x: F.gelu(x, approximate="tanh")), "tanh"),
     Call("silu", _one(lambda lib, F, t, x: F.silu(x)), "silu"),
     Call("elu", _one(lambda lib, F, t, x: F.elu(x, alpha=0.7)), "alpha"),

@@ -334,6 +334,13 @@ CASES = {
     "sigmoid_backward": [
         Case(lambda g, y: P["sigmoid_backward"](g, y), normal(3, 2), normal(3, 2), id="same")
     ],
+    "gelu": [
+        Case(lambda x: tg.nn.functional.gelu(x), normal(3, 4), id="matrix"),
+        Case(lambda x: tg.nn.functional.gelu(x), normal(), id="0-d"),
+    ],
+    "gelu_backward": [
+        Case(lambda g, x: P["gelu_backward"](g, x), normal(3, 2), normal(3, 2), id="same")
+    ],
     "linear": [
         Case(
             lambda x, w, b: tg.nn.functional.linear(x, w, b),

@@ -111,7 +111,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if bias is None:  # (the reshapes and the product: one step for the teaching tools)
             return mark(out, "linear", ("x", "w"), (input, weight))
         return out  # (the linear primitive's step, between two reshapes)
-    if bias is None:  # (x @ w.T, one matmul_nt node: one step for the teaching tools)
+    if bias is None and input.ndim == 2 and weight.ndim == 2:
+        # (one node, x @ T(w): w's gradient T(g) @ x comes out in w's own layout, not as a
+        # transposed view, which made every elementwise pass of clip and the optimizer strided)
+        return mark(apply(P.fused.matmul_nt, input, weight), "linear", ("x", "w"), (input, weight))
+    if bias is None:  # (a vector input: x @ w.T, one step for the teaching tools)
         return mark(input @ weight.T, "linear", ("x", "w"), (input, weight))
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
@@ -154,10 +158,14 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     tensor([0.0000, 0.8413])
     """
     x = _tensor(input, "gelu")
+    if approximate == "none" and x.dtype.kind == "f":
+        # (one primitive, whose table rule is the textbook's: nothing to fold for the teaching
+        # tools; its backward runs as one op, see primitives/gelu.py)
+        return P.gelu.gelu(x)
     if approximate == "tanh":
         inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
         out = 0.5 * x * (1.0 + inner.tanh())
-    elif approximate == "none":
+    elif approximate == "none":  # (integers: promoted by the ops)
         out = 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
     else:
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")

@@ -100,6 +100,7 @@ KIND_PRIMS = {
     "conv": "conv2d",
     "avg_pool": "avg_pool2d",
     "erf": "erf",
+    "gelu": "gelu",
     "cumsum": "cumsum",
     "cumprod": "cumprod",
     "einsum": "einsum",
@@ -136,6 +137,7 @@ BACKWARD_ONLY = {
     "scatter_add": "getitem",
     "tanh_backward": "tanh",  # primitive -> kind whose
     "sigmoid_backward": "sigmoid",
+    "gelu_backward": "gelu",
     "matmul_nt": "matmul",
     "matmul_tn": "matmul",
     "conv2d_input_grad": "conv",  # (recorded under create_graph by the second-order tests)
@@ -1268,6 +1270,13 @@ class _Gen:
     # ---- PyTorch's further names ---------------------------------------------------------------
     def op_erf(self, kind):
         return self._unary(kind, "erf", 3.0)
+
+    def op_gelu(self, kind):
+        """F.gelu (exact): x Phi(x), against 0.5 x (1 + erf(x / sqrt 2)) in NumPy."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        ref = f"(0.5 * {a_np} * (1 + erf({a_np} * {math.sqrt(0.5)!r})))"
+        return self.emit(kind, f"tg.nn.functional.gelu({a_tg})", ref)
 
     def op_rounding(self, kind):
         """floor/ceil/trunc/round: every element kept KINK away from the jumps (k/2: round's

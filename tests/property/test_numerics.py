@@ -290,6 +290,8 @@ DTYPE_CASES = {
     "linear": lambda a, b, m: tg.nn.functional.linear(a, b, b[:, 0]),
     "tanh_backward": lambda a, b, m: P.fused.tanh_backward(a, b.tanh()),
     "sigmoid_backward": lambda a, b, m: P.fused.sigmoid_backward(a, b.sigmoid()),
+    "gelu": lambda a, b, m: tg.nn.functional.gelu(a - 1.0),
+    "gelu_backward": lambda a, b, m: P.gelu.gelu_backward(a, b),
     "log1p": lambda a, b, m: a.log1p(),
     "reciprocal": lambda a, b, m: 2.0 / a,
     "expm1": lambda a, b, m: a.expm1(),
