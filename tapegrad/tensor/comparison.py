@@ -11,7 +11,7 @@ largest, as in PyTorch).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, cast, overload
 
 import numpy as np
 
@@ -317,6 +317,22 @@ class ComparisonMixin(TensorBase):
             values, indices = values.reshape(()), indices.reshape(())
         return TopkResult(values, indices)
 
+    @overload
+    def unique(
+        self,
+        sorted: bool = ...,
+        return_inverse: Literal[False] = ...,
+        return_counts: Literal[False] = ...,
+        dim: int | None = ...,
+    ) -> Tensor: ...
+    @overload
+    def unique(
+        self,
+        sorted: bool = ...,
+        return_inverse: bool = ...,
+        return_counts: bool = ...,
+        dim: int | None = ...,
+    ) -> Tensor | tuple[Tensor, ...]: ...
     def unique(
         self,
         sorted: bool = True,

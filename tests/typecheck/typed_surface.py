@@ -309,3 +309,8 @@ assert_type(
 )
 with tg.inference_mode():
     assert_type(net(x), Tensor)
+
+# unique: a tensor unless an inverse or counts are asked for (then a tuple, as PyTorch)
+assert_type(x.unique(), Tensor)
+assert_type(tg.unique(x, sorted=True), Tensor)
+assert_type(x.unique(return_counts=True), "Tensor | tuple[Tensor, ...]")
