@@ -94,6 +94,23 @@ def test_ops_with_a_python_number_save_nothing_of_the_tensor():
         assert not kept, f"{out.grad_fn.name} saved d: {saved}"
 
 
+def test_each_node_keeps_its_own_number_while_one_number_object_is_shared():
+    """record shares the (None, number) pair of nodes made with one number object (the same float
+    in a loop); distinct numbers (more than it keeps, -0.0 beside 0.0, ints beside floats) each
+    keep their own value, in either position, and the gradients read it."""
+    w = leaf([1.5, -2.0])
+    numbers = [0.0, -0.0, 3, 3.0] + [1.0 + k / 7 for k in range(600)]
+    for c in numbers:
+        right, left = w * c, c - w
+        assert right.grad_fn.kept_input(1) is c and left.grad_fn.kept_input(0) is c
+        (g,) = tg.autograd.grad((right + left).sum(), w)
+        assert g.tolist() == [c - 1.0, c - 1.0]
+    c = 2.5
+    first, second = w * c, w * c
+    assert first.grad_fn.saved is second.grad_fn.saved  # (one pair for one number object)
+    assert np.copysign(1.0, (w * -0.0).grad_fn.kept_input(1)) == -1.0
+
+
 # ---- views made before an in-place op on their base (or a sibling) follow it ---------------------
 @program(expected={"v": [2.0, 4.0], "grad": [2.0, 2.0, 0.0]})
 def view_made_before_inplace_on_base(torch):
@@ -409,6 +426,72 @@ def test_inplace_forms_with_arguments_and_errors():
     b.exp_()
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         s.sum().backward()
+
+
+# ---- an op's saved output changed in place: every way in is seen ------------------------------
+# (a node whose rule reads `out` gets the output's version counter when something first changes
+# the output in place, so each way of reaching that memory is one to check)
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_by_a_recorded_inplace_op(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()  # ExpBackward reads its output
+    y.mul_(2)  # recorded: y's history moves on, ExpBackward's output is stale
+    return {"grad": torch.autograd.grad(y.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_through_a_view(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.tanh()
+    y[0:1].mul_(2)
+    return {"grad": torch.autograd.grad(y.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_by_an_index_write_without_grad(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.sigmoid()
+    with torch.no_grad():
+        y[0] = 5.0
+    return {"grad": torch.autograd.grad(y.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_through_detach(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    y.detach().add_(1)  # detach() shares the memory and its version counter
+    return {"grad": torch.autograd.grad(y.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_after_detach_(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = y + 0  # reaches ExpBackward
+    y.detach_()  # y leaves the tape, its memory is still ExpBackward's output
+    y.add_(1)
+    return {"grad": torch.autograd.grad(z.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_reshaped_in_place(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    y.unsqueeze_(0)
+    return {"grad": torch.autograd.grad(y.sum(), x)}
+
+
+@program(raises=(RuntimeError, "modified by an in-place operation"))
+def saved_output_changed_between_two_backwards(torch):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    s = y.sum()
+    s.backward(retain_graph=True)
+    with torch.no_grad():
+        y.view(2, 1).mul_(2)
+    s.backward()
+    return {"grad": x.grad}
 
 
 # ---- against PyTorch (when installed) ------------------------------------------------------------

@@ -91,8 +91,8 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
         inputs: Any = (g,) * len(edges)  # call less per node)
     else:
         inputs = node.inputs(g, raw)
-    out = node.out_data  # (a plain array as it is, no call, unless it was changed in place)
-    if out is not None and (not raw or node.out_vc[0]):  # type: ignore[index]
+    out = node.out_data  # (a plain array as it is, no call, unless an in-place op reached it)
+    if out is not None and (not raw or node.out_vc is not None):
         out = node.output(raw)
     backward = node.plan.backward
     if backward is not None and edges is node.edges:  # the needed rules, in one call

@@ -54,7 +54,8 @@ class Node:
     shapes     per input its shape, for un-broadcasting; None: every input shaped as the output
     dtypes     per input its dtype, gradients are cast to it; None: as the output's
     out_data   the output's array, when a rule reads `out`
-    out_vc     the output's version counter, when out_data is kept
+    out_vc     the output's version counter, when out_data is kept and an in-place op reached
+               the output (None until then: made by the output tensor's _version_counter)
     pre_hooks  hooks on the output tensor's gradient
     scope      the nn.Modules running when it was recorded, outermost first (None: none)
     constants  per input the Python number it was (None: not a number); None: no number. They
@@ -166,8 +167,9 @@ class Node:
         out = self.out_data
         if out is None:
             return None
-        if self.out_vc[0]:  # type: ignore[index]  # the output was changed in place since
-            self._version_error("its output", self.out_vc[0], 0, None)  # type: ignore[index]
+        vc = self.out_vc
+        if vc is not None and vc[0]:  # the output was changed in place since
+            self._version_error("its output", vc[0], 0, None)
         return out if raw else registry.layer.wrap(out, self)
 
     # ---- what a backward leaves, and what the teaching tools read ---------------------------

@@ -315,13 +315,21 @@ class TensorBase:
         return vc[0] if vc is not None else 0
 
     def _version_counter(self) -> list:
-        """The counter bumped by in-place ops (a list shared with views), made on first use."""
+        """The counter bumped by in-place ops (a list shared with views), made on first use. An
+        op's output whose node keeps it (a rule reads `out`) shares it with that node, which
+        checks it at backward: every in-place change reaches the memory through this call, and
+        the history moves on (set_history, detach_) only after it made the counter."""
         vc = self._vc
         if vc is None:
             with _COUNTER_LOCK:  # two threads must not each make their own
                 vc = self._vc
                 if vc is None:
-                    vc = self._vc = [0]
+                    node = self._grad_fn
+                    if node is not None and node.out_data is self._data:
+                        vc = node.out_vc = node.out_vc or [0]
+                    else:
+                        vc = [0]
+                    self._vc = vc
         return vc
 
     @property

@@ -117,6 +117,8 @@ def set_history(t: TensorBase, grad_fn: Any, requires_grad: bool) -> None:
     """Give t a new history (after an in-place op); a retain_grad() moves to the new node, as in
     PyTorch: .grad is then the gradient of the updated tensor."""
     old = t._grad_fn
+    if old is not None and old.out_data is not None:  # (its counter first: the node that kept
+        t._version_counter()  # t as its output sees the in-place change, _version_counter)
     t._grad_fn, t._requires_grad = grad_fn, requires_grad
     if getattr(t, "_retains_grad", False) and old is not grad_fn:
         if old is not None and old.pre_hooks:

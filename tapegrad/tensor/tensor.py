@@ -112,6 +112,8 @@ class Tensor(
         >>> y = tg.tensor([1.0], requires_grad=True) * 2; y.detach_().grad_fn is None
         True
         """
+        if self._grad_fn is not None:  # (the counter first: the node that kept this tensor as
+            self._version_counter()  # its output sees a later in-place change)
         self._grad_fn = None
         self._requires_grad = False
         return self

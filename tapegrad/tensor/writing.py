@@ -46,12 +46,13 @@ def reshaped_in_place(t: TensorBase, name: str, view_op: Callable[[Tensor], Tens
             f"the out-of-place {name.rstrip('_')} (y = x.{name.rstrip('_')}(...))"
         )
     new = view_op(cast("Tensor", t))
+    version = t._version_counter()  # (while t still holds its node's output: that node sees it)
     t._data = new._data
     if recorded:
         set_history(t, new._grad_fn, new._requires_grad)
         if getattr(t, "_base", None) is not None:  # (a view: its steps from the root grow by one)
             t._base = new._base
-    t._version_counter()[0] += 1
+    version[0] += 1
     t._inplace_op = name
     return cast("Tensor", t)
 
