@@ -283,7 +283,8 @@ def keep_pair_with_constant(
 # The (None, number) and (number, None) pairs of keep_pair_with_constant, shared per number object
 # (by id: the pair holds the number, so no other object gets its id while the pair is kept). A
 # loop passes the same float each time (a literal, a learning rate), so a long tape holds a third
-# fewer new objects, and the cyclic GC, which counts them, runs a third less often (measured).
+# fewer new objects, and the cyclic GC, which counts them, runs a third less often (chain, 100k
+# ops, a step: 388 -> 258 young collections, 3 -> 2 full ones, 834k -> 643k objects scanned).
 _NUMBER_FIRST: dict[int, tuple] = {}
 _NUMBER_SECOND: dict[int, tuple] = {}
 _SHARED_PAIRS_MAX = 256  # (a fresh number per op must not grow them without bound)
