@@ -79,8 +79,8 @@ def conv(x, w, padding, dilation, workspace=None):
     wo = wp - dilation[1] * (kernel[1] - 1)
     span = ho * wp  # (the output at every padded column: one contiguous slice per tap)
     offsets = _offsets(kernel, dilation, wp)
-    # (contiguous: a flipped kernel (the input gradient's) reshapes to a view with a negative stride,
-    # which matmul runs without BLAS, 2x slower)
+    # (contiguous: a flipped kernel, the input gradient's, reshapes to a view with a negative
+    # stride, which matmul runs without BLAS, 2x slower)
     taps = np.ascontiguousarray(w.reshape(c, 1, -1), dtype=dtype)
     out = np.empty((n, c, ho, wo), dtype)
     chunks = _samples(n, c * len(offsets) * span * out.itemsize)
