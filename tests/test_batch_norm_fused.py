@@ -77,14 +77,22 @@ def test_equals_the_composite_to_second_order(shape):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-9, atol=1e-10)
 
 
-def test_plain_backward_equals_the_composite_over_several_chunks():
+@pytest.mark.parametrize("rows_max", [None, 1])  # (per-channel rows a sample long; broadcast)
+def test_plain_backward_equals_the_composite_over_several_chunks(rows_max, monkeypatch):
+    from tapegrad.primitives import normalization
+
+    if rows_max is not None:  # (samples over the size where channel_rows spreads the constants)
+        monkeypatch.setattr(normalization, "_ROWS_MAX", rows_max)
     x, w, b, g = _data(BIG, seed=3)
-    grads = []
+    row = normalization.channel_rows(np.ones((1, 4, 1, 1)), x)
+    assert row.shape == ((1, 4, 1, 1) if rows_max else (1,) + BIG[1:])
+    results = []
     for fn in (_fused, _composite):
         leaves = [tg.tensor(a, requires_grad=True) for a in (x, w, b)]
-        fn(*leaves).backward(tg.tensor(g))
-        grads.append([t.grad.numpy() for t in leaves])
-    for got, want in zip(*grads):
+        out = fn(*leaves)
+        out.backward(tg.tensor(g))
+        results.append([out.numpy()] + [t.grad.numpy() for t in leaves])
+    for got, want in zip(*results):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-11)
 
 

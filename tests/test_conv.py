@@ -94,6 +94,43 @@ def test_the_layout_follows_the_run_lengths_of_its_copies():
     assert not P._per_sample(64, 8)  # LeNet's second conv: batch-last
 
 
+@pytest.mark.parametrize(
+    "padding,dilation",
+    [  # (rows of the flat planes share their padding: W + max(left, right) apart, never < Wo)
+        ((1, 1, 1, 1), (1, 1)),
+        ((0, 2, 3, 0), (1, 1)),  # (left only: the gap is the left padding)
+        ((2, 0, 0, 2), (1, 2)),  # (right only, dilated)
+        ((3, 3, 3, 3), (1, 1)),  # (more than the kernel reaches: the row is Wo long)
+        ((0, 0, 0, 0), (2, 1)),
+    ],
+)
+@pytest.mark.parametrize("groups", [1, 4])  # (dense: flat columns; depthwise: its own kernel)
+def test_flat_rows_sharing_their_padding_give_the_direct_sum_and_adjoint_gradients(
+    padding, dilation, groups
+):
+    from tapegrad.primitives import depthwise
+
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal((3, 4, 7, 9)), rng.standard_normal((4, 4 // groups, 3, 3))
+    p = dict(stride=(1, 1), padding=padding, dilation=dilation, groups=groups)
+    flat, ho, wo, row = depthwise.flat_planes(x, padding, (3, 3), dilation, x.dtype)
+    slack = dilation[1] * 2  # (what the last tap reads past the last row)
+    assert row == max(9 + max(padding[2:]), wo)
+    assert flat.shape[2] == (7 + sum(padding[:2])) * row + slack
+    y = P.conv2d.forward(x, w, None, **p)
+    assert y.shape == (3, 4, ho, wo)
+    np.testing.assert_allclose(y, direct_conv2d(x, w, **p), atol=1e-12)
+    g = rng.standard_normal(y.shape)  # (the gradients as adjoints: <g, conv(x, w)> both ways)
+    dx = P.conv2d_input_grad.forward(g, w, input_shape=x.shape, **p)
+    dw = P.conv2d_weight_grad.forward(g, x, weight_shape=w.shape, **p)
+    assert dx.shape == x.shape and dw.shape == w.shape
+    np.testing.assert_allclose(np.sum(dx * x), np.sum(g * y), rtol=1e-11)
+    np.testing.assert_allclose(np.sum(dw * w), np.sum(g * y), rtol=1e-11)
+    one = np.zeros_like(x)  # (and entry by entry: dx at one input position)
+    one[1, 2, 3, 0] = 1.0
+    np.testing.assert_allclose(dx[1, 2, 3, 0], np.sum(g * direct_conv2d(one, w, **p)), atol=1e-12)
+
+
 def test_chunks_cover_the_batch_once_in_order():
     for n, sample_bytes in [(0, 100), (1, 10**9), (7, P._CHUNK // 3), (64, 1)]:
         covered = [i for s in P._chunks(n, sample_bytes) for i in range(n)[s]]

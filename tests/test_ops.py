@@ -942,8 +942,9 @@ def test_elementwise_primitives_keep_shape_and_dtype_forward_and_backward(name, 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
 def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
     """bits.masked(g, keep) selects by bits; it must equal np.where(keep, g, 0) exactly: an inf
-    or NaN of g gives 0 where keep is False (g * keep would give NaN), -0.0 stays where kept."""
-    from tapegrad.primitives.bits import masked
+    or NaN of g gives 0 where keep is False (g * keep would give NaN), -0.0 stays where kept.
+    bits.dropped(g, drop), relu's, must equal np.where(drop, 0, g) as exactly."""
+    from tapegrad.primitives.bits import dropped, masked
 
     rng = np.random.default_rng(5)
     g = rng.standard_normal((4, 6)).astype(dtype)
@@ -956,6 +957,11 @@ def test_masked_is_where_bit_for_bit_also_for_inf_nan_and_negative_zero(dtype):
         into = np.full((4, 12), 7, dtype)[:, ::2]  # a strided view, as max-pool's taps
         assert masked(g, keep, out=into) is into
         assert np.array_equal(into.copy().view(np.uint8), want.view(np.uint8))
+        unwanted = np.where(keep, 0, g)
+        assert np.array_equal(dropped(g, keep).view(np.uint8), unwanted.view(np.uint8))
+        assert dropped(g, keep, out=into) is into and dropped(g, keep).dtype == dtype
+        assert np.array_equal(into.copy().view(np.uint8), unwanted.view(np.uint8))
+    assert np.array_equal(dropped(g, np.zeros((1, 6), bool)), g, equal_nan=True)
     wide = masked(g, np.ones((1, 6), bool))  # (another shape: np.where's broadcasting)
     assert np.array_equal(wide, g, equal_nan=True)
     counts = np.full((4, 6), 2)  # (not bool: np.where's truth, not bits)

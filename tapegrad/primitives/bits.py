@@ -19,15 +19,31 @@ _SELECT_FROM = 4096
 def masked(g, keep, out=None):
     """where(keep, g, 0) for an array g and a bool array `keep` of its shape, into `out` if given
     (other masks, shapes and dtypes: by np.where)."""
+    return _selected(g, keep, True, out)
+
+
+def dropped(g, drop, out=None):
+    """where(drop, 0, g), as masked(g, ~drop) without the pass that inverts the mask."""
+    return _selected(g, drop, False, out)
+
+
+def _ones_where(mask, value, uint):
+    """All ones where the bool `mask` equals `value`, zeros elsewhere, as `uint`: one pass, as
+    0 - 1 and False - 1 wrap to all ones in unsigned arithmetic."""
+    return np.subtract(0, mask, dtype=uint) if value else np.subtract(mask, 1, dtype=uint)
+
+
+def _selected(g, mask, value, out):
+    """g where the bool `mask` equals `value`, 0 elsewhere (masked's and dropped's kernel)."""
     uint = _UINT.get(g.itemsize) if g.dtype.kind in "fc" else None
-    same = keep.__class__ is np.ndarray and keep.dtype == bool and keep.shape == g.shape
+    same = mask.__class__ is np.ndarray and mask.dtype == bool and mask.shape == g.shape
     if uint is None or not same or not g.ndim:
+        chosen = np.where(mask, g, 0) if value else np.where(mask, 0, g)
         if out is None:
-            return np.where(keep, g, 0)
-        np.copyto(out, np.where(keep, g, 0))
+            return chosen
+        np.copyto(out, chosen)
         return out
-    bits = keep.astype(uint)
-    np.negative(bits, out=bits)  # (True: all ones; unsigned negation wraps)
+    bits = _ones_where(mask, value, uint)
     if out is None:
         return np.bitwise_and(bits, g.view(uint), out=bits).view(g.dtype)
     np.bitwise_and(bits, g.view(uint), out=out.view(uint))
@@ -43,8 +59,7 @@ def select(cond, x, y):
     uint = _UINT.get(x.itemsize)
     if uint is None or cond.dtype != bool or not cond.shape == x.shape == y.shape:
         return np.where(cond, x, y)
-    bits = cond.astype(uint)
-    np.negative(bits, out=bits)  # (True: all ones)
+    bits = _ones_where(cond, True, uint)
     out = np.bitwise_and(x.view(uint), bits)
     np.bitwise_and(y.view(uint), np.invert(bits, out=bits), out=bits)
     return np.bitwise_or(out, bits, out=out).view(x.dtype)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .batching import example_ndim, matrix_product, pointwise
-from .bits import masked
+from .bits import dropped, masked
 from .elementwise import (  # noqa: F401  (kernel texts)
     add,
     clip,
@@ -189,18 +189,17 @@ def mse_backward(dy, x, y, *, scale):
 
 
 def relu_grad(g, out):
-    """relu's rule, where(out <= 0, 0, g): on arrays by `masked`, on Tensors as the table says."""
+    """relu's rule, where(out <= 0, 0, g): on arrays by `dropped`, on Tensors as the table says."""
     if g.__class__ is np.ndarray and out.__class__ is np.ndarray and out.ndim:
-        drop = out <= 0
-        return masked(g, np.logical_not(drop, out=drop))
+        return dropped(g, out <= 0)
     return where(out <= 0, 0, g)
 
 
 def where_grad(g, cond, taken):
     """where's rules, where(cond, g, 0) for x (`taken`) and where(cond, 0, g) for y: by `masked`
-    on arrays of one shape (cond bool), else as the table says."""
+    and `dropped` on arrays of one shape (cond bool), else as the table says."""
     if g.__class__ is np.ndarray and cond.__class__ is np.ndarray and cond.dtype == bool:
-        return masked(g, cond if taken else np.logical_not(cond))
+        return masked(g, cond) if taken else dropped(g, cond)
     return where(cond, g, 0) if taken else where(cond, 0, g)
 
 

@@ -94,7 +94,7 @@ def _workspace(purpose, shape, dtype):
 # - per sample, (N, K, Ho*Wo): runs one output row long; the GEMMs are batched over N and read and
 #   write NCHW as it is, with no transposing copy. Taken when output rows are at least 16 long (or
 #   as long as the batch): LeNet's first conv 1.7x, a 32x32 one 3.5x faster than batch-last. At
-#   stride 1 its rows are a padded plane long instead (_flat_windows): copies 3.7x faster again.
+#   stride 1 its rows are a flat padded plane long instead (_flat_windows): copies 3.7x faster.
 # - batch-last, (K, Ho*Wo*N): runs N long, at the price of transposing copies of x, y and g. Taken
 #   for short rows and larger batches (LeNet's second conv, 8 wide, batch 64: 1.5x faster).
 
@@ -134,12 +134,12 @@ def _windows(x, kernel, stride, padding, dilation):
 
 
 def _flat_windows(x, kernel, padding, dilation):
-    """At stride 1: what each kernel tap reads at every column of the padded width, (N, C, kh,
-    kw, Ho*Wp), from x's padded planes laid flat (depthwise.flat_planes); and Ho and Wp. Each row of
-    it is one contiguous run Ho*Wp long, where _windows' runs are one output row long: copied
-    into columns 3.7x faster (measured on (32, 16, 32, 32), 3x3), at the price of Wp - Wo
+    """At stride 1: what each kernel tap reads at every column of a flat row, (N, C, kh, kw, Ho*S),
+    from x's padded planes laid flat in rows S long (depthwise.flat_planes); and Ho and S. Each
+    row of it is one contiguous run Ho*S long, where _windows' runs are one output row long:
+    copied into columns 3.7x faster (measured on (32, 16, 32, 32), 3x3), at the price of S - Wo
     columns of the product that are discarded."""
-    flat, ho, wp = depthwise.flat_planes(x, padding, kernel, dilation, x.dtype, _workspace)
+    flat, ho, _, wp = depthwise.flat_planes(x, padding, kernel, dilation, x.dtype, _workspace)
     (kh, kw), (dh, dw) = kernel, dilation
     s_n, s_c, s_l = flat.strides
     shape = (x.shape[0], x.shape[1], kh, kw, ho * wp)
@@ -357,7 +357,7 @@ def _conv_flat(x, w, padding, dilation, groups):
     every padded column, and each output row is cropped to Wo as it is copied into the result."""
     n, o = x.shape[0], w.shape[0]
     windows, ho, wp = _flat_windows(x, w.shape[2:], padding, dilation)
-    wo = wp - dilation[1] * (w.shape[3] - 1)
+    wo = _out_hw(x.shape, w.shape[2:], (1, 1), padding, dilation)[1]
     wg = _grouped(w.reshape(o, -1), groups)
     dtype = np.result_type(x, w)
     y = np.empty((n, o, ho, wo), dtype)

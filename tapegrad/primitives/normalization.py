@@ -37,6 +37,22 @@ def sample_chunks(x):
     return [slice(a, min(a + step, n)) for a in range(0, n, step)]
 
 
+# One sample's worth of per-channel values is made only up to this many bytes (channel_rows).
+_ROWS_MAX = 1 << 20
+
+
+def channel_rows(v, x):
+    """Per-channel values v (1, C, 1, ...) spread over one sample of x (N, C, ...), contiguous
+    (v itself where a sample is over _ROWS_MAX bytes: no copies of a large image).
+    Speed: a ufunc over x with a broadcast (1, C, 1, 1) operand runs 2-3x slower than with this
+    one-sample operand, whose inner loop is two contiguous runs (measured: a (32, 16, 32, 32)
+    float32 multiply 0.23 -> 0.10 ms)."""
+    shape = (1,) + x.shape[1:]
+    if math.prod(shape) * v.itemsize > _ROWS_MAX:
+        return v
+    return np.ascontiguousarray(np.broadcast_to(v, shape))
+
+
 def channel_sums(a, axes):
     """The sum of a per channel (over `axes`, kept as size-1 axes)."""
     return np.add.reduce(a, axis=axes, keepdims=True)
@@ -53,7 +69,7 @@ def centered_dot(x, mean, axes, other=None):
     dtype = np.result_type(x, mean, 1.0 if other is None else other)
     scratch = np.empty((sample_chunks(x)[0].stop, c, length), dtype)
     total = np.zeros((1, c) + (1,) * (x.ndim - 2), dtype)
-    flat_mean = mean.reshape(1, c, 1)
+    flat_mean = channel_rows(mean, x).reshape(1, c, -1)
     for s in sample_chunks(x):
         k = s.stop - s.start
         centered = np.subtract(x[s].reshape(k, c, length), flat_mean, out=scratch[:k])
@@ -138,5 +154,8 @@ def affine_normalize(x, w, b, *, axes, eps, stats=None):
     # PyTorch's: x * scale + shift with per-channel scale = w * inv_std, shift = b - mean * scale)
     mean, var = moments(x, axes) if stats is None else stats
     scale = w / np.sqrt(var + eps)
+    shift = b - mean * scale
+    if over_channels(axes, x.ndim) and x.ndim == scale.ndim == shift.ndim:
+        scale, shift = channel_rows(scale, x), channel_rows(shift, x)  # (for speed, see there)
     out = np.multiply(x, scale, dtype=np.result_type(x, w, b))
-    return np.add(out, b - mean * scale, out=out)
+    return np.add(out, shift, out=out)
