@@ -405,3 +405,35 @@ def test_losses_match_pytorch_to_second_order():
                     red,
                     "second order",
                 )
+
+
+def test_mse_loss_is_one_node_and_its_gradient_one_more_as_pytorch():
+    """F.mse_loss (no weight, mean or sum) records one MseBackward node, and its gradient under
+    create_graph one MseBackwardBackward node; values and both orders equal PyTorch's in
+    float32, inputs untouched, also for a target that broadcasts."""
+    torch = pytest.importorskip("torch", reason="PyTorch parity checks need torch")
+    rng = np.random.default_rng(11)
+    for shape_x, shape_y in (((64, 10), (64, 10)), ((5, 3), (3,)), ((), ())):
+        x = rng.standard_normal(shape_x).astype(np.float32)
+        y = rng.standard_normal(shape_y).astype(np.float32)
+        v = rng.standard_normal(shape_x).astype(np.float32)
+        x0, y0 = x.copy(), y.copy()
+        for red in ("mean", "sum"):
+            xt, yt = tg.tensor(x, requires_grad=True), tg.tensor(y, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (the broadcast target's warning)
+                loss = F.mse_loss(xt, yt, reduction=red)
+            assert loss.grad_fn.name == "MseBackward" and loss.dtype == np.float32
+            gx, gy = tg.autograd.grad(loss, [xt, yt], create_graph=True)
+            assert gx.grad_fn.name == "MseBackwardBackward" and gx.dtype == np.float32
+            hx, hy = tg.autograd.grad((gx * tg.tensor(v)).sum(), [xt, yt])
+            xs, ys = torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = torch.nn.functional.mse_loss(xs, ys, reduction=red)
+            wx, wy = torch.autograd.grad(want, [xs, ys], create_graph=True)
+            vx, vy = torch.autograd.grad((wx * torch.tensor(v)).sum(), [xs, ys])
+            pairs = ((loss, want), (gx, wx), (gy, wy), (hx, vx), (hy, vy))
+            for got, ref in pairs:
+                np.testing.assert_allclose(got.numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+            assert np.array_equal(x, x0) and np.array_equal(y, y0)

@@ -334,6 +334,33 @@ CASES = {
     "sigmoid_backward": [
         Case(lambda g, y: P["sigmoid_backward"](g, y), normal(3, 2), normal(3, 2), id="same")
     ],
+    "mse": [
+        Case(lambda x, y: tg.nn.functional.mse_loss(x, y), normal(3, 4), normal(3, 4), id="mean"),
+        Case(
+            lambda x, y: tg.nn.functional.mse_loss(x, y, reduction="sum"),
+            normal(5),
+            normal(5, seed=1),
+            id="sum",
+        ),
+        Case(lambda x, y: P["mse"](x, y), normal(3, 4), normal(4, seed=1), id="broadcast"),
+        Case(lambda x, y: P["mse"](x, y), normal(), normal(seed=1), id="0-d"),
+    ],
+    "mse_backward": [
+        Case(
+            lambda g, x, y: P["mse_backward"](g, x, y, scale=2 / 12),
+            normal(),
+            normal(3, 4),
+            normal(3, 4, seed=1),
+            id="mean",
+        ),
+        Case(
+            lambda g, x, y: P["mse_backward"](g, x, y, scale=-2.0),
+            normal(3, 1),
+            normal(3, 4),
+            normal(4, seed=1),
+            id="broadcast",
+        ),
+    ],
     "gelu": [
         Case(lambda x: tg.nn.functional.gelu(x), normal(3, 4), id="matrix"),
         Case(lambda x: tg.nn.functional.gelu(x), normal(), id="0-d"),

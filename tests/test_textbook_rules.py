@@ -112,6 +112,10 @@ KERNEL_CASES: dict[str, list] = {
     ],
     "tanh": [((rng(1).standard_normal((3, 4)),), {})],
     "sigmoid": [((rng(1).standard_normal((3, 4)),), {})],
+    "mse": [
+        ((rng(1).standard_normal((3, 4)), rng(2).standard_normal((3, 4))), {}),
+        ((rng(1).standard_normal((3, 4)), rng(2).standard_normal(4)), {"reduction": "sum"}),
+    ],
     "relu": [((rng(1).standard_normal((3, 4)),), {})],
     "where": [
         ((rng(1).random((3, 4)) > 0.5, rng(2).standard_normal((3, 4)), np.zeros((3, 4))), {}),

@@ -4,14 +4,19 @@ divide by zero at an edge. The table's texts stay the textbook's; `fuse` swaps t
 `linear` is a dense layer's x @ T(w) + b as one op (as PyTorch's addmm). matmul's rules run as
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
-small. The rules of relu, where (so elu, softplus...) and clip select by bits (`bits.masked`;
-leaky_relu's rule calls where itself, whose forward selects by bits too). pow, the reductions and
-normalize run guarded or keepdims-aware kernels. Tests check each kernel equals the textbook text
-wherever that is defined, and the edges against PyTorch.
+small. `mse` is the mean (or sum) of squared errors as one op, its rule one `mse_backward` (as
+PyTorch's MseLossBackward): the loss records one node instead of three, its backward one instead
+of three, and a double backward walks both once. The rules of relu, where (so elu, softplus...)
+and clip select by bits (`bits.masked`; leaky_relu's rule calls where itself, whose forward
+selects by bits too). pow, the reductions and normalize run guarded or keepdims-aware kernels.
+Tests check each kernel equals the textbook text wherever that is defined, and the edges against
+PyTorch.
 Layer L1: numpy, registry and the other families.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -22,9 +27,11 @@ from .elementwise import (  # noqa: F401  (kernel texts)
     clip,
     flat_at_zero,
     log,
+    mul,
     pow,
     relu,
     sigmoid,
+    sub,
     tanh,
     where,
     within,
@@ -135,6 +142,52 @@ def sigmoid_backward(dy, y):
     return dy * (y * t)
 
 
+def mse_count(x, y, reduction):
+    """What a squared-error loss divides by: the number of squared errors for 'mean' (x and y
+    broadcast together), 1 for 'sum'."""
+    if reduction != "mean":
+        return 1
+    xs, ys = getattr(x, "shape", ()), getattr(y, "shape", ())  # (arrays, tensors, numbers)
+    return math.prod(xs if xs == ys else np.broadcast_shapes(xs, ys))
+
+
+def batch_mse(level, prim, inputs, batched, params):
+    """Each example's own loss: its squared errors reduced over the example's own axes."""
+    d = pointwise(level, sub, inputs, batched, {})
+    reduce = sum if params.get("reduction") == "sum" else mean
+    return reduce(mul(d, d), axis=tuple(range(1, d.ndim)), keepdims=False)
+
+
+@primitive(
+    "mse",
+    "mean((x - y) ** 2)  (reduction='sum': sum((x - y) ** 2))",
+    batch=batch_mse,
+    x="2 * g * (x - y) / mse_count(x, y, reduction)",
+    y="-2 * g * (x - y) / mse_count(x, y, reduction)",
+)
+def mse(x, y, *, reduction="mean"):
+    d = np.subtract(x, y)
+    squares = np.multiply(d, d, out=d) if d.__class__ is np.ndarray else d * d
+    total = np.add.reduce(squares, axis=None)
+    return total / squares.size if reduction == "mean" else total
+
+
+# (dy: the gradient mse's rule got; scale: 2 / N for a mean, 2 for a sum, negated for y)
+@primitive(
+    "mse_backward",
+    "scale * dy * (x - y)",
+    batch=pointwise,
+    dy="scale * g * (x - y)",
+    x="scale * g * dy",
+    y="-scale * g * dy",
+)
+def mse_backward(dy, x, y, *, scale):
+    d, s = np.subtract(x, y), np.multiply(dy, scale)
+    if d.__class__ is np.ndarray and s.size == 1 and s.ndim <= d.ndim and s.dtype == d.dtype:
+        return np.multiply(d, s, out=d)  # (d is this op's own temporary: one array, not two)
+    return d * s
+
+
 def relu_grad(g, out):
     """relu's rule, where(out <= 0, 0, g): on arrays by `dropped`, on Tensors as the table says."""
     if g.__class__ is np.ndarray and out.__class__ is np.ndarray and out.ndim:
@@ -173,6 +226,11 @@ def fuse() -> None:
     )
     tanh.override("one op, as PyTorch's tanh_backward", x="tanh_backward(g, out)")
     sigmoid.override("one op, as PyTorch's sigmoid_backward", x="sigmoid_backward(g, out)")
+    mse.override(
+        "one op, as PyTorch's mse_loss_backward",
+        x="mse_backward(g, x, y, scale=2 / mse_count(x, y, reduction))",
+        y="mse_backward(g, x, y, scale=-2 / mse_count(x, y, reduction))",
+    )
     relu.override("selection by bits", x="relu_grad(g, out)")
     where.override(
         "selection by bits", x="where_grad(g, cond, True)", y="where_grad(g, cond, False)"

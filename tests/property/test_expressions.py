@@ -101,6 +101,7 @@ KIND_PRIMS = {
     "avg_pool": "avg_pool2d",
     "erf": "erf",
     "gelu": "gelu",
+    "mse": "mse",
     "cumsum": "cumsum",
     "cumprod": "cumprod",
     "einsum": "einsum",
@@ -138,6 +139,7 @@ BACKWARD_ONLY = {
     "tanh_backward": "tanh",  # primitive -> kind whose
     "sigmoid_backward": "sigmoid",
     "gelu_backward": "gelu",
+    "mse_backward": "mse",
     "matmul_nt": "matmul",
     "matmul_tn": "matmul",
     "conv2d_input_grad": "conv",  # (recorded under create_graph by the second-order tests)
@@ -1277,6 +1279,15 @@ class _Gen:
         a_tg, a_np = self.scaled(a, a, 4.0)
         ref = f"(0.5 * {a_np} * (1 + erf({a_np} * {math.sqrt(0.5)!r})))"
         return self.emit(kind, f"tg.nn.functional.gelu({a_tg})", ref)
+
+    def op_mse(self, kind):
+        """F.mse_loss, mean or sum, of a value against another of its shape (or a new leaf)."""
+        a = self.pick()
+        shape = self.shape_of(a)
+        b = self.pick(lambda s: s == shape, new_shape=shape)
+        reduction = self.choice(["mean", "sum"])
+        src = f"tg.nn.functional.mse_loss({a}, {b}, reduction={reduction!r})"
+        return self.emit(kind, src, f"np.{reduction}(({a} - {b}) ** 2)")
 
     def op_rounding(self, kind):
         """floor/ceil/trunc/round: every element kept KINK away from the jumps (k/2: round's

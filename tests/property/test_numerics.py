@@ -292,6 +292,8 @@ DTYPE_CASES = {
     "sigmoid_backward": lambda a, b, m: P.fused.sigmoid_backward(a, b.sigmoid()),
     "gelu": lambda a, b, m: tg.nn.functional.gelu(a - 1.0),
     "gelu_backward": lambda a, b, m: P.gelu.gelu_backward(a, b),
+    "mse": lambda a, b, m: tg.nn.functional.mse_loss(a, b),
+    "mse_backward": lambda a, b, m: P.fused.mse_backward(a.sum(), a, b, scale=-0.5),
     "log1p": lambda a, b, m: a.log1p(),
     "reciprocal": lambda a, b, m: 2.0 / a,
     "expm1": lambda a, b, m: a.expm1(),
