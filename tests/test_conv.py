@@ -91,8 +91,8 @@ def test_both_column_layouts_give_the_direct_sum_and_check_their_gradients(xs, w
 
 @pytest.mark.parametrize("groups", [1, 2])
 def test_a_shorter_last_chunk_of_samples_gives_the_direct_sum_and_its_adjoints(groups, monkeypatch):
-    # (a chunk's columns and products hold its samples inner, in scratch arrays sized for the
-    # first chunk: the last one, shorter, uses a strided part of them)
+    # (the per-sample columns and products live in scratch arrays sized for the first chunk: the
+    # last one, shorter, uses a part of them)
     rng = np.random.default_rng(3)
     x, w = rng.standard_normal((5, 4, 7, 6)), rng.standard_normal((4, 4 // groups, 3, 3))
     p = dict(stride=(1, 1), padding=(1, 2, 0, 1), dilation=(1, 1), groups=groups)
