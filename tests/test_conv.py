@@ -89,6 +89,33 @@ def test_both_column_layouts_give_the_direct_sum_and_check_their_gradients(xs, w
     )
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+def test_a_shorter_last_chunk_of_samples_gives_the_direct_sum_and_its_adjoints(groups, monkeypatch):
+    # (the per-sample columns and products live in scratch arrays sized for the first chunk: the
+    # last one, shorter, uses a part of them)
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((5, 4, 7, 6)), rng.standard_normal((4, 4 // groups, 3, 3))
+    p = dict(stride=(1, 1), padding=(1, 2, 0, 1), dilation=(1, 1), groups=groups)
+    sample_bytes = (
+        4 * 9 * 8 * 7 * 8
+    )  # (a sample's columns: 4 * 3 * 3 rows, Ho * S = 8 * 7, float64)
+    monkeypatch.setattr(P, "_CHUNK", 2 * sample_bytes)  # chunks of 2, 2 and 1 samples
+    assert [s.stop - s.start for s in P._chunks(5, sample_bytes)] == [2, 2, 1]
+    y = P.conv2d.forward(x, w, None, **p)
+    np.testing.assert_allclose(y, direct_conv2d(x, w, **p), atol=1e-12)
+    g = rng.standard_normal(y.shape)
+    dx = P.conv2d_input_grad.forward(g, w, input_shape=x.shape, **p)
+    dw = P.conv2d_weight_grad.forward(g, x, weight_shape=w.shape, **p)
+    np.testing.assert_allclose(np.vdot(x, dx), np.vdot(y, g), rtol=1e-12)
+    np.testing.assert_allclose(np.vdot(w, dw), np.vdot(y, g), rtol=1e-12)
+    for k in range(w.size):  # each weight's gradient on its own: <conv(x, e_k), g>
+        e = np.zeros(w.size)
+        e[k] = 1
+        np.testing.assert_allclose(
+            dw.reshape(-1)[k], np.vdot(direct_conv2d(x, e.reshape(w.shape), **p), g), rtol=1e-10
+        )
+
+
 def test_the_layout_follows_the_run_lengths_of_its_copies():
     assert P._per_sample(64, 24) and P._per_sample(2, 5)  # LeNet's first conv; a short batch
     assert not P._per_sample(64, 8)  # LeNet's second conv: batch-last
