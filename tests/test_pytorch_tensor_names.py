@@ -443,3 +443,95 @@ def test_unique_counts_distinct_nans_and_refuses_a_gradient() -> None:
 def test_np_unique_keeps_numpys_meaning_on_a_tensor() -> None:
     values, first = np.unique(tg.tensor([3, 1, 3]), True)  # (NumPy's 2nd argument: return_index)
     assert values.tolist() == [1, 3] and first.tolist() == [1, 0]
+
+
+def test_like_another_tensor_methods_take_its_shape_or_dtype_and_keep_the_gradient() -> None:
+    x = tg.tensor(np.arange(6.0), requires_grad=True)
+    for method, other, shape in (
+        ("view_as", tg.zeros(2, 3), (2, 3)),
+        ("reshape_as", tg.zeros(3, 2), (3, 2)),
+    ):
+        y = getattr(x * 2.0, method)(other)
+        assert y.shape == shape
+        (g,) = tg.autograd.grad((y * y).sum(), x)
+        np.testing.assert_allclose(g.numpy(), 8.0 * np.arange(6.0))  # d/dx (2x)^2 = 8x
+    row = tg.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    wide = row.expand_as(tg.zeros(4, 3))
+    assert wide.shape == (4, 3)
+    (g,) = tg.autograd.grad(wide.sum(), row)
+    np.testing.assert_array_equal(g.numpy(), [[4.0, 4.0, 4.0]])  # summed over the 4 copies
+    ints = tg.tensor([1, 2])
+    as_float = ints.type_as(x)
+    assert as_float.dtype == x.dtype and as_float.tolist() == [1.0, 2.0]
+    assert x.type_as(x) is x  # nothing to change: the tensor itself, as PyTorch
+    with pytest.raises((RuntimeError, ValueError)):
+        x.view_as(tg.zeros(4))  # 6 elements do not fit (4,)
+
+
+def test_integer_and_bool_casts_and_dtype_predicates() -> None:
+    x = tg.tensor([1.5, -2.0, 0.0], requires_grad=True)
+    expected = {"bool": np.bool_, "byte": np.uint8, "short": np.int16, "char": np.int8}
+    for method, dtype in expected.items():
+        y = getattr(x, method)()
+        assert y.dtype == np.dtype(dtype) and not y.requires_grad
+    assert x.bool().tolist() == [True, True, False]
+    assert x.short().tolist() == [1, -2, 0]  # toward zero, as a C cast
+    assert x.is_floating_point() and not tg.tensor([1]).is_floating_point()
+    assert not x.is_complex()
+
+
+def test_like_methods_and_casts_equal_pytorch() -> None:
+    torch = _torch()
+    mine, theirs = _pair([[1.5, -2.0, 0.25]], requires_grad=True)
+    for method in ("bool", "byte", "short", "char", "long", "int"):
+        a, b = getattr(mine, method)(), getattr(theirs, method)()
+        assert a.tolist() == b.tolist() and str(b.dtype) == f"torch.{a.dtype}"
+    assert mine.is_floating_point() == theirs.is_floating_point()
+    assert mine.is_complex() == theirs.is_complex()
+    _same(mine.expand_as(tg.zeros(2, 3)), theirs.expand_as(torch.zeros(2, 3)))
+    _same(mine.view_as(tg.zeros(3, 1)), theirs.view_as(torch.zeros(3, 1)))
+    _same(mine.reshape_as(tg.zeros(3)), theirs.reshape_as(torch.zeros(3)))
+    _same(tg.tensor([1, 2]).type_as(mine), torch.tensor([1, 2]).type_as(theirs))
+
+
+def test_new_factories_take_this_tensors_dtype_unless_told() -> None:
+    x = tg.tensor([1.5], dtype=tg.float64)
+    for made, shape in (
+        (x.new_zeros(2, 3), (2, 3)),
+        (x.new_zeros((2,)), (2,)),
+        (x.new_ones(2), (2,)),
+        (x.new_empty((1, 2)), (1, 2)),
+        (x.new_full((2, 1), 7), (2, 1)),
+    ):
+        assert made.shape == shape and made.dtype == tg.float64 and not made.requires_grad
+    assert x.new_zeros(2).tolist() == [0.0, 0.0] and x.new_ones(1).tolist() == [1.0]
+    assert x.new_full((2,), 7).tolist() == [7.0, 7.0]
+    copied = x.new_tensor([1, 2])
+    assert copied.dtype == tg.float64 and copied.tolist() == [1.0, 2.0]
+    source = np.array([3.0])
+    from_array = x.new_tensor(source)
+    source[0] = 9.0  # a copy: the source's later changes do not show
+    assert from_array.tolist() == [3.0]
+    assert x.new_zeros(2, dtype=tg.float32).dtype == tg.float32
+    assert tg.tensor([1, 2]).new_ones(2).dtype == tg.int64
+    leaf = x.new_zeros(2, requires_grad=True)
+    assert leaf.requires_grad and leaf.is_leaf
+    with pytest.raises(TypeError, match="floating"):
+        tg.tensor([1, 2]).new_zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="cuda"):
+        x.new_ones(2, device="cuda")
+
+
+def test_new_factories_equal_pytorch() -> None:
+    torch = _torch()
+    for values in ([1.5, 2.0], [1, 2]):
+        mine, theirs = tg.tensor(values), torch.tensor(values)
+        pairs = (
+            (mine.new_zeros(2, 3), theirs.new_zeros(2, 3)),
+            (mine.new_ones((2,)), theirs.new_ones((2,))),
+            (mine.new_full((2,), 2.5), theirs.new_full((2,), 2.5)),
+            (mine.new_tensor([3, 4]), theirs.new_tensor([3, 4])),
+            (mine.new_zeros(1, dtype=tg.float64), theirs.new_zeros(1, dtype=torch.float64)),
+        )
+        for a, b in pairs:
+            assert a.tolist() == b.tolist() and str(b.dtype) == f"torch.{a.dtype}"

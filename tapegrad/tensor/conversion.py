@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
-from .. import dtypes
+from .. import devices, dtypes
+from .._utils import shape_args
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from .base import TensorBase
@@ -33,6 +34,20 @@ def _cast(dtype: np.dtype) -> Callable[..., Tensor]:
 
     method.__doc__ = f"astype({dtype.name})."
     return method
+
+
+def _dtype_like(x: TensorBase, dtype: Any) -> np.dtype:
+    """The dtype of a tensor made by x.new_*: `dtype` when given, else x's."""
+    return x._data.dtype if dtype is None else dtypes.as_dtype(dtype)
+
+
+def _made_like(
+    who: str, values: np.ndarray, device: Any, requires_grad: bool, layout: Any, pin_memory: bool
+) -> Tensor:
+    """A new_* factory's result: placement checked as the factories check it, off the tape."""
+    devices.check_placement(who, device, layout, pin_memory)
+    made = wrap(values)
+    return made.requires_grad_() if requires_grad else made
 
 
 def astype(x: TensorBase, dtype: Any) -> Tensor:
@@ -87,6 +102,30 @@ class ConversionMixin(TensorBase):
         """
         return astype(self, dtype)
 
+    def type_as(self, other: TensorBase) -> Tensor:
+        """self in other's dtype (self itself when it has it already), PyTorch's spelling.
+
+        >>> tg.tensor([1, 2]).type_as(tg.tensor([0.5])).dtype
+        dtype('float32')
+        """
+        return self.to(other.dtype)
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating one (float16/32/64).
+
+        >>> tg.tensor([1]).is_floating_point()
+        False
+        """
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        """Whether the dtype is a complex one (tapegrad's tensors never are: always False here).
+
+        >>> tg.tensor([1.0]).is_complex()
+        False
+        """
+        return self._data.dtype.kind == "c"
+
     def cpu(self) -> Tensor:
         """self (tapegrad computes on the CPU).
 
@@ -99,6 +138,95 @@ class ConversionMixin(TensorBase):
         """A clear error: tapegrad computes with NumPy on the CPU."""
         check_device("cuda")
         return cast("Tensor", self)
+
+    # ---- new tensors in this one's dtype (PyTorch's new_* factories) ----------------------------
+    def new_zeros(
+        self,
+        *size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """Zeros of `size` (ints or one tuple) in this tensor's dtype unless `dtype` is given.
+
+        >>> tg.tensor([1.5]).new_zeros(2, 3).shape
+        (2, 3)
+        """
+        values = np.zeros(shape_args(size), _dtype_like(self, dtype))
+        return _made_like("new_zeros", values, device, requires_grad, layout, pin_memory)
+
+    def new_ones(
+        self,
+        *size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """Ones of `size` (ints or one tuple) in this tensor's dtype unless `dtype` is given.
+
+        >>> tg.tensor([1, 2]).new_ones(2)
+        tensor([1, 1])
+        """
+        values = np.ones(shape_args(size), _dtype_like(self, dtype))
+        return _made_like("new_ones", values, device, requires_grad, layout, pin_memory)
+
+    def new_empty(
+        self,
+        *size: Any,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """An uninitialised tensor of `size` in this tensor's dtype unless `dtype` is given.
+
+        >>> tg.tensor([1.5]).new_empty((2, 2)).shape
+        (2, 2)
+        """
+        values = np.empty(shape_args(size), _dtype_like(self, dtype))
+        return _made_like("new_empty", values, device, requires_grad, layout, pin_memory)
+
+    def new_full(
+        self,
+        size: Any,
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """`fill_value` everywhere in a tensor of `size`, in this tensor's dtype unless `dtype`.
+
+        >>> tg.tensor([1.5]).new_full((2,), 7)
+        tensor([7., 7.])
+        """
+        values = np.full(shape_args((size,)), fill_value, _dtype_like(self, dtype))
+        return _made_like("new_full", values, device, requires_grad, layout, pin_memory)
+
+    def new_tensor(
+        self,
+        data: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """A copy of `data` in this tensor's dtype unless `dtype` is given (off the tape).
+
+        >>> tg.tensor([1.5]).new_tensor([1, 2])
+        tensor([1., 2.])
+        """
+        values = np.array(getattr(data, "_data", data), _dtype_like(self, dtype))
+        return _made_like("new_tensor", values, device, requires_grad, layout, pin_memory)
 
     # ---- to Python and NumPy: off the tape -----------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -201,3 +329,5 @@ class ConversionMixin(TensorBase):
     # (last: these names shadow the builtins float and int in the rest of the class body)
     float, double, half = _cast(dtypes.float32), _cast(dtypes.float64), _cast(dtypes.float16)
     long, int = _cast(dtypes.int64), _cast(dtypes.int32)
+    short, char, byte = _cast(dtypes.int16), _cast(dtypes.int8), _cast(dtypes.uint8)
+    bool = _cast(dtypes.bool_)

@@ -204,6 +204,31 @@ class ShapeMixin(TensorBase):
             )
         return self.T if self.ndim == 2 else cast("Tensor", self)
 
+    # ---- another tensor's shape ------------------------------------------------------------------
+    def view_as(self, other: TensorBase) -> Tensor:
+        """self.view(other.shape), PyTorch's spelling.
+
+        >>> tg.zeros(6).view_as(tg.zeros(2, 3)).shape
+        (2, 3)
+        """
+        return self.view(tuple(other.shape))
+
+    def reshape_as(self, other: TensorBase) -> Tensor:
+        """self.reshape(other.shape), PyTorch's spelling.
+
+        >>> tg.zeros(6).reshape_as(tg.zeros(3, 2)).shape
+        (3, 2)
+        """
+        return self.reshape(tuple(other.shape))
+
+    def expand_as(self, other: TensorBase) -> Tensor:
+        """self.expand(other.shape): a broadcast view of other's shape.
+
+        >>> tg.zeros(1, 3).expand_as(tg.zeros(4, 3)).shape
+        (4, 3)
+        """
+        return self.expand(tuple(other.shape))
+
     # ---- broadcast -----------------------------------------------------------------------------
     def expand(self, *shape: Any) -> Tensor:
         """A broadcast view: `t.expand(4, 3)` (-1 keeps an axis; new axes go in front).
