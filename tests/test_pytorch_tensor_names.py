@@ -535,3 +535,67 @@ def test_new_factories_equal_pytorch() -> None:
         )
         for a, b in pairs:
             assert a.tolist() == b.tolist() and str(b.dtype) == f"torch.{a.dtype}"
+
+
+def test_movedim_unflatten_ravel_and_flips_move_values_and_gradients() -> None:
+    values = np.arange(24.0).reshape(2, 3, 4)
+    x = tg.tensor(values)
+    np.testing.assert_array_equal(x.movedim(0, -1).numpy(), np.moveaxis(values, 0, -1))
+    np.testing.assert_array_equal(
+        x.moveaxis((0, 1), (2, 0)).numpy(), np.moveaxis(values, (0, 1), (2, 0))
+    )
+    assert x.unflatten(2, (2, -1)).shape == (2, 3, 2, 2)
+    np.testing.assert_array_equal(x.ravel().numpy(), values.ravel())
+    np.testing.assert_array_equal(x[0].fliplr().numpy(), values[0][:, ::-1])
+    np.testing.assert_array_equal(x.flipud().numpy(), values[::-1])
+    w = tg.tensor(RNG.standard_normal((2, 3, 4)), requires_grad=True)
+    for make in (
+        lambda t: t.movedim(1, 0),
+        lambda t: t.moveaxis((0, 2), (1, 0)),
+        lambda t: t.unflatten(-1, (2, 2)),
+        lambda t: t.ravel(),
+        lambda t: t.fliplr(),
+        lambda t: t.flipud(),
+    ):
+        assert gradcheck(lambda t, make=make: make(t) * make(t), (w,))
+    with pytest.raises(ValueError, match="distinct"):
+        x.movedim((0, 0), (1, 2))
+    with pytest.raises(ValueError, match="at least 2 axes"):
+        tg.zeros(3).fliplr()
+
+
+def test_clamp_min_max_and_device_predicates() -> None:
+    x = tg.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    assert x.clamp_min(0.0).tolist() == [0.0, 0.5, 2.0]
+    assert x.clamp_max(1.0).tolist() == [-1.0, 0.5, 1.0]
+    (g,) = tg.autograd.grad(x.clamp_min(0.0).sum(), x)
+    assert g.tolist() == [0.0, 1.0, 1.0]  # the clamped element gets none
+    lower = tg.tensor([0.0, 1.0, 0.0], requires_grad=True)
+    (gl,) = tg.autograd.grad(x.clamp_min(lower).sum(), lower)
+    assert gl.tolist() == [1.0, 1.0, 0.0]  # a bound on the tape gets it where it wins
+    y = tg.zeros(2, 3, dtype=tg.float64)
+    assert y.ndimension() == 2 and y.nbytes == 48 and y.itemsize == 8
+    assert y.is_cpu and not y.is_cuda and y.get_device() == -1
+
+
+def test_movedim_unflatten_clamp_min_and_predicates_equal_pytorch() -> None:
+    torch = _torch()
+    mine, theirs = _pair(RNG.standard_normal((2, 3, 4)), requires_grad=True)
+    for call in (
+        lambda t: t.movedim(0, -1),
+        lambda t: t.movedim([0, 2], [1, 0]),
+        lambda t: t.moveaxis(1, 0),
+        lambda t: t.unflatten(2, (2, -1)),
+        lambda t: t.ravel(),
+        lambda t: t.fliplr(),
+        lambda t: t.flipud(),
+        lambda t: t.clamp_min(0.1),
+        lambda t: t.clamp_max(-0.1),
+    ):
+        _same(call(mine), call(theirs))
+        (g_mine,) = tg.autograd.grad((call(mine) ** 2).sum(), mine)
+        (g_theirs,) = torch.autograd.grad((call(theirs) ** 2).sum(), theirs)
+        _same(g_mine, g_theirs)
+    for name in ("nbytes", "itemsize", "is_cuda", "is_cpu"):
+        assert getattr(mine, name) == getattr(theirs, name)
+    assert mine.ndimension() == theirs.ndimension() and mine.get_device() == theirs.get_device()

@@ -224,6 +224,52 @@ class TensorBase:
         """The number of axes (PyTorch's name)."""
         return self._data.ndim
 
+    ndimension = dim  # (PyTorch's older name)
+
+    @property
+    def is_cuda(self) -> bool:
+        """False: tapegrad's tensors live on the CPU.
+
+        >>> tg.zeros(1).is_cuda
+        False
+        """
+        return False
+
+    @property
+    def is_cpu(self) -> bool:
+        """True: tapegrad's tensors live on the CPU.
+
+        >>> tg.zeros(1).is_cpu
+        True
+        """
+        return True
+
+    def get_device(self) -> int:
+        """-1, PyTorch's answer for a tensor on the CPU.
+
+        >>> tg.zeros(1).get_device()
+        -1
+        """
+        return -1
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the elements take (numel() * element_size()).
+
+        >>> tg.zeros(2, 3).nbytes
+        24
+        """
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes one element takes (element_size()).
+
+        >>> tg.zeros(2, dtype=tg.float64).itemsize
+        8
+        """
+        return int(self._data.itemsize)
+
     @property
     def size(self) -> "Size":
         """The number of elements; `t.size(dim)` and `t.size()` work as in PyTorch."""

@@ -354,6 +354,22 @@ class ElementwiseMixin(TensorBase):
 
     clamp = clip
 
+    def clamp_min(self, min: Any) -> Tensor:
+        """clamp(min=min), PyTorch's spelling.
+
+        >>> tg.tensor([-1.0, 2.0]).clamp_min(0.0)
+        tensor([0., 2.])
+        """
+        return self.clip(min, None)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        """clamp(max=max), PyTorch's spelling.
+
+        >>> tg.tensor([-1.0, 2.0]).clamp_max(0.0)
+        tensor([-1.,  0.])
+        """
+        return self.clip(None, max)
+
     def where(self, condition: Any, other: TensorLike) -> Tensor:
         """self where condition holds, else other (as torch.Tensor.where).
 

@@ -112,6 +112,23 @@ class ShapeMixin(TensorBase):
         shape = self.shape
         return self.reshape(shape[:s] + (int(np.prod(shape[s : e + 1])),) + shape[e + 1 :])
 
+    def ravel(self) -> Tensor:
+        """All elements in one axis (as flatten()).
+
+        >>> tg.zeros(2, 3).ravel().shape
+        (6,)
+        """
+        return self.reshape(-1)
+
+    def unflatten(self, dim: int, sizes: Any) -> Tensor:
+        """Axis `dim` split into `sizes` (one of them may be -1).
+
+        >>> tg.zeros(2, 12).unflatten(1, (3, 4)).shape
+        (2, 3, 4)
+        """
+        axis, sizes = one_axis(dim, self.ndim), shape_args((sizes,))
+        return self.reshape(self.shape[:axis] + sizes + self.shape[axis + 1 :])
+
     def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         """Axes of size 1 removed (all, or those given).
 
@@ -150,6 +167,26 @@ class ShapeMixin(TensorBase):
         if axes == tuple(range(self.ndim)):
             return cast("Tensor", self)
         return apply(S.transpose, self, axes=axes)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """Axes `source` moved to positions `destination` (ints or sequences), the others kept in
+        order.
+
+        >>> tg.zeros(2, 3, 4).movedim(0, -1).shape
+        (3, 4, 2)
+        """
+        src = [one_axis(a, self.ndim) for a in _as_dims(source)]
+        dst = [one_axis(a, self.ndim) for a in _as_dims(destination)]
+        if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+            raise ValueError(
+                f"movedim: source {source!r} and destination {destination!r} must be as many "
+                f"distinct axes each"
+            )
+        rest = iter(a for a in range(self.ndim) if a not in src)
+        moved = dict(zip(dst, src))
+        return self.permute(tuple(moved[i] if i in moved else next(rest) for i in range(self.ndim)))
+
+    moveaxis = movedim
 
     def transpose(self, *dims: Any) -> Tensor:
         """No dims: axes reversed; two ints: swapped (PyTorch); a tuple: a permutation (NumPy).
@@ -346,6 +383,26 @@ class ShapeMixin(TensorBase):
         return apply(S.getitem, self, index=_along(axis, slice(start, start + length)))
 
     # ---- repeated and reversed -----------------------------------------------------------------
+    def fliplr(self) -> Tensor:
+        """Reversed along axis 1 (a matrix's columns: left to right); needs 2 or more axes.
+
+        >>> tg.tensor([[1.0, 2.0]]).fliplr()
+        tensor([[2., 1.]])
+        """
+        if self.ndim < 2:
+            raise ValueError(f"fliplr needs a tensor with at least 2 axes, got {self.ndim}")
+        return self.flip(1)
+
+    def flipud(self) -> Tensor:
+        """Reversed along axis 0 (a matrix's rows: up to down); needs 1 or more axes.
+
+        >>> tg.tensor([1.0, 2.0]).flipud()
+        tensor([2., 1.])
+        """
+        if self.ndim < 1:
+            raise ValueError("flipud needs a tensor with at least 1 axis, got a 0-d one")
+        return self.flip(0)
+
     def flip(self, *dims: Any, **dims_keyword: Any) -> Tensor:
         """The elements in reverse order along dims (a copy, as PyTorch's): `x.flip(0)`,
         `x.flip((0, 1))`, `x.flip(dims=(0, 1))`.
@@ -457,3 +514,8 @@ def check_memory_format(who: str, memory_format: Any, ndim: int) -> None:
     layout is the same to tapegrad, so it changes nothing."""
     if memory_format is not None:
         devices.check_placement(who, memory_format=memory_format, ndim=ndim)
+
+
+def _as_dims(dims: Any) -> list:
+    """One axis or a sequence of them, as a list."""
+    return list(dims) if isinstance(dims, (tuple, list)) else [dims]
