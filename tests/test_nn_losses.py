@@ -437,3 +437,18 @@ def test_mse_loss_is_one_node_and_its_gradient_one_more_as_pytorch():
             for got, ref in pairs:
                 np.testing.assert_allclose(got.numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
             assert np.array_equal(x, x0) and np.array_equal(y, y0)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_mse_loss_of_empty_inputs_has_empty_gradients_to_second_order(reduction):
+    """An empty batch: the mean is NaN and the sum 0, as PyTorch's, and both gradient orders are
+    empty arrays (the fused rule divides by the count of squared errors, 0 here: no error)."""
+    x = tg.zeros(0, 3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (NumPy's mean of nothing)
+        loss = F.mse_loss(x, tg.zeros(0, 3), reduction=reduction)
+    assert np.isnan(loss.item()) if reduction == "mean" else loss.item() == 0.0
+    (g,) = tg.autograd.grad(loss, x, create_graph=True)
+    assert g.shape == (0, 3) and g.grad_fn is not None
+    (h,) = tg.autograd.grad(g.sum(), x, allow_unused=True)
+    assert h is None or h.shape == (0, 3)

@@ -144,11 +144,12 @@ def sigmoid_backward(dy, y):
 
 def mse_count(x, y, reduction):
     """What a squared-error loss divides by: the number of squared errors for 'mean' (x and y
-    broadcast together), 1 for 'sum'."""
+    broadcast together), 1 for 'sum' and for an empty loss (its gradient is empty whatever it is
+    divided by; 2 / 0 would raise instead)."""
     if reduction != "mean":
         return 1
     xs, ys = getattr(x, "shape", ()), getattr(y, "shape", ())  # (arrays, tensors, numbers)
-    return math.prod(xs if xs == ys else np.broadcast_shapes(xs, ys))
+    return math.prod(xs if xs == ys else np.broadcast_shapes(xs, ys)) or 1
 
 
 def batch_mse(level, prim, inputs, batched, params):
