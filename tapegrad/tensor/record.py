@@ -255,20 +255,14 @@ def keep_pair_with_constant(
     Tensor or array that needs none."""
     a, b = args
     numbers: tuple | None
-    # (a constant Tensor or array, as X in `X @ w.T`, skips number_pair: a call less)
     if needs == 1:
         node.edges = (a._grad_fn or a, None)
-        numbers = _NUMBER_SECOND.get(id(b)) or (
-            number_pair(b, 1) if b.__class__ in _NUMBERS else None
-        )
+        numbers = node.constants = _NUMBER_SECOND.get(id(b)) or number_pair(b, 1)
         d = a._data
     else:
         node.edges = (None, b._grad_fn or b)
-        numbers = _NUMBER_FIRST.get(id(a)) or (
-            number_pair(a, 0) if a.__class__ in _NUMBERS else None
-        )
+        numbers = node.constants = _NUMBER_FIRST.get(id(a)) or number_pair(a, 0)
         d = b._data
-    node.constants = numbers
     saved_at = plan.saved
     if not saved_at:
         node.saved = node.versions = None
@@ -387,8 +381,8 @@ def view_of(t: Tensor, args: Sequence[Any], prim: Primitive, params: dict) -> No
         d, b = t._data, base._data
         # (NumPy names a view's owner as its .base: a non-empty view of b or of b's owner lies in
         # b's memory, which spares the np.may_share_memory call, ~3,500 instructions, per w.T)
-        owner = d.base
-        if owner is not None and (owner is b or owner is b.base) and d.size:
+        owner = d.base if d.__class__ is _ndarray else None  # (inside vmap: a BatchedArray)
+        if owner is not None and (owner is b or owner is getattr(b, "base", None)) and d.size:
             mark_view(t, base, prim, params)
         elif np.may_share_memory(d, b):
             mark_view(t, base, prim, params)
