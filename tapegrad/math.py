@@ -20,6 +20,38 @@ from .tensor.elementwise import where as _where
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
 
+# What `from .math import *` gives tapegrad's namespace: every function here, by topic.
+# fmt: off
+__all__ = [
+    # elementwise
+    "exp", "log", "sin", "cos", "tan", "tanh", "log1p", "expm1", "relu", "sigmoid", "sqrt", "abs",
+    "sign", "square", "ceil", "erf", "floor", "frac", "round", "trunc", "reciprocal", "rsqrt",
+    "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
+    "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
+    "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    # reductions
+    "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
+    "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    # comparison, logic and ordering
+    "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
+    "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "logical_and", "logical_or", "logical_not", "logical_xor", "all", "any",
+    "argsort", "sort", "topk", "unique",
+    # shape
+    "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
+    "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
+    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
+    # indexing
+    "gather", "masked_fill",
+    # linear algebra
+    "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
+    # in place (torch.exp_(x) and friends)
+    "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
+    "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
+    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_",
+]
+# fmt: on
+
 
 def _function(
     method: Callable[Concatenate[Tensor, Params], Result],

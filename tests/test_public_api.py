@@ -48,6 +48,21 @@ def test_star_import_gives_exactly_all():
     assert len(set(tg.__all__)) == len(tg.__all__)  # (no name twice)
 
 
+def test_every_free_function_is_public():
+    """tapegrad/math.py's __all__ (what __init__ star-imports) is every function defined there, and
+    all of it is in tg.__all__ (which lists the names again, for mypy)."""
+    import tapegrad.math as m
+
+    defined = {
+        n
+        for n, v in vars(m).items()
+        if not n.startswith("_") and callable(v) and getattr(v, "__module__", "") == m.__name__
+    }
+    assert set(m.__all__) == defined
+    assert set(m.__all__) <= set(tg.__all__)
+    assert len(set(m.__all__)) == len(m.__all__)
+
+
 def test_every_name_in_all_exists_and_is_public():
     for name in tg.__all__:
         assert hasattr(tg, name), name
