@@ -151,6 +151,11 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    # functions (tapegrad/math.py): transcendental
+    "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
+    "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # functions (tapegrad/math.py): reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",

@@ -29,6 +29,11 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    # transcendental
+    "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
+    "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
@@ -169,6 +174,38 @@ isfinite, isnan, isinf = (
 
 
 allclose = _function(Tensor.allclose)
+
+
+# ---- transcendental (tensor/transcendental.py) -------------------------------------------------
+sinh, cosh, asinh = _function(Tensor.sinh), _function(Tensor.cosh), _function(Tensor.asinh)
+acosh, atanh = _function(Tensor.acosh), _function(Tensor.atanh)
+asin, acos, atan = _function(Tensor.asin), _function(Tensor.acos), _function(Tensor.atan)
+arcsinh, arccosh, arctanh, arcsin, arccos, arctan = asinh, acosh, atanh, asin, acos, atan
+exp2, sinc, logit = _function(Tensor.exp2), _function(Tensor.sinc), _function(Tensor.logit)
+nan_to_num = _function(Tensor.nan_to_num)
+deg2rad, rad2deg = _function(Tensor.deg2rad), _function(Tensor.rad2deg)
+atan2, hypot, xlogy = _function(Tensor.atan2), _function(Tensor.hypot), _function(Tensor.xlogy)
+arctan2 = atan2
+logaddexp, logaddexp2 = _function(Tensor.logaddexp), _function(Tensor.logaddexp2)
+fmod, copysign = _function(Tensor.fmod), _function(Tensor.copysign)
+fmax, fmin = _function(Tensor.fmax), _function(Tensor.fmin)
+sgn, signbit = _function(Tensor.sgn), _function(Tensor.signbit)
+isposinf, isneginf = _function(Tensor.isposinf), _function(Tensor.isneginf)
+isreal, conj = _function(Tensor.isreal), _function(Tensor.conj)
+
+
+def real(x: TensorLike) -> Tensor:
+    """The real part: x itself for tapegrad's real tensors (torch.real).
+
+    >>> tg.real(tg.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
+    return as_tensor(x).real
+
+
+def imag(x: TensorLike) -> Tensor:
+    """The imaginary part: an error for real tensors, as torch.imag of a real tensor."""
+    return as_tensor(x).imag
 
 
 # ---- reductions --------------------------------------------------------------------------------

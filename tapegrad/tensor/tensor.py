@@ -1,7 +1,8 @@
 """Tensor: a NumPy array plus what autodiff needs (requires_grad, grad, grad_fn, hooks, version).
 
 Layer L3. The class is composed of its method rooms, one module per topic, each a mixin over the
-storage base (base.py): elementwise.py (operators, exp, ...), comparison.py (`<`, eq, all, sort),
+storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
+hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
 std), shape.py (reshape, permute, split), indexing.py (`t[i]`, gather), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
@@ -32,12 +33,14 @@ from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
+from .transcendental import TranscendentalMixin
 
 _new = object.__new__
 
 
 class Tensor(
     ElementwiseMixin,
+    TranscendentalMixin,
     ComparisonMixin,
     BitwiseMixin,
     ReductionMixin,
