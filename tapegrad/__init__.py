@@ -169,7 +169,9 @@ __all__ = [
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
     "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
     # functions (tapegrad/math.py): indexing
-    "gather", "masked_fill",
+    "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
+    "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
+    "index_fill", "masked_scatter", "repeat_interleave",
     # functions (tapegrad/math.py): linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",

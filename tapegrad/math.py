@@ -47,7 +47,9 @@ __all__ = [
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
     "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
     # indexing
-    "gather", "masked_fill",
+    "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
+    "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
+    "index_fill", "masked_scatter", "repeat_interleave",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -362,6 +364,40 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = Non
 
 # ---- indexing ----------------------------------------------------------------------------------
 gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)
+index_select, select = _function(Tensor.index_select), _function(Tensor.select)
+masked_select = _function(Tensor.masked_select)
+take_along_dim, nonzero = _function(Tensor.take_along_dim), _function(Tensor.nonzero)
+argwhere, diagonal = _function(Tensor.argwhere), _function(Tensor.diagonal)
+scatter, scatter_add = _function(Tensor.scatter), _function(Tensor.scatter_add)
+index_copy, index_add = _function(Tensor.index_copy), _function(Tensor.index_add)
+index_fill, masked_scatter = _function(Tensor.index_fill), _function(Tensor.masked_scatter)
+
+
+def repeat_interleave(
+    input: TensorLike,
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Tensor:
+    """Each element (slice along dim) repeated `repeats` times; with one argument, a 1-D integer
+    tensor of counts, the indices 0, 1, ... each repeated its count (as torch.repeat_interleave).
+
+    >>> tg.repeat_interleave(tg.tensor([2, 1]))
+    tensor([0, 0, 1])
+    """
+    if repeats is None:
+        counts = as_tensor(input)
+        return _positions_of(counts).repeat_interleave(counts, output_size=output_size)
+    return as_tensor(input).repeat_interleave(repeats, dim, output_size=output_size)
+
+
+def _positions_of(counts: Tensor) -> Tensor:
+    """0, 1, ..., len(counts) - 1 as int64: what repeat_interleave(counts) repeats."""
+    if counts.ndim != 1:
+        raise ValueError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
+    return as_tensor(np.arange(counts.shape[0], dtype=np.int64))
+
 
 # ---- linear algebra ----------------------------------------------------------------------------
 matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)
