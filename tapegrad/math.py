@@ -45,7 +45,9 @@ __all__ = [
     # shape
     "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
-    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
+    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack", "rot90",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "diag_embed", "movedim", "moveaxis",
+    "unflatten", "ravel", "fliplr", "flipud", "clamp_min", "clamp_max",
     # indexing
     "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
@@ -361,6 +363,24 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = Non
             )
     return concatenate([t.unsqueeze(axis) for t in ts], axis)
 
+
+def rot90(x: TensorLike, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """x rotated by 90 degrees k times in the plane of dims (torch.rot90).
+
+    >>> tg.rot90(tg.tensor([[1.0, 2.0], [3.0, 4.0]]), 2)
+    tensor([[4., 3.],
+            [2., 1.]])
+    """
+    return as_tensor(x).rot90(k, dims)
+
+
+tensor_split, hsplit = _function(Tensor.tensor_split), _function(Tensor.hsplit)
+vsplit, dsplit = _function(Tensor.vsplit), _function(Tensor.dsplit)
+diff, diag_embed = _function(Tensor.diff), _function(Tensor.diag_embed)
+movedim = moveaxis = _function(Tensor.movedim)
+unflatten, ravel = _function(Tensor.unflatten), _function(Tensor.ravel)
+fliplr, flipud = _function(Tensor.fliplr), _function(Tensor.flipud)
+clamp_min, clamp_max = _function(Tensor.clamp_min), _function(Tensor.clamp_max)
 
 # ---- indexing ----------------------------------------------------------------------------------
 gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)

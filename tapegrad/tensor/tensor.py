@@ -4,7 +4,8 @@ Layer L3. The class is composed of its method rooms, one module per topic, each 
 storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
 hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
-std), shape.py (reshape, permute, split), indexing.py (`t[i]`, gather), scatter.py (scatter,
+std), shape.py (reshape, permute, flip), pieces.py
+(split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py (scatter,
 index_add), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
@@ -29,6 +30,7 @@ from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
+from .pieces import PiecesMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
@@ -48,6 +50,7 @@ class Tensor(
     ReductionMixin,
     StatisticsMixin,
     ShapeMixin,
+    PiecesMixin,
     IndexingMixin,
     ScatterMixin,
     LinalgMixin,
