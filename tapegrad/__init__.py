@@ -159,7 +159,8 @@ __all__ = [
     "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # functions (tapegrad/math.py): transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
-    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
+    "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # functions (tapegrad/math.py): reductions
@@ -179,7 +180,8 @@ __all__ = [
     # functions (tapegrad/math.py): indexing
     "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
-    "index_fill", "masked_scatter", "repeat_interleave",
+    "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
+    "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",

@@ -32,7 +32,8 @@ __all__ = [
     "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
-    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
+    "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # reductions
@@ -52,7 +53,8 @@ __all__ = [
     # indexing
     "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
-    "index_fill", "masked_scatter", "repeat_interleave",
+    "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
+    "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -196,6 +198,7 @@ acosh, atanh = _function(Tensor.acosh), _function(Tensor.atanh)
 asin, acos, atan = _function(Tensor.asin), _function(Tensor.acos), _function(Tensor.atan)
 arcsinh, arccosh, arctanh, arcsin, arccos, arctan = asinh, acosh, atanh, asin, acos, atan
 exp2, sinc, logit = _function(Tensor.exp2), _function(Tensor.sinc), _function(Tensor.logit)
+erfc = _function(Tensor.erfc)
 nan_to_num = _function(Tensor.nan_to_num)
 deg2rad, rad2deg = _function(Tensor.deg2rad), _function(Tensor.rad2deg)
 atan2, hypot, xlogy = _function(Tensor.atan2), _function(Tensor.hypot), _function(Tensor.xlogy)
@@ -399,6 +402,13 @@ argwhere, diagonal = _function(Tensor.argwhere), _function(Tensor.diagonal)
 scatter, scatter_add = _function(Tensor.scatter), _function(Tensor.scatter_add)
 index_copy, index_add = _function(Tensor.index_copy), _function(Tensor.index_add)
 index_fill, masked_scatter = _function(Tensor.index_fill), _function(Tensor.masked_scatter)
+take, put, index_put = _function(Tensor.take), _function(Tensor.put), _function(Tensor.index_put)
+narrow_copy, split_with_sizes = _function(Tensor.narrow_copy), _function(Tensor.split_with_sizes)
+diagflat, addr, renorm = (
+    _function(Tensor.diagflat),
+    _function(Tensor.addr),
+    _function(Tensor.renorm),
+)
 
 
 def repeat_interleave(

@@ -21,7 +21,9 @@ from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
 from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error, one_dim
+from .elementwise import where
 from .record import apply
+from .writing import unary_
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -447,6 +449,62 @@ class LinalgMixin(TensorBase):
         tensor([[4.]])
         """
         return cast("Tensor", self).copy_(self.addbmm(batch1, batch2, beta=beta, alpha=alpha))
+
+    def addr(self, vec1: TensorLike, vec2: TensorLike, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * outer(vec1, vec2).
+
+        >>> tg.zeros(2, 2).addr(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 1.0]))
+        tensor([[1., 1.],
+                [2., 2.]])
+        """
+        v1, v2 = as_tensor(vec1), as_tensor(vec2)
+        if self.dtype == v1.dtype == v2.dtype == np.bool_:  # (bools: or of ands, as PyTorch)
+            both = np.logical_and.outer(v1._data, v2._data) & bool(alpha)
+            return as_tensor(both | (self._data & bool(beta)))
+        return _scaled_sum(self, v1.outer(v2), beta, alpha)
+
+    def addr_(self, vec1: TensorLike, vec2: TensorLike, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """addr in place.
+
+        >>> x = tg.zeros(1, 2); x.addr_(tg.tensor([2.0]), tg.tensor([1.0, 3.0]))
+        tensor([[2., 6.]])
+        """
+        return cast("Tensor", self).copy_(self.addr(vec1, vec2, beta=beta, alpha=alpha))
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """A square matrix with the flattened self on the offset-th diagonal.
+
+        >>> tg.tensor([[1.0, 2.0]]).diagflat()
+        tensor([[1., 0.],
+                [0., 2.]])
+        """
+        return cast("Tensor", self).reshape(-1).diag(offset)
+
+    def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """Each slice along dim whose p-norm is above maxnorm scaled down to norm maxnorm (the
+        others as they are), as PyTorch (which divides by the norm plus 1e-7).
+
+        >>> tg.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+        """
+        x = cast("Tensor", self)
+        axis = one_dim(dim, x.ndim, "renorm")
+        if not maxnorm >= 0:
+            raise ValueError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        others = tuple(d for d in range(x.ndim) if d != axis)
+        norms = x.norm(p, dim=others, keepdim=True) if others else x.abs()
+        over = norms._data > maxnorm
+        factor = where(over, maxnorm / (norms + 1e-7), 1.0)
+        return x * factor
+
+    def renorm_(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """renorm in place.
+
+        >>> x = tg.tensor([[3.0, 4.0]]); x.renorm_(2, 0, 1.0)
+        tensor([[0.6000, 0.8000]])
+        """
+        return unary_(self, "renorm_", lambda old, _: as_tensor(old).renorm(p, dim, maxnorm))
 
     # ---- distances -----------------------------------------------------------------------------
     def dist(self, other: TensorLike, p: float = 2) -> Tensor:
