@@ -20,6 +20,52 @@ from .tensor.elementwise import where as _where
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
 
+# What `from .math import *` gives tapegrad's namespace: every function here, by topic.
+# fmt: off
+__all__ = [
+    # elementwise
+    "exp", "log", "sin", "cos", "tan", "tanh", "log1p", "expm1", "relu", "sigmoid", "sqrt", "abs",
+    "sign", "square", "ceil", "erf", "floor", "frac", "round", "trunc", "reciprocal", "rsqrt",
+    "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
+    "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
+    "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
+    # transcendental
+    "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
+    "deg2rad",
+    "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
+    "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
+    # reductions
+    "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
+    "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    # comparison, logic and ordering
+    "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
+    "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "logical_and", "logical_or", "logical_not", "logical_xor", "all", "any",
+    "argsort", "sort", "topk", "unique",
+    # shape
+    "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
+    "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
+    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack", "rot90",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "diag_embed", "movedim", "moveaxis",
+    "unflatten", "ravel", "fliplr", "flipud", "clamp_min", "clamp_max",
+    # indexing
+    "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
+    "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
+    "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
+    "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    # linear algebra
+    "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
+    "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
+    "isclose", "equal", "cdist",
+    # in place (torch.exp_(x) and friends)
+    "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
+    "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
+    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_",
+]
+# fmt: on
+
 
 def _function(
     method: Callable[Concatenate[Tensor, Params], Result],
@@ -50,6 +96,13 @@ maximum, minimum = _function(Tensor.maximum), _function(Tensor.minimum)
 clip = clamp = _function(Tensor.clip)
 true_divide, floor_divide = _function(Tensor.true_divide), _function(Tensor.floor_divide)
 remainder = _function(Tensor.remainder)
+lerp, addcmul, addcdiv = (
+    _function(Tensor.lerp),
+    _function(Tensor.addcmul),
+    _function(Tensor.addcdiv),
+)
+float_power, heaviside = _function(Tensor.float_power), _function(Tensor.heaviside)
+positive, gcd, lcm = _function(Tensor.positive), _function(Tensor.gcd), _function(Tensor.lcm)
 
 
 def fill(x: TensorLike, value: Any) -> Tensor:
@@ -137,6 +190,39 @@ isfinite, isnan, isinf = (
 
 
 allclose = _function(Tensor.allclose)
+
+
+# ---- transcendental (tensor/transcendental.py) -------------------------------------------------
+sinh, cosh, asinh = _function(Tensor.sinh), _function(Tensor.cosh), _function(Tensor.asinh)
+acosh, atanh = _function(Tensor.acosh), _function(Tensor.atanh)
+asin, acos, atan = _function(Tensor.asin), _function(Tensor.acos), _function(Tensor.atan)
+arcsinh, arccosh, arctanh, arcsin, arccos, arctan = asinh, acosh, atanh, asin, acos, atan
+exp2, sinc, logit = _function(Tensor.exp2), _function(Tensor.sinc), _function(Tensor.logit)
+erfc = _function(Tensor.erfc)
+nan_to_num = _function(Tensor.nan_to_num)
+deg2rad, rad2deg = _function(Tensor.deg2rad), _function(Tensor.rad2deg)
+atan2, hypot, xlogy = _function(Tensor.atan2), _function(Tensor.hypot), _function(Tensor.xlogy)
+arctan2 = atan2
+logaddexp, logaddexp2 = _function(Tensor.logaddexp), _function(Tensor.logaddexp2)
+fmod, copysign = _function(Tensor.fmod), _function(Tensor.copysign)
+fmax, fmin = _function(Tensor.fmax), _function(Tensor.fmin)
+sgn, signbit = _function(Tensor.sgn), _function(Tensor.signbit)
+isposinf, isneginf = _function(Tensor.isposinf), _function(Tensor.isneginf)
+isreal, conj = _function(Tensor.isreal), _function(Tensor.conj)
+
+
+def real(x: TensorLike) -> Tensor:
+    """The real part: x itself for tapegrad's real tensors (torch.real).
+
+    >>> tg.real(tg.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
+    return as_tensor(x).real
+
+
+def imag(x: TensorLike) -> Tensor:
+    """The imaginary part: an error for real tensors, as torch.imag of a real tensor."""
+    return as_tensor(x).imag
 
 
 # ---- reductions --------------------------------------------------------------------------------
@@ -289,8 +375,67 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = Non
     return concatenate([t.unsqueeze(axis) for t in ts], axis)
 
 
+def rot90(x: TensorLike, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """x rotated by 90 degrees k times in the plane of dims (torch.rot90).
+
+    >>> tg.rot90(tg.tensor([[1.0, 2.0], [3.0, 4.0]]), 2)
+    tensor([[4., 3.],
+            [2., 1.]])
+    """
+    return as_tensor(x).rot90(k, dims)
+
+
+tensor_split, hsplit = _function(Tensor.tensor_split), _function(Tensor.hsplit)
+vsplit, dsplit = _function(Tensor.vsplit), _function(Tensor.dsplit)
+diff, diag_embed = _function(Tensor.diff), _function(Tensor.diag_embed)
+movedim = moveaxis = _function(Tensor.movedim)
+unflatten, ravel = _function(Tensor.unflatten), _function(Tensor.ravel)
+fliplr, flipud = _function(Tensor.fliplr), _function(Tensor.flipud)
+clamp_min, clamp_max = _function(Tensor.clamp_min), _function(Tensor.clamp_max)
+
 # ---- indexing ----------------------------------------------------------------------------------
 gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)
+index_select, select = _function(Tensor.index_select), _function(Tensor.select)
+masked_select = _function(Tensor.masked_select)
+take_along_dim, nonzero = _function(Tensor.take_along_dim), _function(Tensor.nonzero)
+argwhere, diagonal = _function(Tensor.argwhere), _function(Tensor.diagonal)
+scatter, scatter_add = _function(Tensor.scatter), _function(Tensor.scatter_add)
+index_copy, index_add = _function(Tensor.index_copy), _function(Tensor.index_add)
+index_fill, masked_scatter = _function(Tensor.index_fill), _function(Tensor.masked_scatter)
+take, put, index_put = _function(Tensor.take), _function(Tensor.put), _function(Tensor.index_put)
+narrow_copy, split_with_sizes = _function(Tensor.narrow_copy), _function(Tensor.split_with_sizes)
+diagflat, addr, renorm = (
+    _function(Tensor.diagflat),
+    _function(Tensor.addr),
+    _function(Tensor.renorm),
+)
+
+
+def repeat_interleave(
+    input: TensorLike,
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Tensor:
+    """Each element (slice along dim) repeated `repeats` times; with one argument, a 1-D integer
+    tensor of counts, the indices 0, 1, ... each repeated its count (as torch.repeat_interleave).
+
+    >>> tg.repeat_interleave(tg.tensor([2, 1]))
+    tensor([0, 0, 1])
+    """
+    if repeats is None:
+        counts = as_tensor(input)
+        return _positions_of(counts).repeat_interleave(counts, output_size=output_size)
+    return as_tensor(input).repeat_interleave(repeats, dim, output_size=output_size)
+
+
+def _positions_of(counts: Tensor) -> Tensor:
+    """0, 1, ..., len(counts) - 1 as int64: what repeat_interleave(counts) repeats."""
+    if counts.ndim != 1:
+        raise ValueError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
+    return as_tensor(np.arange(counts.shape[0], dtype=np.int64))
+
 
 # ---- linear algebra ----------------------------------------------------------------------------
 matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)
@@ -300,6 +445,52 @@ tril, triu = _function(Tensor.tril), _function(Tensor.triu)
 
 
 dot = _function(Tensor.dot)
+mv, inner, vdot = _function(Tensor.mv), _function(Tensor.inner), _function(Tensor.vdot)
+kron, cross, dist = _function(Tensor.kron), _function(Tensor.cross), _function(Tensor.dist)
+addmm, addmv = _function(Tensor.addmm), _function(Tensor.addmv)
+addbmm, baddbmm = _function(Tensor.addbmm), _function(Tensor.baddbmm)
+isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
+
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
+
+
+def cdist(
+    x1: TensorLike,
+    x2: TensorLike,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    shape (..., P, R), batch axes broadcast. For p = 2 and more than 25 rows on a side (or
+    compute_mode "use_mm_for_euclid_dist") it is computed through a matrix product, as PyTorch;
+    the gradient at distance 0 is 0.
+
+    >>> tg.cdist(tg.tensor([[0.0, 0.0]]), tg.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"cdist: x1 and x2 must be at least 2-D with the same last size (the points' "
+            f"coordinates), got shapes {list(a.shape)} and {list(b.shape)}"
+        )
+    if p < 0:
+        raise ValueError(f"cdist only supports non-negative p values, got {p}")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
+    rows = a.shape[-2] if a.shape[-2] > b.shape[-2] else b.shape[-2]  # (max is tg.max here)
+    by_product = compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == _CDIST_MODES[0] and rows > 25
+    )
+    if p == 2 and by_product:  # |x|^2 + |y|^2 - 2 x.y, square-rooted where positive
+        squares = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1).unsqueeze(-2) - 2 * (a @ b.mT)
+        positive = squares > 0
+        return where(positive, where(positive, squares, 1.0).sqrt(), 0.0)  # (no NaN gradient)
+    return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, dim=-1)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

@@ -195,6 +195,38 @@ CASES = {
         Case(lambda x: abs(x), away(5), id="builtin-abs", smooth=False),
     ],
     "sign": [Case(lambda x: tg.sign(x) * x, away(3, 4), id="times-x", smooth=False)],
+    # transcendental (primitives/transcendental.py), each inside its domain
+    "sinh": [Case(tg.sinh, normal(3, 4), id="matrix")],
+    "cosh": [Case(lambda x: x.cosh(), normal(3, 4), id="matrix")],
+    "asinh": [Case(tg.arcsinh, normal(3, 4), id="matrix")],
+    "acosh": [Case(lambda x: x.acosh(), positive(3, 4) + 0.7, id="above-1")],
+    "atanh": [Case(tg.atanh, 0.4 * normal(3, 4), id="inside")],
+    "asin": [Case(tg.asin, 0.4 * normal(3, 4), id="inside")],
+    "acos": [Case(lambda x: x.arccos(), 0.4 * normal(3, 4), id="inside")],
+    "atan": [Case(tg.atan, normal(3, 4), id="matrix")],
+    "exp2": [Case(tg.exp2, normal(3, 4), id="matrix")],
+    "erfc": [Case(tg.erfc, normal(3, 4) * 2, id="both-sides-of-0.5")],
+    "sinc": [Case(tg.sinc, away(3, 4), id="away-from-0")],
+    "logit": [
+        Case(tg.logit, positive(3, 4) / 2.5, id="inside"),
+        Case(lambda x: x.logit(eps=0.2), np.array([0.05, 0.3, 0.6, 0.95]), id="eps", smooth=False),
+    ],
+    "nan_to_num": [Case(lambda x: x.nan_to_num() * x, normal(3, 4), id="finite")],
+    "atan2": binary_broadcast(tg.atan2),
+    "hypot": binary_broadcast(lambda x, y: x.hypot(y)),
+    "logaddexp": binary_broadcast(tg.logaddexp),
+    "logaddexp2": binary_broadcast(lambda x, y: x.logaddexp2(y)),
+    "xlogy": binary_broadcast(tg.xlogy, gen_y=positive)
+    + [Case(lambda y: tg.xlogy(2.0, y), positive(3), id="number-x")],
+    "fmod": [
+        Case(tg.fmod, normal(3, 4) * 0.3, positive(4) + 1.0, id="below-1"),
+        Case(
+            lambda x, y: x.fmod(y), -positive(3, 1) * 0.1 - 2.7, positive(2) * 0.1 + 1.7, id="neg"
+        ),
+    ],
+    "copysign": [Case(tg.copysign, away(3, 4), away(4, seed=1), id="row", const=(1,))],
+    "fmax": binary_ties_free(tg.fmax),
+    "fmin": binary_ties_free(lambda x, y: x.fmin(y)),
     "maximum": binary_ties_free(tg.maximum)
     + [Case(lambda x: x.maximum(0.1), distinct(6, offset=0.01), id="scalar", smooth=False)],
     "minimum": binary_ties_free(tg.minimum)

@@ -133,6 +133,8 @@ def test_unary_doc_examples_for_the_generated_methods():
     E = tg.primitives.elementwise
     prims = [E.exp, E.log, E.sin, E.cos, E.tan, E.tanh, E.sigmoid, E.relu, E.sqrt, E.abs, E.sign]
     prims += [E.log1p, E.expm1, E.neg, E.erf, E.floor, E.ceil, E.trunc]
+    T = tg.primitives.transcendental  # (asin, atanh: [-0.5, 0.5]; acosh: [1.5, 2.0])
+    prims += [T.sinh, T.cosh, T.asinh, T.acosh, T.atanh, T.asin, T.acos, T.atan, T.exp2, T.sinc]
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     parser = doctest.DocTestParser()
     for prim in prims:
@@ -144,3 +146,5 @@ def test_unary_doc_examples_for_the_generated_methods():
     doc = unary_doc(E.log1p)
     assert "tg.autograd.formula('log1p')" in doc and ">>> tg.tensor([-0.5, 2.0]).log1p()" in doc
     assert ">>> tg.tensor([0.5, 2.0]).log()" in unary_doc(E.log)  # inside the domain
+    assert ">>> tg.tensor([-0.5, 0.5]).asin()" in unary_doc(T.asin)
+    assert ">>> tg.tensor([1.5, 2.0]).acosh()" in unary_doc(T.acosh)

@@ -17,6 +17,7 @@ API_MD = Path(__file__).resolve().parents[1].parent / "shared" / "API.md"
 # The implementation modules: reachable as attributes (tg.math.exp), never public names. (The
 # tapegrad.tensor package is shadowed by tg.tensor, the factory, which is public.)
 INTERNAL = ("compat", "creation", "dtypes", "functional", "math", "primitives", "serialization")
+INTERNAL += ("combining",)
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
@@ -46,6 +47,21 @@ def test_star_import_gives_exactly_all():
     namespace.pop("__builtins__")
     assert sorted(namespace) == sorted(tg.__all__)
     assert len(set(tg.__all__)) == len(tg.__all__)  # (no name twice)
+
+
+def test_every_free_function_is_public():
+    """tapegrad/math.py's __all__ (what __init__ star-imports) is every function defined there, and
+    all of it is in tg.__all__ (which lists the names again, for mypy)."""
+    import tapegrad.math as m
+
+    defined = {
+        n
+        for n, v in vars(m).items()
+        if not n.startswith("_") and callable(v) and getattr(v, "__module__", "") == m.__name__
+    }
+    assert set(m.__all__) == defined
+    assert set(m.__all__) <= set(tg.__all__)
+    assert len(set(m.__all__)) == len(m.__all__)
 
 
 def test_every_name_in_all_exists_and_is_public():

@@ -225,6 +225,26 @@ class ComparisonMixin(TensorBase):
         theirs = operand(other)
         return bool(np.allclose(self._data, theirs, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
+    def isclose(
+        self, other: TensorLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> Tensor:
+        """Where |self - other| <= atol + rtol * |other| (bools; NaNs equal if equal_nan).
+
+        >>> tg.tensor([1.0, 2.0]).isclose(tg.tensor([1.0 + 1e-7, 2.1]))
+        tensor([ True, False])
+        """
+        theirs = operand(other)
+        return wrap(np.isclose(self._data, theirs, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+    def equal(self, other: TensorLike) -> bool:
+        """Whether other has self's shape and the same values everywhere (NaN never equals).
+
+        >>> tg.tensor([1.0, 2.0]).equal(tg.tensor([1.0, 2.0]))
+        True
+        """
+        theirs = np.asarray(operand(other))
+        return self._data.shape == theirs.shape and bool(np.array_equal(self._data, theirs))
+
     # ---- all and any ---------------------------------------------------------------------------
     def all(
         self,

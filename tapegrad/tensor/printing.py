@@ -194,12 +194,11 @@ def unary_doc(prim: Any, inplace: bool = False) -> str:
     >>> unary_doc(tg.primitives.elementwise.exp).splitlines()[2:4]
     ['    >>> tg.tensor([-0.5, 2.0]).exp()', '    tensor([0.6065, 7.3891])']
     """
-    values = [-0.5, 2.0]
-    with np.errstate(invalid="ignore"):
-        out = prim.forward(np.array(values, np.float32))
-    if np.isnan(out).any():  # (log, sqrt: an example inside the domain)
-        values = [0.5, 2.0]
-        out = prim.forward(np.array(values, np.float32))
+    for values in ([-0.5, 2.0], [0.5, 2.0], [-0.5, 0.5], [1.5, 2.0]):  # (log, sqrt, asin, acosh:
+        with np.errstate(invalid="ignore", divide="ignore"):  # an example inside the domain)
+            out = prim.forward(np.array(values, np.float32))
+        if np.isfinite(out).all():
+            break
     dtype = [] if out.dtype == np.float32 else [f"dtype={out.dtype.name}"]
     shown = tensor_repr(out, dtype)
     if inplace:

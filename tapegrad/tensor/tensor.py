@@ -1,9 +1,12 @@
 """Tensor: a NumPy array plus what autodiff needs (requires_grad, grad, grad_fn, hooks, version).
 
 Layer L3. The class is composed of its method rooms, one module per topic, each a mixin over the
-storage base (base.py): elementwise.py (operators, exp, ...), comparison.py (`<`, eq, all, sort),
+storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
+hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
-std), shape.py (reshape, permute, split), indexing.py (`t[i]`, gather), linalg.py (`@`, mm, diag),
+std), shape.py (reshape, permute, flip), pieces.py
+(split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py (scatter,
+index_add), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
 detach, clone, hooks). A new method goes into the room of its topic.
@@ -27,23 +30,29 @@ from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
+from .pieces import PiecesMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
+from .scatter import ScatterMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
+from .transcendental import TranscendentalMixin
 
 _new = object.__new__
 
 
 class Tensor(
     ElementwiseMixin,
+    TranscendentalMixin,
     ComparisonMixin,
     BitwiseMixin,
     ReductionMixin,
     StatisticsMixin,
     ShapeMixin,
+    PiecesMixin,
     IndexingMixin,
+    ScatterMixin,
     LinalgMixin,
     InplaceMixin,
     RandomMixin,

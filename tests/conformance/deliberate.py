@@ -55,7 +55,7 @@ DELIBERATE: tuple[Difference, ...] = (
     Difference(
         "pow's second derivatives at base 0 are finite where PyTorch's are NaN (NaN from the "
         "branch its rule throws away; tapegrad's guards keep it out)",
-        entries=("pow", "__rpow__"),
+        entries=("pow", "__rpow__", "float_power"),
         category="second-order gradient NaN",
         when=lambda outcome: outcome.torch_nan,
     ),
@@ -87,6 +87,14 @@ DELIBERATE: tuple[Difference, ...] = (
 
 # Known and not fixed yet (issue 26 and what the run found): each shrinks to nothing when fixed.
 OPEN: tuple[Difference, ...] = (
+    Difference(
+        "sinc's second derivative close to 0: both frameworks differentiate the same first-order "
+        "formula, whose two terms cancel there, recorded in another order; a few elements in a "
+        "million (|x| near 1e-5) keep only a few correct digits, differently in each",
+        entries=("sinc",),
+        category="second-order gradient value",
+        full_only=True,
+    ),
     Difference(
         "pow's second derivatives at the edges (base 0, negative or infinite bases with exponent "
         "0) differ from PyTorch's both ways: its rule leaks NaN from the branch it throws away, "

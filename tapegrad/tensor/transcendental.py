@@ -1,0 +1,314 @@
+"""Transcendental methods beyond exp/log/sin/cos/tan/tanh (elementwise.py's): sinh, cosh, their
+inverses and the inverse trigonometric functions (with NumPy's arc* spellings, as PyTorch has),
+atan2, hypot, exp2, logaddexp(2), xlogy, sinc, logit, fmod, copysign, fmax/fmin, nan_to_num,
+deg2rad/rad2deg, and the sign and complex-number questions of real tensors (sgn, signbit, real,
+conj, ...); each with its in-place form where PyTorch has one.
+
+Layer L3: numpy, the rule table (primitives/transcendental.py), the storage base, record.py's apply
+and wrap, coerce.py, printing.py (the one-input docstrings) and writing.py (in-place forms). Each
+method records primitives, so its derivative is theirs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+import numpy as np
+
+from .. import dtypes
+from ..primitives import transcendental as T
+from ..primitives.registry import Primitive
+from .base import TensorBase
+from .coerce import TensorLike, coerce
+from .printing import unary_doc
+from .record import apply, wrap
+from .writing import unary_
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def _unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
+    """The method `t.<op>()` of a one-input primitive, documented from its rule."""
+
+    def method(self: TensorBase) -> Tensor:
+        return apply(prim, self)
+
+    method.__name__ = prim.name
+    method.__doc__ = unary_doc(prim)
+    return method
+
+
+def _unary_(prim: Primitive) -> Callable[[TensorBase], Tensor]:
+    """Its in-place form `t.<op>_()`."""
+
+    def method(self: TensorBase) -> Tensor:
+        return unary_(self, prim.name + "_", lambda old, _: prim(old))
+
+    method.__name__ = prim.name + "_"
+    method.__doc__ = unary_doc(prim, inplace=True)
+    return method
+
+
+def _binary(prim: Primitive, call: str, shown: str) -> Callable[[TensorBase, TensorLike], Tensor]:
+    """The method `t.<op>(other)` of a two-input primitive (other a tensor or a number), its
+    docstring's example `call` printing `shown`."""
+
+    def method(self: TensorBase, other: TensorLike) -> Tensor:
+        return apply(prim, self, coerce(other))
+
+    method.__name__ = prim.name
+    method.__doc__ = f"Elementwise {prim.expr} (its rule: tg.autograd.formula({prim.name!r})).\n\n"
+    method.__doc__ += f"    >>> {call}\n    {shown}\n    "
+    return method
+
+
+def _binary_(prim: Primitive) -> Callable[[TensorBase, TensorLike], Tensor]:
+    """Its in-place form `t.<op>_(other)`."""
+
+    def method(self: TensorBase, other: TensorLike) -> Tensor:
+        return unary_(self, prim.name + "_", lambda old, o: prim(old, o), coerce(other))
+
+    method.__name__ = prim.name + "_"
+    method.__doc__ = f"In place: self = {prim.expr}, other broadcast to self's shape."
+    return method
+
+
+_RADIANS_PER_DEGREE = math.pi / 180.0  # (a Python float: the tensor's dtype is kept)
+
+
+class TranscendentalMixin(TensorBase):
+    """The transcendental methods of Tensor beyond exp, log, sin, cos, tan and tanh."""
+
+    __slots__ = ()
+
+    # ---- one input -----------------------------------------------------------------------------
+    sinh, cosh, asinh = _unary(T.sinh), _unary(T.cosh), _unary(T.asinh)
+    acosh, atanh = _unary(T.acosh), _unary(T.atanh)
+    asin, acos, atan = _unary(T.asin), _unary(T.acos), _unary(T.atan)
+    exp2, sinc, erfc = _unary(T.exp2), _unary(T.sinc), _unary(T.erfc)
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh  # (NumPy's spellings, which PyTorch has)
+    arcsin, arccos, arctan = asin, acos, atan
+    sinh_, cosh_, asinh_ = _unary_(T.sinh), _unary_(T.cosh), _unary_(T.asinh)
+    acosh_, atanh_ = _unary_(T.acosh), _unary_(T.atanh)
+    asin_, acos_, atan_ = _unary_(T.asin), _unary_(T.acos), _unary_(T.atan)
+    exp2_, sinc_, erfc_ = _unary_(T.exp2), _unary_(T.sinc), _unary_(T.erfc)
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+    arcsin_, arccos_, arctan_ = asin_, acos_, atan_
+
+    def logit(self, eps: float | None = None) -> Tensor:
+        """log(p / (1 - p)); with eps, p is first clamped to [eps, 1 - eps] (gradient 0 outside).
+
+        >>> tg.tensor([0.25, 0.5]).logit()
+        tensor([-1.0986,  0.0000])
+        """
+        return apply(T.logit, self, eps=None if eps is None else float(eps))
+
+    def logit_(self, eps: float | None = None) -> Tensor:
+        """logit in place.
+
+        >>> x = tg.tensor([0.5]); x.logit_()
+        tensor([0.])
+        """
+        eps = None if eps is None else float(eps)
+        return unary_(self, "logit_", lambda old, _: T.logit(old, eps=eps))
+
+    def nan_to_num(
+        self, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+    ) -> Tensor:
+        """NaN, +inf and -inf replaced (by 0 and the dtype's largest and smallest numbers unless
+        given); the gradient passes only where self is finite.
+
+        >>> tg.tensor([float("nan"), 1.0, float("inf")]).nan_to_num(posinf=9.0)
+        tensor([0., 1., 9.])
+        """
+        return apply(T.nan_to_num, self, nan=nan, posinf=posinf, neginf=neginf)
+
+    def nan_to_num_(
+        self, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+    ) -> Tensor:
+        """nan_to_num in place.
+
+        >>> x = tg.tensor([float("nan"), 1.0]); x.nan_to_num_()
+        tensor([0., 1.])
+        """
+        kept = {"nan": nan, "posinf": posinf, "neginf": neginf}
+        return unary_(self, "nan_to_num_", lambda old, _: T.nan_to_num(old, **kept))
+
+    def deg2rad(self) -> Tensor:
+        """Degrees to radians (self * pi / 180).
+
+        >>> tg.tensor([180.0, 90.0]).deg2rad()
+        tensor([3.1416, 1.5708])
+        """
+        return self._floating("deg2rad") * _RADIANS_PER_DEGREE
+
+    def rad2deg(self) -> Tensor:
+        """Radians to degrees (self * 180 / pi).
+
+        >>> tg.tensor([3.14159265]).rad2deg()
+        tensor([180.])
+        """
+        return self._floating("rad2deg") / _RADIANS_PER_DEGREE
+
+    def deg2rad_(self) -> Tensor:
+        """deg2rad in place.
+
+        >>> x = tg.tensor([180.0]); x.deg2rad_()
+        tensor([3.1416])
+        """
+        return unary_(self, "deg2rad_", lambda old, _: old * _RADIANS_PER_DEGREE)
+
+    def rad2deg_(self) -> Tensor:
+        """rad2deg in place.
+
+        >>> x = tg.tensor([3.14159265]); x.rad2deg_()
+        tensor([180.])
+        """
+        return unary_(self, "rad2deg_", lambda old, _: old / _RADIANS_PER_DEGREE)
+
+    def _floating(self, name: str) -> Any:
+        """Self, or self as the default float dtype when it holds integers or bools (PyTorch's
+        deg2rad of an integer tensor is floating)."""
+        if self._data.dtype.kind == "f":
+            return self
+        return cast("Tensor", self).to(dtypes.default_float)
+
+    # ---- two inputs ----------------------------------------------------------------------------
+    atan2 = _binary(
+        T.atan2,
+        "tg.tensor([1.0, -1.0]).atan2(tg.tensor([0.0, 0.0]))",
+        "tensor([ 1.5708, -1.5708])",
+    )
+    hypot = _binary(
+        T.hypot,
+        "tg.tensor([3.0]).hypot(tg.tensor([4.0]))",
+        "tensor([5.])",
+    )
+    logaddexp = _binary(
+        T.logaddexp,
+        "tg.tensor([0.0]).logaddexp(tg.tensor([0.0]))",
+        "tensor([0.6931])",
+    )
+    logaddexp2 = _binary(
+        T.logaddexp2,
+        "tg.tensor([1.0]).logaddexp2(tg.tensor([1.0]))",
+        "tensor([2.])",
+    )
+    xlogy = _binary(
+        T.xlogy,
+        "tg.tensor([0.0, 2.0]).xlogy(tg.tensor([0.0, 1.0]))",
+        "tensor([0., 0.])",
+    )
+    fmod = _binary(
+        T.fmod,
+        "tg.tensor([-5.0, 5.0]).fmod(3.0)",
+        "tensor([-2.,  2.])",
+    )
+    copysign = _binary(
+        T.copysign,
+        "tg.tensor([1.0, 2.0]).copysign(-1.0)",
+        "tensor([-1., -2.])",
+    )
+    fmax = _binary(
+        T.fmax,
+        "tg.tensor([float('nan'), 1.0]).fmax(tg.tensor([2.0, 0.0]))",
+        "tensor([2., 1.])",
+    )
+    fmin = _binary(
+        T.fmin,
+        "tg.tensor([float('nan'), 1.0]).fmin(tg.tensor([2.0, 0.0]))",
+        "tensor([2., 0.])",
+    )
+    arctan2 = atan2
+    atan2_, hypot_, fmod_ = _binary_(T.atan2), _binary_(T.hypot), _binary_(T.fmod)
+    xlogy_, copysign_ = _binary_(T.xlogy), _binary_(T.copysign)
+    arctan2_ = atan2_
+
+    # ---- signs and the complex-number questions of a real tensor -------------------------------
+    def sgn(self) -> Tensor:
+        """The sign (-1, 0 or 1; for real tensors sgn is sign, as in PyTorch).
+
+        >>> tg.tensor([-2.0, 0.0, 3.0]).sgn()
+        tensor([-1.,  0.,  1.])
+        """
+        return cast("Tensor", self).sign()
+
+    def sgn_(self) -> Tensor:
+        """sgn in place.
+
+        >>> x = tg.tensor([-2.0, 3.0]); x.sgn_()
+        tensor([-1.,  1.])
+        """
+        return cast("Tensor", self).sign_()
+
+    def signbit(self) -> Tensor:
+        """Whether the sign bit is set (True for -0.0 and negative numbers); bools, no gradient.
+
+        >>> tg.tensor([-0.0, 1.0, -2.0]).signbit()
+        tensor([ True, False,  True])
+        """
+        return wrap(np.signbit(self._data))
+
+    def isposinf(self) -> Tensor:
+        """Where self is +inf (bools).
+
+        >>> tg.tensor([float("inf"), -float("inf"), 1.0]).isposinf()
+        tensor([ True, False, False])
+        """
+        return wrap(np.isposinf(self._data) if self._data.dtype.kind == "f" else self._no_inf())
+
+    def isneginf(self) -> Tensor:
+        """Where self is -inf (bools).
+
+        >>> tg.tensor([float("inf"), -float("inf"), 1.0]).isneginf()
+        tensor([False,  True, False])
+        """
+        return wrap(np.isneginf(self._data) if self._data.dtype.kind == "f" else self._no_inf())
+
+    def _no_inf(self) -> np.ndarray:
+        return np.zeros(self._data.shape, dtype=bool)  # (integers and bools are never infinite)
+
+    def isreal(self) -> Tensor:
+        """Where self has no imaginary part: everywhere, for tapegrad's real tensors (bools).
+
+        >>> tg.tensor([1.0, 2.0]).isreal()
+        tensor([True, True])
+        """
+        return wrap(np.ones(self._data.shape, dtype=bool))
+
+    def is_conj(self) -> bool:
+        """Whether the conjugate bit is set: never, for real tensors.
+
+        >>> tg.tensor([1.0]).is_conj()
+        False
+        """
+        return False
+
+    def conj(self) -> Tensor:
+        """The complex conjugate: self itself for a real tensor (as PyTorch returns it).
+
+        >>> tg.tensor([1.0, -2.0]).conj()
+        tensor([ 1., -2.])
+        """
+        return cast("Tensor", self)
+
+    conj_physical = resolve_conj = resolve_neg = conj
+
+    @property
+    def real(self) -> Tensor:
+        """The real part: self itself for a real tensor (as PyTorch's `x.real`).
+
+        >>> tg.tensor([1.0, -2.0]).real
+        tensor([ 1., -2.])
+        """
+        return cast("Tensor", self)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part: only complex tensors have one (an error here, as in PyTorch)."""
+        raise RuntimeError(
+            "imag is not implemented for tensors with non-complex dtypes (tapegrad's tensors are "
+            "real); the imaginary part of a real tensor is zeros_like(x)"
+        )
