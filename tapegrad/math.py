@@ -16,6 +16,8 @@ from ._utils import one_axis
 from .tensor import MaxResult, MinResult, Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
+from .tensor import integration as _integration
+from .tensor import searching as _searching
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
@@ -37,6 +39,10 @@ __all__ = [
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+    "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
+    "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
+    "cumulative_trapezoid",
     # comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -218,6 +224,80 @@ amax, amin = _function(Tensor.amax), _function(Tensor.amin)
 argmax, argmin = _function(Tensor.argmax), _function(Tensor.argmin)
 softmax, log_softmax = _function(Tensor.softmax), _function(Tensor.log_softmax)
 norm, cumsum, cumprod = _function(Tensor.norm), _function(Tensor.cumsum), _function(Tensor.cumprod)
+nansum, nanmean = _function(Tensor.nansum), _function(Tensor.nanmean)
+count_nonzero, aminmax = _function(Tensor.count_nonzero), _function(Tensor.aminmax)
+median, nanmedian = _function(Tensor.median), _function(Tensor.nanmedian)
+quantile, nanquantile = _function(Tensor.quantile), _function(Tensor.nanquantile)
+mode, kthvalue, msort = _function(Tensor.mode), _function(Tensor.kthvalue), _function(Tensor.msort)
+cummax, cummin = _function(Tensor.cummax), _function(Tensor.cummin)
+logcumsumexp = _function(Tensor.logcumsumexp)
+bincount, histc = _function(Tensor.bincount), _function(Tensor.histc)
+cov, corrcoef = _function(Tensor.cov), _function(Tensor.corrcoef)
+
+
+def searchsorted(
+    sorted_sequence: TensorLike,
+    input: TensorLike,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: TensorLike | None = None,
+) -> Tensor:
+    """Where each value of input would go to keep sorted_sequence sorted along its last axis
+    (torch.searchsorted; right=True or side='right': after equal values).
+
+    >>> tg.searchsorted(tg.tensor([1, 3, 5, 7]), tg.tensor([3, 6]))
+    tensor([1, 3])
+    """
+    return _searching.searchsorted(
+        sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter
+    )
+
+
+def bucketize(
+    input: TensorLike, boundaries: TensorLike, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
+    """Which bucket of the 1-D sorted boundaries each value falls in (torch.bucketize).
+
+    >>> tg.bucketize(tg.tensor([1, 5, 9]), tg.tensor([1, 3, 5, 7, 9]))
+    tensor([0, 2, 4])
+    """
+    return _searching.bucketize(input, boundaries, out_int32=out_int32, right=right)
+
+
+def trapezoid(
+    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
+    """The integral of y along dim by the trapezoidal rule, samples dx apart (1 by default) or at
+    the points x (torch.trapezoid).
+
+    >>> tg.trapezoid(tg.tensor([1.0, 2.0, 4.0])), tg.trapezoid(tg.tensor([1.0, 2.0, 4.0]), dx=2)
+    (tensor(4.5000), tensor(9.))
+    """
+    return _integration.trapezoid(y, x, dx=dx, dim=dim)
+
+
+def trapz(
+    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
+    """trapezoid's older name (torch.trapz).
+
+    >>> tg.trapz(tg.tensor([1.0, 2.0, 4.0]), tg.tensor([0.0, 1.0, 3.0]))
+    tensor(7.5000)
+    """
+    return _integration.trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(
+    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
+    """The running integral of y along dim by the trapezoidal rule (torch.cumulative_trapezoid).
+
+    >>> tg.cumulative_trapezoid(tg.tensor([1.0, 2.0, 4.0]))
+    tensor([1.5000, 4.5000])
+    """
+    return _integration.cumulative_trapezoid(y, x, dx=dx, dim=dim)
 
 
 @overload
