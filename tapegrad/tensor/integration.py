@@ -28,7 +28,7 @@ def _pieces(y: Any, x: Any, dx: Any, dim: int, name: str) -> tuple[Tensor, Tenso
         raise ValueError(f"{name}: y must have at least one dimension, got a 0-d tensor")
     axis = one_dim(dim, values.ndim, name)
     n = values.shape[axis]
-    pairs = values.narrow(axis, 1, max(n - 1, 0)) + values.narrow(axis, 0, max(n - 1, 0))
+    pairs = values.narrow(axis, min(n, 1), max(n - 1, 0)) + values.narrow(axis, 0, max(n - 1, 0))
     if x is None:
         step = 1.0 if dx is None else dx
         if isinstance(step, bool) or not isinstance(step, int | float | np.integer | np.floating):
@@ -52,7 +52,7 @@ def _pieces(y: Any, x: Any, dx: Any, dim: int, name: str) -> tuple[Tensor, Tenso
             f"{list(points.shape)} and {list(values.shape)}"
         )
     m = points.shape[axis]
-    spacing = points.narrow(axis, 1, max(m - 1, 0)) - points.narrow(axis, 0, max(m - 1, 0))
+    spacing = points.narrow(axis, min(m, 1), max(m - 1, 0)) - points.narrow(axis, 0, max(m - 1, 0))
     return pairs, spacing, axis
 
 

@@ -389,19 +389,21 @@ class OrderStatisticsMixin(TensorBase):
         ordered = lines.sort(axis).values
         data = ordered._data
         n = data.shape[axis]
+        nans = np.isnan(data)
         if name == "nanquantile":  # (an all-NaN line: rank 0, its first value, a NaN)
-            last = np.maximum(n - 1 - np.isnan(data).sum(axis, keepdims=True), 0)
-        else:  # (a line with a NaN: its largest value, NaN, wherever q points)
+            last = np.maximum(n - 1 - nans.sum(axis, keepdims=True), 0)
+            nan_lines = np.zeros(last.shape, dtype=bool)
+        else:  # (a line with a NaN: its last value, the NaN, wherever q points)
             last = np.full(_kept(data.shape, axis), n - 1)
+            nan_lines = nans.any(axis, keepdims=True)
         last = last.astype(data.dtype)  # (the ranks in x's dtype, as PyTorch computes them)
         # (a q on the tape: the linear weight q * (valid - 1) - below carries its gradient)
         on_tape = isinstance(q, TensorBase) and q.requires_grad and interpolation == "linear"
-        outs = [
-            _interpolate(
-                ordered, axis, last, level, interpolation, q.reshape(-1)[i] if on_tape else None
-            )
-            for i, level in enumerate(qs.ravel())
-        ]
+        outs = []
+        for i, level in enumerate(qs.ravel()):
+            ranks = np.where(nan_lines, last, level * last)
+            q_ranks = cast("Tensor", q).reshape(-1)[i] * last if on_tape else None
+            outs.append(_interpolate(ordered, axis, ranks, interpolation, q_ranks))
         out = outs[0] if qs.ndim == 0 else _stack(outs)
         shift = 0 if qs.ndim == 0 else 1
         if dim is None:
@@ -441,17 +443,11 @@ def _quantile_levels(q: Any, dtype: np.dtype, name: str) -> np.ndarray:
 
 
 def _interpolate(
-    ordered: Tensor,
-    axis: int,
-    last: np.ndarray,
-    level: np.ndarray,
-    interpolation: str,
-    q: Tensor | None,
+    ordered: Tensor, axis: int, ranks: np.ndarray, interpolation: str, q_ranks: Tensor | None
 ) -> Tensor:
-    """The value at the fractional rank level * last (`last` one per line, kept as size 1 along
-    axis) of sorted lines, as PyTorch interpolates: below + weight * (above - below); `q`: the
-    level as a tensor, when its gradient is wanted (linear only)."""
-    ranks = level * last
+    """The value at the fractional rank `ranks` (one per line, kept as size 1 along axis) of
+    sorted lines, as PyTorch interpolates: below + weight * (above - below); `q_ranks`: the ranks
+    as a tensor (q * the last rank), when q's gradient is wanted (linear only)."""
     below, above = np.floor(ranks), np.ceil(ranks)
     if interpolation == "lower":
         above = below
@@ -465,8 +461,8 @@ def _interpolate(
     high = ordered[along_axis(above.astype(np.int64), axis)]
     weight: Any = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
     nearer_low = weight < 0.5
-    if q is not None:
-        weight = q * last - below
+    if q_ranks is not None:
+        weight = q_ranks - below
     # PyTorch's lerp: from the nearer end (the same value to the last bit)
     step = high - low
     return where(nearer_low, low + step * weight, high - step * (1 - weight))

@@ -194,7 +194,8 @@ class StatisticsMixin(TensorBase):
                 f"{x._data.dtype}; pass dtype=tg.float32 (or convert with .float())"
             )
         counted = (~np.isnan(x._data)).sum(_axes(dim, x.ndim), keepdims=keepdim)
-        return x.nansum(dim, keepdim) / counted.astype(x._data.dtype)
+        with np.errstate(invalid="ignore"):  # (an all-NaN line: 0 / 0, NaN, as PyTorch)
+            return x.nansum(dim, keepdim) / counted.astype(x._data.dtype)
 
     def count_nonzero(self, dim: Any = None) -> Tensor:
         """How many elements are not zero, over dim (an int, or a tuple; all by default): int64.
@@ -258,10 +259,11 @@ class StatisticsMixin(TensorBase):
                 [1., 1.]])
         """
         c = self.cov()
-        if c.ndim == 0:  # (one variable: 1, or NaN if it does not vary)
-            return c / c
-        spread = c.diag().sqrt()
-        c = c / spread.unsqueeze(1) / spread.unsqueeze(0)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (a constant variable: NaN)
+            if c.ndim == 0:  # (one variable: 1, or NaN if it does not vary)
+                return c / c
+            spread = c.diag().sqrt()
+            c = c / spread.unsqueeze(1) / spread.unsqueeze(0)
         return c.clip(-1.0, 1.0)
 
     # ---- counts per bin (off the tape) ---------------------------------------------------------
