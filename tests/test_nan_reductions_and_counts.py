@@ -261,3 +261,14 @@ def test_trapezoid_edges_and_errors():
         tg.trapezoid(tg.tensor([1.0, 2.0]), tg.tensor([0.0, 1.0]), dx=1.0)
     with pytest.raises(ValueError, match="at least one dimension"):
         tg.trapezoid(tg.tensor(1.0))
+
+
+def test_nan_reductions_and_counts_under_vmap():
+    x = tg.tensor([[3.0, NAN, 2.0], [0.0, 5.0, 0.0]])
+    for fn in (lambda v: v.nansum(), lambda v: v.nanmean(), lambda v: v.count_nonzero()):
+        batched = tg.vmap(fn)(x)
+        one_by_one = tg.stack([fn(row) for row in x])
+        assert batched.dtype == one_by_one.dtype
+        np.testing.assert_array_equal(batched.numpy(), one_by_one.numpy())
+    with pytest.raises((TypeError, IndexError, RuntimeError), match="vmap"):
+        tg.vmap(lambda v: v.median())(x)  # (positions found in NumPy: a clear refusal)

@@ -248,3 +248,12 @@ def test_free_functions_are_the_methods():
     assert tg.quantile(x, 0.5).item() == 2.5
     assert tg.cummax(x, 1).values.tolist() == [[3.0, 3.0, 3.0], [0.0, 5.0, 5.0]]
     assert tg.aminmax(x).max.item() == 5.0
+
+
+def test_order_statistics_refuse_vmap_clearly():
+    x = tg.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    for fn in (lambda v: v.median(0).values, lambda v: v.quantile(0.5), lambda v: v.mode().values):
+        with pytest.raises((TypeError, IndexError, RuntimeError), match="vmap"):
+            tg.vmap(fn)(x)
+    batched = tg.vmap(lambda v: v.logcumsumexp(0))(x)  # (a composition of batched ops)
+    np.testing.assert_allclose(batched.numpy(), np.logaddexp.accumulate(x.numpy(), axis=1))

@@ -177,8 +177,8 @@ class StatisticsMixin(TensorBase):
         tensor(3.)
         """
         x = cast("Tensor", self)
-        if x._data.dtype.kind == "f":
-            x = where(np.isnan(x._data), np.zeros((), x._data.dtype), x)
+        if x._data.dtype.kind == "f":  # (tensor ops, not NumPy's: vmap batches them)
+            x = where(x.isnan(), np.zeros((), x._data.dtype), x)
         return x.sum(dim, keepdim, dtype=dtype)
 
     def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -193,9 +193,9 @@ class StatisticsMixin(TensorBase):
                 f"nanmean(): expected input to have floating point dtype but got "
                 f"{x._data.dtype}; pass dtype=tg.float32 (or convert with .float())"
             )
-        counted = (~np.isnan(x._data)).sum(_axes(dim, x.ndim), keepdims=keepdim)
+        counted = (~x.isnan()).sum(dim, keepdim).astype(x._data.dtype)
         with np.errstate(invalid="ignore"):  # (an all-NaN line: 0 / 0, NaN, as PyTorch)
-            return x.nansum(dim, keepdim) / counted.astype(x._data.dtype)
+            return x.nansum(dim, keepdim) / counted
 
     def count_nonzero(self, dim: Any = None) -> Tensor:
         """How many elements are not zero, over dim (an int, or a tuple; all by default): int64.
@@ -203,8 +203,7 @@ class StatisticsMixin(TensorBase):
         >>> tg.tensor([[1.0, 0.0], [0.0, 2.0]]).count_nonzero(0)
         tensor([1, 1])
         """
-        counts = np.count_nonzero(self._data, axis=_axes(dim, self.ndim))
-        return wrap(np.asarray(counts, dtype=np.int64))
+        return (cast("Tensor", self) != 0).sum(_axes(dim, self.ndim))  # (bools sum as int64)
 
     # ---- covariance ----------------------------------------------------------------------------
     def cov(
