@@ -21,9 +21,12 @@ from .creation import (
     full,
     full_like,
     linspace,
+    logspace,
     ones,
     ones_like,
     tensor,
+    tril_indices,
+    triu_indices,
     zeros,
     zeros_like,
 )
@@ -64,6 +67,7 @@ from .dtypes import bfloat16, bool_, double, float16, float32, float64, half, in
 from .dtypes import int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
 from .math import *  # noqa: F403  (the free functions: math.__all__, by topic)
+from .combining import *  # noqa: F403  (hstack, meshgrid, broadcast_tensors...: its __all__)
 from .dtypes import get_default_dtype, set_default_dtype
 from ._state import (
     enable_grad,
@@ -123,7 +127,8 @@ __all__ = [
     "nn", "ops", "optim", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "eye", "from_numpy", "full", "full_like",
-    "histogram", "linspace", "ones", "ones_like", "tensor", "zeros", "zeros_like", "Generator",
+    "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
+    "ones", "ones_like", "tensor", "zeros", "zeros_like", "Generator",
     "bernoulli", "default_generator", "generator", "get_rng_state", "initial_seed", "manual_seed",
     "multinomial", "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "seed", "set_rng_state",
@@ -171,9 +176,17 @@ __all__ = [
     # functions (tapegrad/math.py): shape
     "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
-    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
+    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack", "rot90",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "diag_embed", "movedim", "moveaxis",
+    "unflatten", "ravel", "fliplr", "flipud", "clamp_min", "clamp_max",
     # functions (tapegrad/math.py): indexing
-    "gather", "masked_fill",
+    "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
+    "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
+    "index_fill", "masked_scatter", "repeat_interleave",
+    # functions of several tensors (tapegrad/combining.py)
+    "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
+    "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
+    "block_diag",
     # functions (tapegrad/math.py): linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",

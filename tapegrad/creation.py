@@ -354,6 +354,76 @@ def linspace(
     return finish(values.astype(work, copy=False), None, requires_grad, name, kind)
 
 
+def logspace(
+    start: Number,
+    end: Number,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """`steps` values base ** v for v evenly spaced from start to end (both included), in the
+    default float dtype (or `dtype`).
+
+    >>> tg.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    check_placement("logspace", device, layout)
+    kind = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+    first, last = _scalar(start, "logspace", "start"), _scalar(end, "logspace", "end")
+    if kind.kind in "iub":  # (integer results: the ends cut to integers first, as PyTorch)
+        first, last = int(first), int(last)
+    exponents = linspace(first, last, steps, dtype=_dt.float64)._data
+    values = np.power(float(base), exponents)
+    if kind.kind in "iub":
+        values = np.trunc(values)
+    return finish(values, None, requires_grad, name, kind)
+
+
+def tril_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    layout: Layout | None = None,
+) -> Tensor:
+    """The (row, column) indices of a row x col matrix's lower triangle (on and below the
+    offset-th diagonal), row by row: a (2, count) int64 tensor.
+
+    >>> tg.tril_indices(2, 2)
+    tensor([[0, 1, 1],
+            [0, 0, 1]])
+    """
+    check_placement("tril_indices", device, layout)
+    return finish(np.stack(np.tril_indices(row, offset, col)), dtype, False, None, _dt.int64)
+
+
+def triu_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: DTypeLike = None,
+    device: DeviceLike = None,
+    layout: Layout | None = None,
+) -> Tensor:
+    """The (row, column) indices of a row x col matrix's upper triangle (on and above the
+    offset-th diagonal), row by row: a (2, count) int64 tensor.
+
+    >>> tg.triu_indices(2, 2)
+    tensor([[0, 0, 1],
+            [0, 1, 1]])
+    """
+    check_placement("triu_indices", device, layout)
+    return finish(np.stack(np.triu_indices(row, offset, col)), dtype, False, None, _dt.int64)
+
+
 def eye(
     n: int,
     m: int | None = None,
@@ -409,9 +479,12 @@ __all__ = [
     "full",
     "full_like",
     "linspace",
+    "logspace",
     "ones",
     "ones_like",
     "tensor",
+    "tril_indices",
+    "triu_indices",
     "zeros",
     "zeros_like",
 ]

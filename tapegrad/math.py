@@ -51,9 +51,13 @@ __all__ = [
     # shape
     "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
-    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack",
+    "clone", "swapaxes", "swapdims", "concatenate", "cat", "concat", "stack", "rot90",
+    "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "diag_embed", "movedim", "moveaxis",
+    "unflatten", "ravel", "fliplr", "flipud", "clamp_min", "clamp_max",
     # indexing
-    "gather", "masked_fill",
+    "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
+    "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
+    "index_fill", "masked_scatter", "repeat_interleave",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -78,6 +82,18 @@ def _function(
     function.__name__ = function.__qualname__ = method.__name__
     function.__doc__ = method.__doc__
     return function
+
+
+def _same(function: Callable[Params, Result]) -> Callable[Params, Result]:
+    """A function of the Tensor layer's (tg.searchsorted, ...) as tapegrad's own, with its
+    signature and docstring."""
+
+    def same(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return function(*args, **kwargs)
+
+    same.__name__ = same.__qualname__ = function.__name__
+    same.__doc__, same.__wrapped__ = function.__doc__, function  # type: ignore[attr-defined]
+    return same
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -234,70 +250,9 @@ logcumsumexp = _function(Tensor.logcumsumexp)
 bincount, histc = _function(Tensor.bincount), _function(Tensor.histc)
 cov, corrcoef = _function(Tensor.cov), _function(Tensor.corrcoef)
 
-
-def searchsorted(
-    sorted_sequence: TensorLike,
-    input: TensorLike,
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-    side: str | None = None,
-    sorter: TensorLike | None = None,
-) -> Tensor:
-    """Where each value of input would go to keep sorted_sequence sorted along its last axis
-    (torch.searchsorted; right=True or side='right': after equal values).
-
-    >>> tg.searchsorted(tg.tensor([1, 3, 5, 7]), tg.tensor([3, 6]))
-    tensor([1, 3])
-    """
-    return _searching.searchsorted(
-        sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter
-    )
-
-
-def bucketize(
-    input: TensorLike, boundaries: TensorLike, *, out_int32: bool = False, right: bool = False
-) -> Tensor:
-    """Which bucket of the 1-D sorted boundaries each value falls in (torch.bucketize).
-
-    >>> tg.bucketize(tg.tensor([1, 5, 9]), tg.tensor([1, 3, 5, 7, 9]))
-    tensor([0, 2, 4])
-    """
-    return _searching.bucketize(input, boundaries, out_int32=out_int32, right=right)
-
-
-def trapezoid(
-    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
-) -> Tensor:
-    """The integral of y along dim by the trapezoidal rule, samples dx apart (1 by default) or at
-    the points x (torch.trapezoid).
-
-    >>> tg.trapezoid(tg.tensor([1.0, 2.0, 4.0])), tg.trapezoid(tg.tensor([1.0, 2.0, 4.0]), dx=2)
-    (tensor(4.5000), tensor(9.))
-    """
-    return _integration.trapezoid(y, x, dx=dx, dim=dim)
-
-
-def trapz(
-    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
-) -> Tensor:
-    """trapezoid's older name (torch.trapz).
-
-    >>> tg.trapz(tg.tensor([1.0, 2.0, 4.0]), tg.tensor([0.0, 1.0, 3.0]))
-    tensor(7.5000)
-    """
-    return _integration.trapezoid(y, x, dx=dx, dim=dim)
-
-
-def cumulative_trapezoid(
-    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
-) -> Tensor:
-    """The running integral of y along dim by the trapezoidal rule (torch.cumulative_trapezoid).
-
-    >>> tg.cumulative_trapezoid(tg.tensor([1.0, 2.0, 4.0]))
-    tensor([1.5000, 4.5000])
-    """
-    return _integration.cumulative_trapezoid(y, x, dx=dx, dim=dim)
+searchsorted, bucketize = _same(_searching.searchsorted), _same(_searching.bucketize)
+trapezoid = trapz = _same(_integration.trapezoid)  # (trapz: PyTorch's older name)
+cumulative_trapezoid = _same(_integration.cumulative_trapezoid)
 
 
 @overload
@@ -440,8 +395,60 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = Non
     return concatenate([t.unsqueeze(axis) for t in ts], axis)
 
 
+def rot90(x: TensorLike, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """x rotated by 90 degrees k times in the plane of dims (torch.rot90).
+
+    >>> tg.rot90(tg.tensor([[1.0, 2.0], [3.0, 4.0]]), 2)
+    tensor([[4., 3.],
+            [2., 1.]])
+    """
+    return as_tensor(x).rot90(k, dims)
+
+
+tensor_split, hsplit = _function(Tensor.tensor_split), _function(Tensor.hsplit)
+vsplit, dsplit = _function(Tensor.vsplit), _function(Tensor.dsplit)
+diff, diag_embed = _function(Tensor.diff), _function(Tensor.diag_embed)
+movedim = moveaxis = _function(Tensor.movedim)
+unflatten, ravel = _function(Tensor.unflatten), _function(Tensor.ravel)
+fliplr, flipud = _function(Tensor.fliplr), _function(Tensor.flipud)
+clamp_min, clamp_max = _function(Tensor.clamp_min), _function(Tensor.clamp_max)
+
 # ---- indexing ----------------------------------------------------------------------------------
 gather, masked_fill = _function(Tensor.gather), _function(Tensor.masked_fill)
+index_select, select = _function(Tensor.index_select), _function(Tensor.select)
+masked_select = _function(Tensor.masked_select)
+take_along_dim, nonzero = _function(Tensor.take_along_dim), _function(Tensor.nonzero)
+argwhere, diagonal = _function(Tensor.argwhere), _function(Tensor.diagonal)
+scatter, scatter_add = _function(Tensor.scatter), _function(Tensor.scatter_add)
+index_copy, index_add = _function(Tensor.index_copy), _function(Tensor.index_add)
+index_fill, masked_scatter = _function(Tensor.index_fill), _function(Tensor.masked_scatter)
+
+
+def repeat_interleave(
+    input: TensorLike,
+    repeats: Any = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Tensor:
+    """Each element (slice along dim) repeated `repeats` times; with one argument, a 1-D integer
+    tensor of counts, the indices 0, 1, ... each repeated its count (as torch.repeat_interleave).
+
+    >>> tg.repeat_interleave(tg.tensor([2, 1]))
+    tensor([0, 0, 1])
+    """
+    if repeats is None:
+        counts = as_tensor(input)
+        return _positions_of(counts).repeat_interleave(counts, output_size=output_size)
+    return as_tensor(input).repeat_interleave(repeats, dim, output_size=output_size)
+
+
+def _positions_of(counts: Tensor) -> Tensor:
+    """0, 1, ..., len(counts) - 1 as int64: what repeat_interleave(counts) repeats."""
+    if counts.ndim != 1:
+        raise ValueError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
+    return as_tensor(np.arange(counts.shape[0], dtype=np.int64))
+
 
 # ---- linear algebra ----------------------------------------------------------------------------
 matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)

@@ -525,7 +525,7 @@ def test_name_is_settable_and_given_at_creation():
 @pytest.mark.parametrize(
     "module",
     ["elementwise", "transcendental", "comparison", "reduction", "shape", "indexing", "linalg"]
-    + ["inplace"]
+    + ["inplace", "pieces", "scatter", "tapegrad.combining", "tapegrad.creation"]
     + ["conversion", "tensor", "tapegrad.math"],
 )
 def test_docstring_examples_of_the_methods_run(module):

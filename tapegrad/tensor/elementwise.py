@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 
 from ..primitives import elementwise as E
+from ..primitives import shape as S
 from ..primitives.registry import Primitive
 from .base import AS_IS, TensorBase
-from .coerce import TensorLike, as_tensor, coerce
+from .coerce import TensorLike, as_tensor, coerce, one_dim
 from .printing import unary_doc
 from .record import apply, wrap
 
@@ -377,3 +378,26 @@ class ElementwiseMixin(TensorBase):
         tensor([1., 0.])
         """
         return where(condition, self, other)
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+        """The n-th forward difference along dim, out[i] = x[i + 1] - x[i] (n times), after
+        joining prepend and append there (bools: logical xor, as PyTorch).
+
+        >>> tg.tensor([1.0, 4.0, 9.0, 16.0]).diff()
+        tensor([3., 5., 7.])
+        """
+        if self.ndim == 0:
+            raise ValueError("diff expects input to be at least one-dimensional")
+        if n < 0:
+            raise ValueError(f"order must be non-negative but got {n}")
+        axis = one_dim(dim, self.ndim, "diff")
+        if n == 0:  # (prepend and append unused, as PyTorch)
+            return cast("Tensor", self)
+        parts = [as_tensor(p) for p in (prepend, self, append) if p is not None]
+        sizes = tuple(p.shape[axis] for p in parts)
+        x = parts[0] if len(parts) == 1 else apply(S.concatenate, *parts, axis=axis, sizes=sizes)
+        for _ in range(n):
+            size = max(x.shape[axis] - 1, 0)  # (fewer than 2: an empty result)
+            later, earlier = x.narrow(axis, min(1, size), size), x.narrow(axis, 0, size)
+            x = later ^ earlier if x.dtype == np.bool_ else later - earlier
+        return x

@@ -342,3 +342,19 @@ class InplaceMixin(TensorBase):
             cast("Tensor", self)[steps[0]][steps[1]] = value
             return
         inplace(self, "__setitem__", None, coerce(value), index=index)
+
+    def clamp_min_(self, min: Any) -> Tensor:
+        """clamp_(min=min), in place.
+
+        >>> x = tg.tensor([-1.0, 2.0]); x.clamp_min_(0.0)
+        tensor([0., 2.])
+        """
+        return self.clamp_(min, None)
+
+    def clamp_max_(self, max: Any) -> Tensor:
+        """clamp_(max=max), in place.
+
+        >>> x = tg.tensor([-1.0, 2.0]); x.clamp_max_(0.0)
+        tensor([-1.,  0.])
+        """
+        return self.clamp_(None, max)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .. import dtypes
-from .coerce import as_tensor, one_dim
+from .coerce import TensorLike, as_tensor, one_dim
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -56,7 +56,9 @@ def _pieces(y: Any, x: Any, dx: Any, dim: int, name: str) -> tuple[Tensor, Tenso
     return pairs, spacing, axis
 
 
-def trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def trapezoid(
+    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
     """The integral of y along dim by the trapezoidal rule: samples dx apart (1 by default), or
     at the points x (1-D, or y's dimensions).
 
@@ -69,7 +71,9 @@ def trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor
     return (pairs * spacing).sum(axis) / 2
 
 
-def cumulative_trapezoid(y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+def cumulative_trapezoid(
+    y: TensorLike, x: TensorLike | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
     """The running integral of y along dim by the trapezoidal rule (one value fewer than y).
 
     >>> tg.cumulative_trapezoid(tg.tensor([1.0, 2.0, 4.0]))

@@ -20,7 +20,7 @@ from ..primitives import fused as F
 from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
-from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error
+from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error, one_dim
 from .record import apply
 
 if TYPE_CHECKING:
@@ -232,6 +232,27 @@ class LinalgMixin(TensorBase):
         count = max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols))
         pos = np.arange(count)
         return apply(S.getitem, self, index=(pos + max(-k, 0), pos + max(k, 0)))
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """Zeros with the last axis of self placed on the diagonal (offset above, below if
+        negative) of the planes (dim1, dim2) of the result, which has one axis more.
+
+        >>> tg.tensor([1.0, 2.0]).diag_embed()
+        tensor([[1., 0.],
+                [0., 2.]])
+        """
+        x = cast("Tensor", self)
+        if x.ndim == 0:
+            raise ValueError("diag_embed: the input must have at least 1 dimension")
+        n = x.shape[-1]
+        size = n + abs(offset)
+        a1, a2 = one_dim(dim1, x.ndim + 1, "diag_embed"), one_dim(dim2, x.ndim + 1, "diag_embed")
+        if a1 == a2:
+            raise ValueError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+        rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+        shape = (*x.shape[:-1], size, size)
+        planes = apply(S.scatter_add, x, shape=shape, index=(Ellipsis, rows, cols))
+        return planes.movedim((-2, -1), (a1, a2))
 
     def trace(self) -> Tensor:
         """The sum of the main diagonal of a matrix.

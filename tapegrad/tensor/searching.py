@@ -9,12 +9,12 @@ value, as in PyTorch's sort.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from .base import TensorBase
-from .coerce import as_tensor
+from .coerce import TensorLike, as_tensor
 from .record import wrap
 
 if TYPE_CHECKING:
@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 
 
 def searchsorted(
-    sorted_sequence: Any,
-    input: Any,
+    sorted_sequence: TensorLike,
+    input: TensorLike,
     *,
     out_int32: bool = False,
     right: bool = False,
     side: str | None = None,
-    sorter: Any = None,
+    sorter: TensorLike | None = None,
 ) -> Tensor:
     """Where each value of input would go to keep sorted_sequence sorted along its last axis (a
     1-D sequence serves all values; else its leading axes match input's): the first such place,
@@ -81,7 +81,7 @@ def searchsorted(
 
 
 def bucketize(
-    input: Any, boundaries: Any, *, out_int32: bool = False, right: bool = False
+    input: TensorLike, boundaries: TensorLike, *, out_int32: bool = False, right: bool = False
 ) -> Tensor:
     """Which bucket of the 1-D sorted `boundaries` each value falls in: the index i with
     boundaries[i-1] < v <= boundaries[i] (right=True: boundaries[i-1] <= v < boundaries[i]).

@@ -1,6 +1,6 @@
 """Shape and views: reshape/view, flatten, permute/transpose/T, squeeze/unsqueeze, expand, the
-memory layout (contiguous, is_contiguous), and the ops that cut a tensor into pieces (split, chunk,
-unbind, narrow) or repeat or move it (repeat, tile, flip, roll).
+memory layout (contiguous, is_contiguous), and the ops that repeat or move a tensor (repeat, tile,
+flip, roll, rot90). (Cutting it into pieces, split and narrow, is pieces.py.)
 
 Layer L3: numpy, the rule table (its shape ops, and contiguous), the storage base, `record.apply`,
 coerce.py and the L0 axis helpers. PyTorch's and NumPy's spellings both work: `t.reshape(2, 3)`
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _along(axis: int, index: int | slice | np.ndarray) -> tuple:
+def along(axis: int, index: int | slice | np.ndarray) -> tuple:
     """The index that takes `index` along `axis` and everything along the other axes."""
     return (slice(None),) * axis + (index,)
 
@@ -304,84 +304,6 @@ class ShapeMixin(TensorBase):
 
     broadcast_to = expand
 
-    # ---- pieces --------------------------------------------------------------------------------
-    def split(
-        self, split_size_or_sections: Any, axis: int = 0, *, dim: int | None = None
-    ) -> tuple[Tensor, ...]:
-        """Pieces of `split_size` along axis (PyTorch), or of the given sizes if a list.
-
-        >>> [p.shape for p in tg.zeros(5).split(2)]
-        [(2,), (2,), (1,)]
-        """
-        axis = one_axis(dim if dim is not None else axis, self.ndim)
-        n = self.shape[axis]
-        if isinstance(split_size_or_sections, int | np.integer):
-            size = int(split_size_or_sections)
-            if size <= 0:
-                raise ValueError(f"split size must be positive, got {size}")
-            sizes = [min(size, n - s) for s in range(0, n, size)] or [0]  # (an empty axis: one
-        else:  # empty piece, as PyTorch)
-            sizes = [int(s) for s in split_size_or_sections]
-            if sum(sizes) != n:
-                raise ValueError(f"split sizes {sizes} do not add up to the axis length {n}")
-        pieces, start = [], 0
-        for s in sizes:
-            pieces.append(apply(S.getitem, self, index=_along(axis, slice(start, start + s))))
-            start += s
-        return tuple(pieces)
-
-    def chunk(self, chunks: int, axis: int = 0, *, dim: int | None = None) -> tuple[Tensor, ...]:
-        """At most `chunks` pieces of equal size along axis (the last may be smaller), as PyTorch.
-
-        >>> [p.shape for p in tg.zeros(5).chunk(2)]
-        [(3,), (2,)]
-        """
-        if isinstance(chunks, bool) or not isinstance(chunks, int | np.integer) or chunks < 1:
-            raise ValueError(f"chunk needs a positive number of chunks, got {chunks!r}")
-        axis = one_axis(dim if dim is not None else axis, self.ndim)
-        return self.split(max(1, -(-self.shape[axis] // int(chunks))), axis)
-
-    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        """The slices along dim, that axis removed: a tuple of views (as PyTorch's).
-
-        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).unbind(1)
-        (tensor([1., 3.]), tensor([2., 4.]))
-        """
-        if self.ndim == 0:
-            raise IndexError(
-                f"unbind: dimension specified as {dim} but the tensor has no dimensions"
-            )
-        axis = one_dim(dim, self.ndim, "unbind")
-        return tuple(apply(S.getitem, self, index=_along(axis, i)) for i in range(self.shape[axis]))
-
-    def narrow(self, dim: int, start: Any, length: int) -> Tensor:
-        """The `length` elements from `start` along dim (a view sharing memory, as PyTorch's; a
-        negative start counts from the end).
-
-        >>> tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).narrow(1, 1, 2)
-        tensor([[2., 3.],
-                [5., 6.]])
-        """
-        if self.ndim == 0:
-            raise ValueError("narrow() cannot be applied to a 0-dim tensor")
-        axis = one_dim(dim, self.ndim, "narrow")
-        start = int(start._data.item() if isinstance(start, TensorBase) else start)
-        length, size = int(length), self.shape[axis]
-        if length < 0:
-            raise ValueError(f"narrow(): length must be non-negative, got {length}")
-        if not -size <= start <= size:
-            raise IndexError(
-                f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but "
-                f"got {start})"
-            )
-        start = start + size if start < 0 else start
-        if start + length > size:
-            raise ValueError(
-                f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}) of "
-                f"dimension {axis}"
-            )
-        return apply(S.getitem, self, index=_along(axis, slice(start, start + length)))
-
     # ---- repeated and reversed -----------------------------------------------------------------
     def fliplr(self) -> Tensor:
         """Reversed along axis 1 (a matrix's columns: left to right); needs 2 or more axes.
@@ -452,8 +374,38 @@ class ShapeMixin(TensorBase):
             n = self.shape[axis] if self.ndim else 1
             if n and int(shift) % n:  # (a gather along the axis: the gradient scatters back)
                 positions = (np.arange(n) - int(shift)) % n
-                out = apply(S.getitem, out, index=_along(axis, positions))
+                out = apply(S.getitem, out, index=along(axis, positions))
         return out if out is not self else cast("Tensor", self).clone()
+
+    def rot90(self, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+        """Rotated by 90 degrees k times in the plane of dims, from the first axis toward the
+        second (as np.rot90 and PyTorch).
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).rot90()
+        tensor([[2., 4.],
+                [1., 3.]])
+        """
+        dims = tuple(dims)
+        if len(dims) != 2:
+            raise ValueError(
+                f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}"
+            )
+        if self.ndim < 2:
+            raise ValueError(f"rot90: expected total dims >= 2, but got total dims = {self.ndim}")
+        a, b = (one_dim(d, self.ndim, "rot90") for d in dims)
+        if a == b:
+            raise ValueError(
+                f"rot90: expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}"
+            )
+        x = cast("Tensor", self)
+        turns = int(k) % 4
+        if turns == 1:
+            return x.flip(b).transpose(a, b)
+        if turns == 2:
+            return x.flip(a, b)
+        if turns == 3:
+            return x.flip(a).transpose(a, b)
+        return x * 1 if x._requires_grad else x.clone()  # (a new tensor, as PyTorch's copy)
 
     def repeat(self, *sizes: Any) -> Tensor:
         """The tensor tiled: `sizes[i]` copies along axis i (PyTorch's repeat is NumPy's tile; give

@@ -5,7 +5,8 @@ storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py 
 hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
 std, cov, bincount), order_statistics.py (median, quantile, cummax), shape.py (reshape, permute,
-split), indexing.py (`t[i]`, gather), linalg.py (`@`, mm, diag),
+flip), pieces.py (split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py
+(scatter, index_add), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
 detach, clone, hooks). A new method goes into the room of its topic.
@@ -30,9 +31,11 @@ from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
 from .order_statistics import OrderStatisticsMixin
+from .pieces import PiecesMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
+from .scatter import ScatterMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
 from .transcendental import TranscendentalMixin
@@ -49,7 +52,9 @@ class Tensor(
     StatisticsMixin,
     OrderStatisticsMixin,
     ShapeMixin,
+    PiecesMixin,
     IndexingMixin,
+    ScatterMixin,
     LinalgMixin,
     InplaceMixin,
     RandomMixin,
