@@ -257,3 +257,25 @@ def test_order_statistics_refuse_vmap_clearly():
             tg.vmap(fn)(x)
     batched = tg.vmap(lambda v: v.logcumsumexp(0))(x)  # (a composition of batched ops)
     np.testing.assert_allclose(batched.numpy(), np.logaddexp.accumulate(x.numpy(), axis=1))
+
+
+@pytest.mark.parametrize("block", [1, 3, 128])
+def test_logcumsumexp_in_blocks_matches_torch(monkeypatch, block):
+    import sys
+
+    torch = _torch()
+    monkeypatch.setattr(
+        sys.modules["tapegrad.tensor.order_statistics"], "LOGCUMSUMEXP_BLOCK", block
+    )
+    data = RNG.standard_normal((2, 300)) * 30
+    data[0, :5] = -np.inf  # (their gradient is NaN, as PyTorch's)
+    weights = RNG.standard_normal((2, 300))
+    with np.errstate(all="ignore"):  # (NumPy's warnings about the -inf entries)
+        mine, theirs, x, t = _both("logcumsumexp", data, 1)
+        (mine * tg.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-13)
+    (theirs * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-12)
+    y = tg.tensor(RNG.standard_normal((2, 7)), requires_grad=True)
+    assert gradcheck(lambda v: v.logcumsumexp(1), (y,))
+    assert gradgradcheck(lambda v: v.logcumsumexp(1), (y,))

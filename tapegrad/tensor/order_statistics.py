@@ -91,6 +91,7 @@ for _result in (
 ):  # (their repr: `median(values=..., ...)`)
     _result.__name__ = _result.__qualname__ = _result.__name__.removesuffix("Result").lower()
 
+LOGCUMSUMEXP_BLOCK = 128  # (entries per block of logcumsumexp: its memory is n * this)
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -325,13 +326,21 @@ class OrderStatisticsMixin(TensorBase):
         axis = one_dim(dim, max(x.ndim, 1), "logcumsumexp")
         if x.ndim == 0 or x.shape[axis] == 0:
             return x * 1
-        # entry j: the logsumexp of the line with the entries after j set to -inf (an n x n
-        # intermediate per line: O(n^2), in exchange for the logsumexp's stable rule, and
-        # gradients of every order, for free)
-        n = x.shape[axis]
-        lines = x.movedim(axis, -1).unsqueeze(-2)  # (..., 1, n): row j keeps entries i <= j
-        upto = np.tril(np.ones((n, n), dtype=bool))
-        out = where(upto, lines, np.asarray(-np.inf, x._data.dtype)).logsumexp(-1)
+        # in blocks of LOGCUMSUMEXP_BLOCK entries: in a block, entry j is the logsumexp of the
+        # block with the entries after j set to -inf (a block x block intermediate, the
+        # logsumexp's stable rule); then logaddexp with the previous block's last entry. Memory
+        # O(n * block), not O(n^2); gradients of every order come with the ops
+        lines = x.movedim(axis, -1)
+        n, minus_inf = lines.shape[-1], np.asarray(-np.inf, x._data.dtype)
+        parts: list[Tensor] = []
+        for start in range(0, n, LOGCUMSUMEXP_BLOCK):
+            block = lines[..., start : start + LOGCUMSUMEXP_BLOCK]
+            upto = np.tril(np.ones((block.shape[-1],) * 2, dtype=bool))  # (row j: entries <= j)
+            part = where(upto, block.unsqueeze(-2), minus_inf).logsumexp(-1)
+            if parts:
+                part = part.logaddexp(parts[-1][..., -1:])
+            parts.append(part)
+        out = parts[0] if len(parts) == 1 else _concatenate(parts, lines.ndim - 1)
         return out.movedim(-1, axis)
 
     # ---- quantiles -----------------------------------------------------------------------------
@@ -470,5 +479,9 @@ def _interpolate(
 
 def _stack(parts: list[Tensor]) -> Tensor:
     """Tensors of one shape stacked along a new first axis."""
-    rows = [p.unsqueeze(0) for p in parts]
-    return apply(S.concatenate, *rows, axis=0, sizes=(1,) * len(rows))
+    return _concatenate([p.unsqueeze(0) for p in parts], 0)
+
+
+def _concatenate(parts: list[Tensor], axis: int) -> Tensor:
+    """Tensors joined along an existing axis (on the tape)."""
+    return apply(S.concatenate, *parts, axis=axis, sizes=tuple(p.shape[axis] for p in parts))
