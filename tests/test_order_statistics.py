@@ -279,3 +279,13 @@ def test_logcumsumexp_in_blocks_matches_torch(monkeypatch, block):
     y = tg.tensor(RNG.standard_normal((2, 7)), requires_grad=True)
     assert gradcheck(lambda v: v.logcumsumexp(1), (y,))
     assert gradgradcheck(lambda v: v.logcumsumexp(1), (y,))
+
+
+def test_mode_counts_each_nan_apart_as_torch():
+    torch = _torch()
+    data = [NAN, 1.0, 1.0, NAN, NAN]  # (NaN never equals NaN: 1.0 is the most frequent)
+    mine, theirs = tg.tensor(data).mode(), torch.tensor(data).mode()
+    assert (mine.values.item(), mine.indices.item()) == (
+        theirs.values.item(),
+        theirs.indices.item(),
+    )

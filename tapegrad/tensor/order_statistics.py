@@ -233,8 +233,8 @@ class OrderStatisticsMixin(TensorBase):
         flat = lines.reshape(-1, lines.shape[-1])
         n = flat.shape[1]
         last = np.empty(flat.shape[0], dtype=np.int64)
-        for row, line in enumerate(flat):  # (one np.unique per line: counts, smallest first)
-            values, counts = np.unique(line, return_counts=True)
+        for row, line in enumerate(flat):  # (np.unique: counts, smallest first; NaNs apart)
+            values, counts = np.unique(line, return_counts=True, equal_nan=False)
             winner = values[np.argmax(counts)]
             hits = np.isnan(line) if np.isnan(winner) else line == winner
             last[row] = n - 1 - int(np.argmax(hits[::-1]))
