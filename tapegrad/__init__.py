@@ -156,6 +156,7 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # functions (tapegrad/math.py): transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
     "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",

@@ -31,6 +31,7 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
+    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
     "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
@@ -111,6 +112,13 @@ maximum, minimum = _function(Tensor.maximum), _function(Tensor.minimum)
 clip = clamp = _function(Tensor.clip)
 true_divide, floor_divide = _function(Tensor.true_divide), _function(Tensor.floor_divide)
 remainder = _function(Tensor.remainder)
+lerp, addcmul, addcdiv = (
+    _function(Tensor.lerp),
+    _function(Tensor.addcmul),
+    _function(Tensor.addcdiv),
+)
+float_power, heaviside = _function(Tensor.float_power), _function(Tensor.heaviside)
+positive, gcd, lcm = _function(Tensor.positive), _function(Tensor.gcd), _function(Tensor.lcm)
 
 
 def fill(x: TensorLike, value: Any) -> Tensor:

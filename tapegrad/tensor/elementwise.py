@@ -401,3 +401,104 @@ class ElementwiseMixin(TensorBase):
             later, earlier = x.narrow(axis, min(1, size), size), x.narrow(axis, 0, size)
             x = later ^ earlier if x.dtype == np.bool_ else later - earlier
         return x
+
+    # ---- PyTorch's fused arithmetic (compositions: their gradients are the parts') ---------------
+    def lerp(self, end: TensorLike, weight: TensorLike) -> Tensor:
+        """self + weight * (end - self), computed from the nearer end as PyTorch does (exact at
+        weight 0 and 1).
+
+        >>> tg.tensor([1.0, 2.0]).lerp(tg.tensor([3.0, 6.0]), 0.5)
+        tensor([2., 4.])
+        """
+        start, stop = cast("Tensor", self), as_tensor(end)
+        w = weight if isinstance(weight, TensorBase) else coerce(weight)
+        span = stop - start
+        if not isinstance(w, TensorBase):  # (a number: one branch)
+            return start + span * w if abs(w) < 0.5 else stop - span * (1 - w)
+        near_start, tw = np.abs(w._data) < 0.5, cast("Tensor", w)
+        return where(near_start, start + span * tw, stop - span * (1 - tw))
+
+    def addcmul(self, tensor1: TensorLike, tensor2: TensorLike, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 * tensor2.
+
+        >>> tg.ones(2).addcmul(tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]), value=0.5)
+        tensor([2.5000, 5.0000])
+        """
+        product = as_tensor(tensor1) * coerce(tensor2)
+        return self + (product if value == 1 else product * value)
+
+    def addcdiv(self, tensor1: TensorLike, tensor2: TensorLike, *, value: Any = 1) -> Tensor:
+        """self + value * tensor1 / tensor2 (integer tensors refused, as PyTorch: their division
+        used to truncate).
+
+        >>> tg.ones(2).addcdiv(tg.tensor([1.0, 2.0]), tg.tensor([4.0, 4.0]), value=2)
+        tensor([1.5000, 2.0000])
+        """
+        top, bottom = as_tensor(tensor1), as_tensor(tensor2)
+        if top.dtype.kind in "biu" and bottom.dtype.kind in "biu":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported (as in PyTorch): use "
+                "input + value * torch.trunc(tensor1 / tensor2) for the old behavior, or floats"
+            )
+        quotient = top / bottom
+        return self + (quotient if value == 1 else quotient * value)
+
+    def float_power(self, exponent: TensorLike) -> Tensor:
+        """self ** exponent computed in float64 (as torch.float_power).
+
+        >>> tg.tensor([2, 3]).float_power(2)
+        tensor([4., 9.], dtype=float64)
+        """
+        other = cast("Tensor", exponent).double() if isinstance(exponent, TensorBase) else exponent
+        return cast("Tensor", self).double() ** other
+
+    def heaviside(self, values: TensorLike) -> Tensor:
+        """The step function: 0 below 0, 1 above, `values` at 0 (off the tape: PyTorch has no
+        gradient for it).
+
+        >>> tg.tensor([-1.0, 0.0, 2.0]).heaviside(tg.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+        """
+        other = values._data if isinstance(values, TensorBase) else np.asarray(values)
+        if other.dtype != self._data.dtype:
+            raise TypeError(
+                f"heaviside: input ({self._data.dtype}) and values ({other.dtype}) must have the "
+                f"same dtype, as in PyTorch"
+            )
+        x = self._data  # (x == 0 takes values, else x > 0: NaN gives 0, as PyTorch)
+        with np.errstate(invalid="ignore"):
+            return wrap(np.where(x == 0, other, x > 0).astype(x.dtype))
+
+    def positive(self) -> Tensor:
+        """self itself (as +self; bools refused, as PyTorch).
+
+        >>> tg.tensor([-1.0]).positive()
+        tensor([-1.])
+        """
+        if self._data.dtype == np.bool_:
+            raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        return cast("Tensor", self)
+
+    def gcd(self, other: TensorLike) -> Tensor:
+        """The greatest common divisor, elementwise (integer tensors; no gradient).
+
+        >>> tg.tensor([12, 18]).gcd(tg.tensor([8, 27]))
+        tensor([4, 9])
+        """
+        return wrap(np.gcd(self._data, _integers_of(self, other, "gcd")))
+
+    def lcm(self, other: TensorLike) -> Tensor:
+        """The least common multiple, elementwise (integer tensors; no gradient).
+
+        >>> tg.tensor([4, 6]).lcm(tg.tensor([6, 4]))
+        tensor([12, 12])
+        """
+        return wrap(np.lcm(self._data, _integers_of(self, other, "lcm")))
+
+
+def _integers_of(x: TensorBase, other: Any, name: str) -> Any:
+    """gcd/lcm's operands: both integer (PyTorch refuses floats)."""
+    theirs = other._data if isinstance(other, TensorBase) else np.asarray(other)
+    if x._data.dtype.kind not in "iu" or theirs.dtype.kind not in "iu":
+        raise TypeError(f'"{name}_cpu" not implemented for floating or bool tensors: pass integers')
+    return theirs

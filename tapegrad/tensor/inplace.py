@@ -358,3 +358,74 @@ class InplaceMixin(TensorBase):
         tensor([-1.,  0.])
         """
         return self.clamp_(None, max)
+
+    def lerp_(self, end: TensorLike, weight: TensorLike) -> Tensor:
+        """lerp in place.
+
+        >>> x = tg.tensor([1.0, 2.0]); x.lerp_(tg.tensor([3.0, 6.0]), 0.5)
+        tensor([2., 4.])
+        """
+        return unary_(self, "lerp_", lambda old, e: as_tensor(old).lerp(e, weight), end)
+
+    def addcmul_(self, tensor1: TensorLike, tensor2: TensorLike, *, value: Any = 1) -> Tensor:
+        """addcmul in place (Adam's second moment: v.addcmul_(g, g, value=1 - beta2)).
+
+        >>> x = tg.ones(2); x.addcmul_(tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
+        tensor([4., 9.])
+        """
+        return unary_(
+            self,
+            "addcmul_",
+            lambda old, t1: as_tensor(old).addcmul(t1, tensor2, value=value),
+            tensor1,
+        )
+
+    def addcdiv_(self, tensor1: TensorLike, tensor2: TensorLike, *, value: Any = 1) -> Tensor:
+        """addcdiv in place (Adam's step: p.addcdiv_(m, v.sqrt() + eps, value=-lr)).
+
+        >>> x = tg.ones(2); x.addcdiv_(tg.tensor([1.0, 2.0]), tg.tensor([4.0, 4.0]))
+        tensor([1.2500, 1.5000])
+        """
+        return unary_(
+            self,
+            "addcdiv_",
+            lambda old, t1: as_tensor(old).addcdiv(t1, tensor2, value=value),
+            tensor1,
+        )
+
+    def float_power_(self, exponent: TensorLike) -> Tensor:
+        """float_power in place (a float64 tensor only: others cannot hold it, as PyTorch).
+
+        >>> x = tg.tensor([2.0], dtype=tg.float64); x.float_power_(3)
+        tensor([8.], dtype=float64)
+        """
+        if self._data.dtype != np.float64:
+            raise RuntimeError(
+                f"float_power_: the base given to float_power_ has dtype {self._data.dtype} but "
+                f"the operation's result requires dtype float64 (as PyTorch)"
+            )
+        return unary_(self, "float_power_", lambda old, e: as_tensor(old).float_power(e), exponent)
+
+    def heaviside_(self, values: TensorLike) -> Tensor:
+        """heaviside in place.
+
+        >>> x = tg.tensor([-1.0, 0.0, 2.0]); x.heaviside_(tg.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+        """
+        return unary_(self, "heaviside_", lambda old, v: as_tensor(old).heaviside(v), values)
+
+    def gcd_(self, other: TensorLike) -> Tensor:
+        """gcd in place.
+
+        >>> x = tg.tensor([12, 18]); x.gcd_(tg.tensor([8, 27]))
+        tensor([4, 9])
+        """
+        return unary_(self, "gcd_", lambda old, o: as_tensor(old).gcd(o), other)
+
+    def lcm_(self, other: TensorLike) -> Tensor:
+        """lcm in place.
+
+        >>> x = tg.tensor([4, 6]); x.lcm_(tg.tensor([6, 4]))
+        tensor([12, 12])
+        """
+        return unary_(self, "lcm_", lambda old, o: as_tensor(old).lcm(o), other)

@@ -228,6 +228,19 @@ class ShapeMixin(TensorBase):
         """The last two axes swapped."""
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two axes (for real tensors: mT)."""
+        return self.transpose(-2, -1)
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two axes (for real tensors: mT).
+
+        >>> tg.ones(2, 3).adjoint().shape
+        (3, 2)
+        """
+        return self.transpose(-2, -1)
+
     def t(self) -> Tensor:
         """The transpose of a matrix; a 0-D or 1-D tensor as it is (as torch.Tensor.t).
 

@@ -64,7 +64,7 @@ DELIBERATE: tuple[Difference, ...] = (
     Difference(
         "pow's second derivatives at base 0 are finite where PyTorch's are NaN (NaN from the "
         "branch its rule throws away; tapegrad's guards keep it out)",
-        entries=("pow", "__rpow__"),
+        entries=("pow", "__rpow__", "float_power"),
         category="second-order gradient NaN",
         when=lambda outcome: outcome.torch_nan,
     ),

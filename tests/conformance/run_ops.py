@@ -144,7 +144,10 @@ def run_variant(
         torch_error = error
     translate = Translator()
     try:
-        g_input, g_args, g_kwargs = translate((sample.input, sample.args, sample.kwargs))
+        # (inside tapegrad_side: a dtype tapegrad refuses, bfloat16, is its clear error)
+        g_input, g_args, g_kwargs = tapegrad_side(
+            lambda: translate((sample.input, sample.args, sample.kwargs))
+        )
         g_call = tapegrad_side(lambda: g_input.clone()) if clone else g_input
         got = tapegrad_side(lambda: variant.tapegrad_fn(g_call, *g_args, **g_kwargs))
     except MissingName as missing:

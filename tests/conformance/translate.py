@@ -74,7 +74,8 @@ class Translator:
     def _tensor(self, t: torch.Tensor) -> Any:
         made = self._made.get(id(t))
         if made is None:
-            values = t.numpy(force=True).copy()
+            exact = t if t.dtype != torch.bfloat16 else t.float()  # (NumPy has no bfloat16)
+            values = exact.numpy(force=True).copy()
             made = tg.tensor(values, dtype=tapegrad_dtype(t.dtype), requires_grad=t.requires_grad)
             self._made[id(t)] = made
             self.pairs.append((t, made))

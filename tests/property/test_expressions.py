@@ -113,6 +113,17 @@ KIND_PRIMS = {
     "contiguous": ("transpose", "contiguous"),
     "floor_divide": "floor_divide",  # (a zero gradient, jumps kept away)
     "remainder": "remainder",  # (gradient 1 between the jumps, kept away)
+    # transcendental (primitives/transcendental.py)
+    "hyperbolic": ("sinh", "cosh", "asinh", "atan", "exp2", "sinc"),
+    "inverse_trig": ("asin", "acos", "atanh"),
+    "acosh": "acosh",
+    "logit": "logit",
+    "nan_to_num": "nan_to_num",
+    "two_argument": ("atan2", "hypot", "logaddexp", "logaddexp2"),
+    "xlogy": "xlogy",
+    "fmod": "fmod",  # (gradient 1 between the jumps, kept away)
+    "copysign": "copysign",  # (x kept away from 0, the sign from a constant)
+    "fmax_fmin": ("fmax", "fmin"),  # (ties kept away)
 }
 PIECEWISE = (
     "relu",
@@ -128,6 +139,9 @@ PIECEWISE = (
     "rounding",
     "floor_divide",
     "remainder",
+    "fmod",
+    "copysign",
+    "fmax_fmin",
 )
 ALL_KINDS = tuple(KIND_PRIMS)
 # Second order: the smooth ops. Casts are left out there: the first-order gradient through a float32
@@ -1323,21 +1337,109 @@ class _Gen:
             f"np.reshape(np.transpose({a}), ({n},))",
         )
 
-    def _divided(self, kind, op, np_fn):
-        """a <op> c for a positive constant c, every element kept KINK away from the multiples
-        of c (where both // and % jump)."""
+    def _divided(self, kind, op, np_fn, method=None):
+        """a <op> c (or a.method(c)) for a positive constant c, every element kept KINK away from
+        the multiples of c (where //, % and fmod jump)."""
         a = self.pick()
         a_tg, a_np = self.scaled(a, a, 4.0)
         c = self.choice([0.75, 1.5, 2.0])
         jumps = (np.arange(-12, 13) * c)[None, :] - self.value(a_np).ravel()[:, None]
         a_tg, a_np = self.shifted(a_tg, a_np, self.avoid(jumps, self.choice([0.0, 0.25, 0.1])))
-        return self.emit(kind, f"({a_tg}) {op} {c}", f"{np_fn}({a_np}, {c})")
+        src = f"({a_tg}) {op} {c}" if method is None else f"({a_tg}).{method}({c})"
+        return self.emit(kind, src, f"{np_fn}({a_np}, {c})")
 
     def op_floor_divide(self, kind):
         return self._divided(kind, "//", "np.floor_divide")
 
     def op_remainder(self, kind):
         return self._divided(kind, "%", "np.remainder")
+
+    # ---- transcendental -------------------------------------------------------------------------
+    def op_hyperbolic(self, kind):
+        fn, np_fn, bound = self.choice(
+            [
+                ("sinh", "np.sinh", 3.0),
+                ("cosh", "np.cosh", 3.0),
+                ("asinh", "np.arcsinh", 8.0),
+                ("atan", "np.arctan", 8.0),
+                ("exp2", "np.exp2", 4.0),
+                ("sinc", "np.sinc", 3.0),
+            ]
+        )
+        return self._unary(kind, np_fn, bound, method=fn)
+
+    def op_inverse_trig(self, kind):
+        """asin, acos, atanh inside (-0.9, 0.9), away from the poles of their derivatives."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 0.9)
+        fn, np_fn = self.choice(
+            [("asin", "np.arcsin"), ("acos", "np.arccos"), ("atanh", "np.arctanh")]
+        )
+        form = self.choice(["{a}.{fn}()", "tg.{fn}({a})", "{a}.arc{fn2}()"])
+        return self.emit(kind, form.format(a=a_tg, fn=fn, fn2=fn[1:]), f"{np_fn}({a_np})")
+
+    def op_acosh(self, kind):
+        a = self.pick()
+        b_tg, b_np = self.positive(a, a, lo=1.25)
+        return self.emit(kind, f"{b_tg}.acosh()", f"np.arccosh({b_np})")
+
+    def op_logit(self, kind):
+        """logit of values in (0.05, 0.95); with eps, the clamp kept away from the values."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 0.9)
+        p_tg, p_np = f"({a_tg} * 0.5 + 0.5)", f"({a_np} * 0.5 + 0.5)"
+        if self.flag():
+            return self.emit(kind, f"tg.logit({p_tg})", f"np.log({p_np} / (1 - {p_np}))")
+        eps = self.avoid(
+            np.concatenate([self.value(p_np).ravel(), 1 - self.value(p_np).ravel()]), 0.1
+        )
+        eps = min(max(eps, 0.01), 0.45)
+        clamped = f"np.clip({p_np}, {eps!r}, {1 - eps!r})"
+        return self.emit(kind, f"{p_tg}.logit(eps={eps!r})", f"np.log({clamped} / (1 - {clamped}))")
+
+    def op_nan_to_num(self, kind):
+        a = self.pick()
+        return self.emit(kind, self.choice([f"{a}.nan_to_num()", f"tg.nan_to_num({a})"]), a)
+
+    def op_two_argument(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        p_tg, p_np, _ = self.partner(self.shape_of(a), allow_scalar=False)
+        p_tg, p_np = self.positive(p_tg, p_np)  # (away from the origin: atan2, hypot)
+        fn, np_fn = self.choice(
+            [("atan2", "np.arctan2"), ("hypot", "np.hypot"), ("logaddexp", "np.logaddexp")]
+            + [("logaddexp2", "np.logaddexp2")]
+        )
+        form = self.choice(["{a}.{fn}({p})", "tg.{fn}({a}, {p})"])
+        return self.emit(kind, form.format(a=a_tg, p=p_tg, fn=fn), f"{np_fn}({a_np}, {p_np})")
+
+    def op_xlogy(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        p_tg, p_np, _ = self.partner(self.shape_of(a), allow_scalar=False)
+        p_tg, p_np = self.positive(p_tg, p_np)
+        return self.emit(kind, f"tg.xlogy({a_tg}, {p_tg})", f"{a_np} * np.log({p_np})")
+
+    def op_fmod(self, kind):
+        return self._divided(kind, "%", "np.fmod", method="fmod")
+
+    def op_copysign(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 8.0)
+        a_tg, a_np = self.kink_shift(a_tg, a_np, self.choice([0.0, 0.5]))
+        sign = self.choice(["-1.0", "2.0", "tg.tensor([-1.0, 1.0]).sum() - 0.5"])
+        sign_np = sign.replace("tg.tensor", "np.array")
+        return self.emit(kind, f"{a_tg}.copysign({sign})", f"np.copysign({a_np}, {sign_np})")
+
+    def op_fmax_fmin(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 8.0)
+        p_tg, p_np, _ = self.partner(self.shape_of(a), allow_scalar=False)
+        p_tg, p_np = self.scaled(p_tg, p_np, 8.0)
+        diff = self.value(a_np) - self.value(p_np)
+        p_tg, p_np = self.shifted(p_tg, p_np, self.avoid(diff, self.choice([0.0, 0.5])))
+        fn = self.choice(["fmax", "fmin"])
+        return self.emit(kind, f"tg.{fn}({a_tg}, {p_tg})", f"np.{fn}({a_np}, {p_np})")
 
     def op_cumsum(self, kind):
         a = self.pick(lambda s: len(s) >= 1, new_shape=(2, 3))
