@@ -166,6 +166,10 @@ __all__ = [
     # functions (tapegrad/math.py): reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+    "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
+    "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
+    "cumulative_trapezoid",
     # functions (tapegrad/math.py): comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",

@@ -16,6 +16,8 @@ from ._utils import one_axis
 from .tensor import MaxResult, MinResult, Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
+from .tensor import integration as _integration
+from .tensor import searching as _searching
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
@@ -39,6 +41,10 @@ __all__ = [
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+    "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
+    "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
+    "cumulative_trapezoid",
     # comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -79,6 +85,18 @@ def _function(
     function.__name__ = function.__qualname__ = method.__name__
     function.__doc__ = method.__doc__
     return function
+
+
+def _same(function: Callable[Params, Result]) -> Callable[Params, Result]:
+    """A function of the Tensor layer's (tg.searchsorted, ...) as tapegrad's own, with its
+    signature and docstring."""
+
+    def same(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return function(*args, **kwargs)
+
+    same.__name__ = same.__qualname__ = function.__name__
+    same.__doc__, same.__wrapped__ = function.__doc__, function  # type: ignore[attr-defined]
+    return same
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -233,6 +251,19 @@ amax, amin = _function(Tensor.amax), _function(Tensor.amin)
 argmax, argmin = _function(Tensor.argmax), _function(Tensor.argmin)
 softmax, log_softmax = _function(Tensor.softmax), _function(Tensor.log_softmax)
 norm, cumsum, cumprod = _function(Tensor.norm), _function(Tensor.cumsum), _function(Tensor.cumprod)
+nansum, nanmean = _function(Tensor.nansum), _function(Tensor.nanmean)
+count_nonzero, aminmax = _function(Tensor.count_nonzero), _function(Tensor.aminmax)
+median, nanmedian = _function(Tensor.median), _function(Tensor.nanmedian)
+quantile, nanquantile = _function(Tensor.quantile), _function(Tensor.nanquantile)
+mode, kthvalue, msort = _function(Tensor.mode), _function(Tensor.kthvalue), _function(Tensor.msort)
+cummax, cummin = _function(Tensor.cummax), _function(Tensor.cummin)
+logcumsumexp = _function(Tensor.logcumsumexp)
+bincount, histc = _function(Tensor.bincount), _function(Tensor.histc)
+cov, corrcoef = _function(Tensor.cov), _function(Tensor.corrcoef)
+
+searchsorted, bucketize = _same(_searching.searchsorted), _same(_searching.bucketize)
+trapezoid = trapz = _same(_integration.trapezoid)  # (trapz: PyTorch's older name)
+cumulative_trapezoid = _same(_integration.cumulative_trapezoid)
 
 
 @overload
