@@ -64,7 +64,7 @@ __all__ = [
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "cdist",
+    "isclose", "equal",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -481,47 +481,6 @@ kron, cross, dist = _function(Tensor.kron), _function(Tensor.cross), _function(T
 addmm, addmv = _function(Tensor.addmm), _function(Tensor.addmv)
 addbmm, baddbmm = _function(Tensor.addbmm), _function(Tensor.baddbmm)
 isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
-
-_CDIST_MODES = (
-    "use_mm_for_euclid_dist_if_necessary",
-    "use_mm_for_euclid_dist",
-    "donot_use_mm_for_euclid_dist",
-)
-
-
-def cdist(
-    x1: TensorLike,
-    x2: TensorLike,
-    p: float = 2.0,
-    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
-) -> Tensor:
-    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
-    shape (..., P, R), batch axes broadcast. For p = 2 and more than 25 rows on a side (or
-    compute_mode "use_mm_for_euclid_dist") it is computed through a matrix product, as PyTorch;
-    the gradient at distance 0 is 0.
-
-    >>> tg.cdist(tg.tensor([[0.0, 0.0]]), tg.tensor([[3.0, 4.0], [0.0, 1.0]]))
-    tensor([[5., 1.]])
-    """
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
-        raise ValueError(
-            f"cdist: x1 and x2 must be at least 2-D with the same last size (the points' "
-            f"coordinates), got shapes {list(a.shape)} and {list(b.shape)}"
-        )
-    if p < 0:
-        raise ValueError(f"cdist only supports non-negative p values, got {p}")
-    if compute_mode not in _CDIST_MODES:
-        raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
-    rows = a.shape[-2] if a.shape[-2] > b.shape[-2] else b.shape[-2]  # (max is tg.max here)
-    by_product = compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode == _CDIST_MODES[0] and rows > 25
-    )
-    if p == 2 and by_product:  # |x|^2 + |y|^2 - 2 x.y, square-rooted where positive
-        squares = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1).unsqueeze(-2) - 2 * (a @ b.mT)
-        positive = squares > 0
-        return where(positive, where(positive, squares, 1.0).sqrt(), 0.0)  # (no NaN gradient)
-    return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, dim=-1)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
