@@ -12,13 +12,14 @@ loop runs once per node: its speed tricks (marked) save Python calls, about 360 
 
 from __future__ import annotations
 
+from functools import partial
 from heapq import heappop, heappush
 from typing import Any, Callable
 
 from .._state import no_grad, state
 from ..primitives import registry
 from . import anomaly
-from .node import Node, fit
+from .node import FREED, Node, fit
 from .plan import Plan, collect, deliver_to_leaves, run_hooks
 
 
@@ -41,8 +42,9 @@ def run_backward(
     previous_mode = state.enabled  # a raw backward records nothing by construction (its rules
     state.enabled = create_graph or previous_mode  # see arrays); create_graph records it all
     try:
-        watch = state.anomaly or observer is not None
-        run_nodes(plan, raw, retain_graph, captured, watch, observer)
+        watched = state.anomaly or observer is not None  # (anomaly mode, or explain's observer)
+        grads_of = partial(_watched_grads, observer=observer) if watched else node_grads
+        run_nodes(plan, raw, retain_graph, captured, grads_of)
         deliver_to_leaves(plan, seeds, targets, captured, raw, create_graph)
     finally:
         state.enabled = previous_mode
@@ -50,36 +52,46 @@ def run_backward(
 
 
 def run_nodes(
-    plan: Plan, raw: bool, retain_graph: bool, captured: dict, watch: bool, observer: Any
+    plan: Plan, raw: bool, retain_graph: bool, captured: dict, grads_of: Callable
 ) -> None:
     """The loop: run the waiting node recorded last, hand each input its gradient (a node's are
-    summed in its buffer, a leaf's are collected for the end), push a node reached first."""
+    summed in its buffer, a leaf's are collected for the end), push a node reached first.
+    `grads_of` is node_grads (or, watched, _watched_grads with its observer)."""
     buffers, leaf_grads, pruned, waiting = plan.buffers, plan.leaf_grads, plan.pruned, plan.waiting
     while waiting:
         node = heappop(waiting)[1]
         g = buffers.pop(node)
-        if g is not None and node.pre_hooks:
+        if node.pre_hooks:  # (hooks see only gradients that arrived: run_hooks passes None on)
             g = run_hooks(node.pre_hooks, g, raw)
         edges = node.edges if pruned is None else plan.edges_to_targets(node, g, captured)
-        if watch:  # anomaly mode, or explain's observer
-            grads = _watched_grads(node, g, edges, raw, observer)
-        else:
-            grads = node_grads(node, g, edges, raw)
+        grads = grads_of(node, g, edges, raw)
         i = -1
         for e in edges:  # (i by hand: zip() would cost 3% of the chain's instructions)
             i += 1
             gi = grads[i]
             if e.__class__ is not Node:  # a leaf (or None): its gradient is needed at the end
-                if e is not None:
+                if e is None:
+                    continue
+                gathered = leaf_grads.get(e)  # (collect's commonest case inlined, a call less
+                if gathered.__class__ is list and gi is not None:  # per use of a leaf used
+                    gathered.append(gi)  # many times: its gradients gathered, summed at the end)
+                else:
                     collect(leaf_grads, e, gi, raw)
             elif e not in buffers:  # (the first to deliver: e waits for the rest, recorded
                 buffers[e] = gi  # after it, so it runs after them)
                 heappush(waiting, (-e.seq, e))
-            elif gi is not None:
-                prev = buffers[e]
-                buffers[e] = gi if prev is None else prev + gi
+            elif gi is not None:  # (a node with several consumers: their gradients summed)
+                buffers[e] = _added(buffers[e], gi)
         if not retain_graph and node.plan.keeps:  # the tape is used up: drop what was saved
-            node.release()  # for backward
+            if node.prim.rule_for_all is None:  # (Node.release inlined, a call less per node;
+                node.saved, node.versions, node.out_data = FREED, None, None  # a custom
+            else:  # Function's ctx needs the call)
+                node.release()
+
+
+def _added(prev: Any, gi: Any) -> Any:
+    """A node's buffered gradient plus one more (None: nothing buffered yet)."""
+    return gi if prev is None else prev + gi
 
 
 def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> Any:

@@ -116,7 +116,10 @@ def _needed(root_nodes: list, targets: set) -> tuple[dict, set]:
 
 def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
     """Tensor hooks in registration order; a hook may return a replacement of the same shape and
-    dtype. Hooks always see Tensors, also when the engine runs on plain arrays."""
+    dtype. Hooks always see Tensors, also when the engine runs on plain arrays; no gradient
+    (None) runs none of them."""
+    if g is None:
+        return None
     g_tensor = registry.layer.wrap(g) if raw else g
     for hook in list(hooks):
         if raw:
