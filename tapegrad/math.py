@@ -14,6 +14,7 @@ import numpy as np
 from . import primitives as P
 from ._utils import one_axis
 from .tensor import MaxResult, MinResult, Tensor, apply
+from .tensor import linear_systems as tensor_linear_systems
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
 
@@ -56,7 +57,8 @@ __all__ = [
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "cdist",
+    "isclose", "equal", "cdist", "det", "logdet", "slogdet", "inverse", "cholesky",
+    "matrix_power", "cholesky_solve",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -440,6 +442,24 @@ kron, cross, dist = _function(Tensor.kron), _function(Tensor.cross), _function(T
 addmm, addmv = _function(Tensor.addmm), _function(Tensor.addmv)
 addbmm, baddbmm = _function(Tensor.addbmm), _function(Tensor.baddbmm)
 isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
+det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _function(Tensor.slogdet)
+inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
+matrix_power = _function(Tensor.matrix_power)
+
+
+def cholesky_solve(B: TensorLike, L: TensorLike, upper: bool = False) -> Tensor:
+    """X with A X = B, given A's Cholesky factor L (A = L L^T; upper=True: A = U^T U): two
+    triangular solves.
+
+    >>> tg.cholesky_solve(tg.tensor([[4.0], [9.0]]), tg.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor([[1.],
+            [1.]])
+    """
+    b, factor = as_tensor(B), as_tensor(L)
+    lower = factor.mT if upper else factor
+    half = tensor_linear_systems.solve_triangular(lower, b, upper=False)
+    return tensor_linear_systems.solve_triangular(lower.mT, half, upper=True)
+
 
 _CDIST_MODES = (
     "use_mm_for_euclid_dist_if_necessary",

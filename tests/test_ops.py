@@ -36,6 +36,13 @@ def away(*shape, seed=0):
     return rng.uniform(0.3, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
+def conditioned(*shape, seed=0):
+    """Square matrices (the last size, batched by the others) well away from singular: the
+    identity times 3 plus noise of size 1/2."""
+    n = shape[-1]
+    return 3 * np.eye(n) + 0.5 * normal(*shape[:-1], n, n, seed=seed)
+
+
 def pair_distinct(sx, sy, seed=0):
     """Two arrays whose values (even after broadcasting against each other) never tie."""
     nx, ny = int(np.prod(sx)), int(np.prod(sy))
@@ -357,6 +364,51 @@ CASES = {
         Case(lambda a, b: a @ b, normal(4), normal(2, 4, 3), id="1d@batched"),
         Case(lambda a, b: a @ b, normal(2, 3, 4), normal(4), id="batched@1d"),
         Case(lambda a, b: tg.matmul(a, b), normal(3, 4), normal(4, 2), id="function"),
+    ],
+    # square systems (primitives/linear_systems.py): well-conditioned inputs, SPD for cholesky
+    "inv": [
+        Case(lambda a: tg.linalg.inv(a), conditioned(3), id="3x3"),
+        Case(lambda a: a.inverse(), conditioned(2, 3), id="batched-method"),
+    ],
+    "det": [
+        Case(lambda a: tg.linalg.det(a), conditioned(3), id="3x3"),
+        Case(lambda a: a.det(), conditioned(2, 2), id="batched-method"),
+    ],
+    "logabsdet": [
+        Case(lambda a: tg.linalg.slogdet(a).logabsdet, conditioned(3), id="slogdet"),
+        Case(lambda a: tg.logdet(a), conditioned(2, 3), id="logdet-batched"),
+    ],
+    "solve": [
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(3), normal(3, 2), id="matrix"),
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(2, 3), normal(2, 3), id="vectors"),
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(2, 3), normal(3, 2), id="broadcast"),
+        Case(
+            lambda a, b: tg.linalg.solve(a, b, left=False), conditioned(3), normal(2, 3), id="right"
+        ),
+    ],
+    "solve_triangular": [
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=True),
+            conditioned(3),
+            normal(3, 2),
+            id="upper",
+        ),
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=False, left=False),
+            conditioned(2, 3),
+            normal(2, 2, 3),
+            id="lower-right",
+        ),
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=False, unitriangular=True),
+            conditioned(3),
+            normal(3, 1),
+            id="unitriangular",
+        ),
+    ],
+    "cholesky": [
+        Case(lambda a: tg.linalg.cholesky(a @ a.mT), conditioned(3), id="spd"),
+        Case(lambda a: tg.linalg.cholesky(a @ a.mT, upper=True), conditioned(2, 3), id="upper"),
     ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),

@@ -1,6 +1,7 @@
 """Linear algebra: `@` and matmul (NumPy's rules for 1-D operands and batch axes), mm and bmm (no
 broadcasting, as PyTorch's), outer, the matrix parts (diag, trace, tril, triu), PyTorch's other
-products (mv, inner, vdot, kron, cross, the addmm family) and dist.
+products (mv, inner, vdot, kron, cross, the addmm family), dist, and the square-matrix methods
+(det, logdet, slogdet, inverse, cholesky, matrix_power: linear_systems.py's).
 
 Layer L3: numpy, the rule table, the storage base, `record.apply` and coerce.py. Each is one
 matmul primitive or a composition of recorded primitives, so its gradient is theirs.
@@ -20,6 +21,7 @@ from ..primitives import fused as F
 from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
+from . import linear_systems as LS
 from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error, one_dim
 from .record import apply
 
@@ -456,6 +458,59 @@ class LinalgMixin(TensorBase):
         tensor(5.)
         """
         return (cast("Tensor", self) - as_tensor(other)).norm(p)
+
+    # ---- square matrices (tensor/linear_systems.py: the checks and the math, once) ------------
+    def det(self) -> Tensor:
+        """The determinant of each square matrix (leading axes are batch axes).
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 3.0]]).det()
+        tensor(6.)
+        """
+        return LS.det(self)
+
+    def logdet(self) -> Tensor:
+        """log det of each square matrix: NaN for a negative determinant, -inf for 0.
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 0.5]]).logdet()
+        tensor(0.)
+        """
+        return LS.logdet(self)
+
+    def slogdet(self) -> LS.SlogdetResult:
+        """(sign, logabsdet) of each square matrix's determinant, a named tuple.
+
+        >>> tg.tensor([[0.0, 1.0], [1.0, 0.0]]).slogdet().sign
+        tensor(-1.)
+        """
+        return LS.slogdet(self)
+
+    def inverse(self) -> Tensor:
+        """The inverse of each square matrix (LinAlgError if one is singular).
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 4.0]]).inverse()
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+        """
+        return LS.inv(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """The Cholesky factor of each symmetric positive-definite matrix (lower; upper=True: its
+        transpose).
+
+        >>> tg.tensor([[4.0, 0.0], [0.0, 9.0]]).cholesky()
+        tensor([[2., 0.],
+                [0., 3.]])
+        """
+        return LS.cholesky(self, upper=upper)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """Each square matrix to the integer power n (n < 0: of its inverse; 0: the identity).
+
+        >>> tg.tensor([[1.0, 1.0], [0.0, 1.0]]).matrix_power(3)
+        tensor([[1., 3.],
+                [0., 1.]])
+        """
+        return LS.matrix_power(self, n)
 
 
 def _scaled_sum(x: TensorBase, product: Tensor, beta: Any, alpha: Any) -> Tensor:

@@ -124,6 +124,8 @@ KIND_PRIMS = {
     "fmod": "fmod",  # (gradient 1 between the jumps, kept away)
     "copysign": "copysign",  # (x kept away from 0, the sign from a constant)
     "fmax_fmin": ("fmax", "fmin"),  # (ties kept away)
+    # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
+    "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
 }
 PIECEWISE = (
     "relu",
@@ -1353,6 +1355,40 @@ class _Gen:
 
     def op_remainder(self, kind):
         return self._divided(kind, "%", "np.remainder")
+
+    # ---- square systems ------------------------------------------------------------------------
+    def op_square_system(self, kind):
+        """inv, det, log |det|, solve, the triangular solve or the Cholesky factor of A A^T + I
+        for a value A of small entries (so the matrix is positive-definite, far from singular)."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 4, new_shape=self.choice([(2, 2), (3, 2), (2, 2, 3)])
+        )
+        sa = self.shape_of(a)
+        m = sa[-2]
+        a_tg, a_np = self.scaled(a, a, 0.5)
+        m_tg = f"({a_tg} @ {a_tg}.mT + tg.eye({m}, dtype=tg.float64))"
+        m_np = f"({a_np} @ np.swapaxes({a_np}, -1, -2) + np.eye({m}))"
+        op = self.choice(["inv", "det", "slogdet", "solve", "solve_triangular", "cholesky"])
+        if op in ("solve", "solve_triangular"):
+            b = self.new_leaf(sa[:-1] + (self.integer(1, 2),))
+            if op == "solve":
+                return self.emit(
+                    kind, f"tg.linalg.solve({m_tg}, {b})", f"np.linalg.solve({m_np}, {b})"
+                )
+            upper = self.flag()
+            tri = f"np.{'triu' if upper else 'tril'}({m_np})"
+            return self.emit(
+                kind,
+                f"tg.linalg.solve_triangular({m_tg}, {b}, upper={upper})",
+                f"np.linalg.solve({tri}, {b})",
+            )
+        if op == "slogdet":
+            return self.emit(
+                kind, f"tg.linalg.slogdet({m_tg}).logabsdet", f"np.linalg.slogdet({m_np})[1]"
+            )
+        form = self.choice(["tg.linalg.{op}({m})", "{m}.{method}()"])
+        method = {"inv": "inverse"}.get(op, op)
+        return self.emit(kind, form.format(op=op, m=m_tg, method=method), f"np.linalg.{op}({m_np})")
 
     # ---- transcendental -------------------------------------------------------------------------
     def op_hyperbolic(self, kind):

@@ -1,0 +1,156 @@
+"""Square matrices, as torch.linalg takes them: the checks every op of a square system makes
+(floating point, at least 2-D, square), and inv, det, slogdet, logdet, solve, solve_triangular,
+cholesky and matrix_power on stacks of matrices (leading axes are batch axes). The Tensor methods
+(det, inverse, ...) and tg.linalg's functions call these.
+
+Layer L3: numpy, the linear_systems primitives, the shape primitives and `record.apply`; each op
+is one primitive or a composition of recorded ones, so its gradient is theirs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple, cast
+
+import numpy as np
+
+from ..primitives import elementwise as E
+from ..primitives import linear_systems as LS
+from ..primitives import shape as S
+from .base import TensorBase
+from .coerce import as_tensor
+from .record import apply
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+class SlogdetResult(NamedTuple):
+    """What slogdet gives: (sign, logabsdet), as torch.return_types.linalg_slogdet."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+def square(a: TensorBase, name: str) -> Tensor:
+    """a, checked as torch.linalg checks a stack of square matrices (float32/float64, at least
+    2-D, the last two sizes equal): otherwise a clear error naming the op."""
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise TypeError(
+            f"{name}: expected a float32 or float64 tensor as input, got {a.dtype}; convert it "
+            f"first (a.to(tg.float64))"
+        )
+    if a.ndim < 2:
+        raise ValueError(
+            f"{name}: the input tensor A must have at least 2 dimensions, got {a.ndim}"
+        )
+    n, m = a.shape[-2:]
+    if n != m:
+        raise ValueError(
+            f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices"
+        )
+    return cast("Tensor", a)
+
+
+def inv(a: TensorBase) -> Tensor:
+    """The inverse of each square matrix (LinAlgError where one is singular)."""
+    return apply(LS.inv, square(a, "linalg.inv"))
+
+
+def det(a: TensorBase) -> Tensor:
+    """The determinant of each square matrix: shape a.shape[:-2]."""
+    return apply(LS.det, square(a, "linalg.det"))
+
+
+def slogdet(a: TensorBase) -> SlogdetResult:
+    """(sign, log |det|) of each square matrix; sign 0 and logabsdet -inf where one is singular.
+    The sign has no gradient (it is piecewise constant)."""
+    m = square(a, "linalg.slogdet")
+    sign = np.linalg.slogdet(m._data)[0]
+    return SlogdetResult(as_tensor(sign), apply(LS.logabsdet, m))
+
+
+def logdet(a: TensorBase) -> Tensor:
+    """log det(A): NaN where the determinant is negative, -inf where it is 0, as PyTorch."""
+    sign, logabsdet = slogdet(square(a, "logdet"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.log(sign._data)  # 0 (det > 0), -inf (det = 0) or NaN (det < 0)
+    return logabsdet + shift.astype(logabsdet.dtype)
+
+
+def _batch_of_vectors(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's rule for B in A X = B: a vector (or a batch of them) when it is 1-D, or when it
+    has A's shape without A's last axis; otherwise a (batch of) matrices."""
+    return b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+
+
+def _check_rhs(a: Tensor, b: Tensor, name: str) -> None:
+    """B must be floating point like A, at least 1-D, with A's number of rows."""
+    if b.dtype != a.dtype:
+        raise TypeError(f"{name}: A and B must have the same dtype, got {a.dtype} and {b.dtype}")
+    if (
+        b.ndim == 0
+        or b.shape[-2 if b.ndim >= 2 and not _batch_of_vectors(a, b) else -1] != (a.shape[-1])
+    ):
+        raise ValueError(
+            f"{name}: incompatible shapes of A and B for the equation AX = B: A is "
+            f"{list(a.shape)}, B is {list(b.shape)} (B needs as many rows as A)"
+        )
+
+
+def solve(a: TensorBase, b: TensorBase, left: bool = True) -> Tensor:
+    """X with A X = B (left=False: X A = B) for square A; B a vector or a matrix (each with batch
+    axes broadcast against A's), PyTorch's rule saying which."""
+    m, rhs = square(a, "linalg.solve"), cast("Tensor", b)
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return solve(m.mT, rhs.mT).mT
+    _check_rhs(m, rhs, "linalg.solve")
+    if _batch_of_vectors(m, rhs):
+        column = apply(S.reshape, rhs, shape=tuple(rhs.shape) + (1,))
+        return apply(LS.solve, m, column).squeeze(-1)
+    return apply(LS.solve, m, rhs)
+
+
+def solve_triangular(
+    a: TensorBase, b: TensorBase, upper: bool, left: bool = True, unitriangular: bool = False
+) -> Tensor:
+    """X with A X = B (left=False: X A = B) for a triangular A (only its upper or lower triangle
+    is read; unitriangular: its diagonal taken as ones); B a (batch of) matrices."""
+    m, rhs = square(a, "linalg.solve_triangular"), cast("Tensor", b)
+    if not isinstance(upper, bool):
+        raise TypeError(f"linalg.solve_triangular: upper must be True or False, got {upper!r}")
+    if rhs.ndim < 2:
+        raise ValueError(
+            f"linalg.solve_triangular: B must be a matrix (or a batch of them), got {rhs.ndim}-D; "
+            f"use B.unsqueeze(-1) for a vector"
+        )
+    if not left:  # X A = B  <=>  A^T X^T = B^T, whose triangle is the other one
+        return solve_triangular(m.mT, rhs.mT, upper=not upper, unitriangular=unitriangular).mT
+    _check_rhs(m, rhs, "linalg.solve_triangular")
+    return apply(LS.solve_triangular, m, rhs, upper=upper, unitriangular=bool(unitriangular))
+
+
+def cholesky(a: TensorBase, upper: bool = False) -> Tensor:
+    """L (lower triangular) with A = L L^T for each symmetric positive-definite A (only its lower
+    triangle is read); upper=True: U = L^T, with A = U^T U."""
+    lower = apply(LS.cholesky, square(a, "linalg.cholesky"))
+    return lower.mT if upper else lower
+
+
+def matrix_power(a: TensorBase, n: int) -> Tensor:
+    """A^n by repeated squaring; n = 0 is the identity, a negative n the power of the inverse."""
+    m = square(a, "linalg.matrix_power")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"linalg.matrix_power: n must be an integer, got {n!r}")
+    if n == 0:
+        eye = np.eye(m.shape[-1], dtype=m.dtype)  # (a where: A's gradient 0, even at NaN)
+        return apply(E.where, np.ones(m.shape, bool), eye, m)
+    base = inv(m) if n < 0 else m
+    result: Tensor | None = None
+    k = abs(int(n))
+    while True:  # (binary powers: O(log n) products, as PyTorch)
+        if k & 1:
+            result = base if result is None else result @ base
+        k >>= 1
+        if not k:
+            return result  # type: ignore[return-value]
+        base = base @ base
