@@ -200,12 +200,18 @@ def matrix_power(A: TensorLike, n: int) -> Tensor:
 
 
 def cross(x: TensorLike, y: TensorLike, *, dim: int = -1) -> Tensor:
-    """The cross product of 3-vectors along dim (x and y broadcast).
+    """The cross product of 3-vectors along dim (x and y of one rank, their sizes broadcast).
 
     >>> tg.linalg.cross(tg.tensor([1.0, 0.0, 0.0]), tg.tensor([0.0, 1.0, 0.0]))
     tensor([0., 0., 1.])
     """
-    return as_tensor(x).cross(y, dim=dim)
+    a, b = as_tensor(x), as_tensor(y)
+    if a.ndim != b.ndim:  # (torch.linalg.cross broadcasts sizes, not ranks)
+        raise ValueError(
+            f"linalg.cross: inputs must have the same number of dimensions, got {a.ndim} and "
+            f"{b.ndim}; unsqueeze the smaller one"
+        )
+    return a.cross(b, dim=dim)
 
 
 def diagonal(A: TensorLike, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
