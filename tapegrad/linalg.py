@@ -308,7 +308,7 @@ class SolveExResult(NamedTuple):
 def _info(a: Tensor, fails: Any) -> Tensor:
     """The int32 info of each matrix: 0 where the op succeeds, else `fails(matrix)` (> 0)."""
     batch = a.shape[:-2]
-    flat = a.detach().numpy().reshape((-1,) + a.shape[-2:])
+    flat = a.detach().numpy().reshape((int(np.prod(batch)),) + a.shape[-2:])
     codes = [fails(m) for m in flat]
     return as_tensor(np.asarray(codes, dtype=np.int32).reshape(batch))
 

@@ -14,7 +14,6 @@ import numpy as np
 from . import primitives as P
 from ._utils import one_axis
 from .tensor import MaxResult, MinResult, Tensor, apply
-from .tensor import linear_systems as tensor_linear_systems
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
 
@@ -445,20 +444,7 @@ isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
 det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _function(Tensor.slogdet)
 inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
 matrix_power = _function(Tensor.matrix_power)
-
-
-def cholesky_solve(B: TensorLike, L: TensorLike, upper: bool = False) -> Tensor:
-    """X with A X = B, given A's Cholesky factor L (A = L L^T; upper=True: A = U^T U): two
-    triangular solves.
-
-    >>> tg.cholesky_solve(tg.tensor([[4.0], [9.0]]), tg.tensor([[2.0, 0.0], [0.0, 3.0]]))
-    tensor([[1.],
-            [1.]])
-    """
-    b, factor = as_tensor(B), as_tensor(L)
-    lower = factor.mT if upper else factor
-    half = tensor_linear_systems.solve_triangular(lower, b, upper=False)
-    return tensor_linear_systems.solve_triangular(lower.mT, half, upper=True)
+cholesky_solve = _function(Tensor.cholesky_solve)
 
 
 _CDIST_MODES = (

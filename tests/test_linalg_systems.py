@@ -55,6 +55,9 @@ def test_det_inv_slogdet_logdet_match_torch(shape):
 def test_result_structures_are_named_tuples():
     s = tg.linalg.slogdet(tg.tensor(spd(2, 2, 2)))
     assert s._fields == ("sign", "logabsdet") and s.sign.shape == (2,)
+    on_tape = tg.linalg.slogdet(tg.tensor(spd(2, 2), requires_grad=True))
+    assert on_tape.sign.grad_fn is not None  # (as PyTorch's: its gradient is 0)
+    on_tape.sign.sum().backward()
     assert type(tg.slogdet(tg.eye(2))) is type(tg.eye(2).slogdet()) is type(s)
     assert tg.linalg.inv_ex(tg.eye(2))._fields == ("inverse", "info")
     assert tg.linalg.cholesky_ex(tg.eye(2))._fields == ("L", "info")
@@ -120,20 +123,26 @@ def test_cholesky_values_and_symmetric_gradient_as_torch(upper):
 
 
 def test_cholesky_solve_as_torch():
-    """Values as torch's; the factor's gradient is the derivative of what is computed, so it is
-    0 on the triangle the solve never reads (torch's formula takes the factor as a full matrix
-    there: a deliberate difference). Through cholesky the two agree entirely."""
+    """Values read the factor's triangle only; its gradient is PyTorch's (the factor taken as a
+    full matrix)."""
     a, b = spd(2, 3, 3), np.random.default_rng(4).standard_normal((2, 3, 2))
-    for upper in (False, True):
+    low = np.linalg.cholesky(a)
+    for upper, factor in ((False, low), (True, np.swapaxes(low, -1, -2).copy())):
         check(
-            lambda m, x: tg.cholesky_solve(x, tg.linalg.cholesky(m, upper=upper), upper=upper),
+            lambda x, f: tg.cholesky_solve(x, f, upper=upper),
+            lambda x, f: torch.cholesky_solve(x, f, upper),
+            b,
+            factor,
+        )
+        check(
+            lambda m, x: x.cholesky_solve(tg.linalg.cholesky(m, upper=upper), upper=upper),
             lambda m, x: torch.cholesky_solve(x, torch.linalg.cholesky(m, upper=upper), upper),
             a,
             b,
         )
-    low = tg.tensor(np.linalg.cholesky(a), requires_grad=True)
-    tg.cholesky_solve(tg.tensor(b), low).sum().backward()
-    assert not np.triu(low.grad.numpy(), 1).any()
+    noisy = low + np.triu(np.ones((3, 3)), 1)  # (what lies above the triangle is not read)
+    want = torch.cholesky_solve(torch.tensor(b), torch.tensor(noisy)).numpy()
+    np.testing.assert_allclose(tg.cholesky_solve(b, noisy).numpy(), want, rtol=1e-12)
 
 
 def test_matrix_power_as_torch():

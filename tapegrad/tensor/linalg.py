@@ -503,6 +503,15 @@ class LinalgMixin(TensorBase):
         """
         return LS.cholesky(self, upper=upper)
 
+    def cholesky_solve(self, input2: TensorLike, upper: bool = False) -> Tensor:
+        """X with A X = self, given A's Cholesky factor input2 (A = L L^T; upper: A = U^T U).
+
+        >>> tg.tensor([[4.0], [9.0]]).cholesky_solve(tg.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor([[1.],
+                [1.]])
+        """
+        return LS.cholesky_solve(self, as_tensor(input2), upper)
+
     def matrix_power(self, n: int) -> Tensor:
         """Each square matrix to the integer power n (n < 0: of its inverse; 0: the identity).
 

@@ -65,8 +65,11 @@ def slogdet(a: TensorBase) -> SlogdetResult:
     """(sign, log |det|) of each square matrix; sign 0 and logabsdet -inf where one is singular.
     The sign has no gradient (it is piecewise constant)."""
     m = square(a, "linalg.slogdet")
+    logabsdet = apply(LS.logabsdet, m)
+    # the sign on the tape with a zero gradient, as PyTorch's (a where picking it everywhere)
     sign = np.linalg.slogdet(m._data)[0]
-    return SlogdetResult(as_tensor(sign), apply(LS.logabsdet, m))
+    picked = apply(E.where, np.ones(np.shape(sign), bool), sign, logabsdet)
+    return SlogdetResult(picked if m.requires_grad else as_tensor(sign), logabsdet)
 
 
 def logdet(a: TensorBase) -> Tensor:
@@ -134,6 +137,19 @@ def cholesky(a: TensorBase, upper: bool = False) -> Tensor:
     triangle is read); upper=True: U = L^T, with A = U^T U."""
     lower = apply(LS.cholesky, square(a, "linalg.cholesky"))
     return lower.mT if upper else lower
+
+
+def cholesky_solve(b: TensorBase, factor: TensorBase, upper: bool = False) -> Tensor:
+    """X with A X = B, A = L L^T given its Cholesky factor L (upper=True: A = U^T U). Only the
+    factor's triangle is read, yet its gradient is that of the factor taken as a full matrix, as
+    PyTorch's formula gives it (so A is formed and solved, not two triangular solves)."""
+    f = square(factor, "cholesky_solve")
+    if b.ndim < 2:
+        raise ValueError(f"cholesky_solve: B must be a matrix (or a batch of them), got {b.ndim}-D")
+    # (values from the triangle, gradient through every entry: f minus its detached other part)
+    other = f.detach() - (f.detach().triu() if upper else f.detach().tril())
+    lower = (f - other).mT if upper else f - other
+    return solve(lower @ lower.mT, b)
 
 
 def matrix_power(a: TensorBase, n: int) -> Tensor:
