@@ -1,11 +1,11 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power).
+inv, solve, cholesky, solve_triangular, matrix_power) and eigh.
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
 products here are compositions of recorded ops, so their gradients are those ops'.
-Not built yet: the decompositions with several outputs (eigh, svd, qr) and what needs them
+Not built yet: svd, qr and what needs them
 (matrix 2-norms and nuclear norms, pinv, lstsq): they are refused where asked for.
 """
 
@@ -22,12 +22,13 @@ from .primitives.linear_systems import LinAlgError
 from .tensor import Tensor
 from .tensor import linear_systems as LS
 from .tensor.coerce import TensorLike, as_tensor
-from .tensor.linear_systems import SlogdetResult
+from .tensor.linear_systems import EighResult, SlogdetResult
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
-    "cholesky_ex", "solve_triangular", "LinAlgError", "SlogdetResult",
+    "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
+    "EighResult",
 ]  # fmt: skip
 
 
@@ -281,6 +282,26 @@ def solve_triangular(
             [1.]])
     """
     return LS.solve_triangular(as_tensor(A), as_tensor(B), upper, left, unitriangular)
+
+
+def eigh(A: TensorLike, UPLO: str = "L") -> EighResult:
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, a named tuple;
+    only the UPLO triangle is read. The gradient is PyTorch's (symmetric; infinite where
+    eigenvalues repeat and the eigenvectors matter).
+
+    >>> tg.linalg.eigh(tg.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    tensor([1., 2.])
+    """
+    return LS.eigh(as_tensor(A), UPLO)
+
+
+def eigvalsh(A: TensorLike, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of each symmetric matrix; only the UPLO triangle is read.
+
+    >>> tg.linalg.eigvalsh(tg.tensor([[2.0, 1.0], [1.0, 2.0]]))
+    tensor([1., 3.])
+    """
+    return LS.eigvalsh(as_tensor(A), UPLO)
 
 
 # ---- the _ex forms: an info tensor instead of an error -----------------------------------------

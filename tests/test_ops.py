@@ -43,6 +43,19 @@ def conditioned(*shape, seed=0):
     return 3 * np.eye(n) + 0.5 * normal(*shape[:-1], n, n, seed=seed)
 
 
+def separated(*shape, seed=0):
+    """Square matrices whose symmetric parts have eigenvalues at least ~1 apart: diag(1, 3, 5,
+    ...) / 2 plus noise of size 1/20 (the last size, batched by the others)."""
+    n = shape[-1]
+    return np.diag(np.arange(n) + 0.5) + 0.05 * normal(*shape[:-1], n, n, seed=seed)
+
+
+def _eigh_square(a):
+    """V diag(L^2) V^T: a function of both eigh outputs that no eigenvector sign changes."""
+    values, vectors = tg.linalg.eigh(a)
+    return (vectors * (values * values).unsqueeze(-2)) @ vectors.mT
+
+
 def pair_distinct(sx, sy, seed=0):
     """Two arrays whose values (even after broadcasting against each other) never tie."""
     nx, ny = int(np.prod(sx)), int(np.prod(sy))
@@ -409,6 +422,15 @@ CASES = {
     "cholesky": [
         Case(lambda a: tg.linalg.cholesky(a @ a.mT), conditioned(3), id="spd"),
         Case(lambda a: tg.linalg.cholesky(a @ a.mT, upper=True), conditioned(2, 3), id="upper"),
+    ],
+    # symmetric eigendecomposition (primitives/decompositions.py): well-separated eigenvalues
+    "eigvalsh": [
+        Case(lambda a: tg.linalg.eigvalsh(a + a.mT), separated(3), id="lower"),
+        Case(lambda a: tg.linalg.eigh(a + a.mT, "U").eigenvalues, separated(2, 3), id="upper"),
+    ],
+    "eigh_vectors": [
+        Case(lambda a: _eigh_square(a + a.mT), separated(3), id="gauge-free"),
+        Case(lambda a: tg.linalg.eigh(a + a.mT).eigenvectors.abs(), separated(2, 3), id="abs"),
     ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
+from ..primitives import decompositions as D
 from ..primitives import elementwise as E
 from ..primitives import linear_systems as LS
 from ..primitives import shape as S
@@ -49,6 +50,33 @@ def square(a: TensorBase, name: str) -> Tensor:
             f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices"
         )
     return cast("Tensor", a)
+
+
+class EighResult(NamedTuple):
+    """What eigh gives: (eigenvalues, eigenvectors), as torch.return_types.linalg_eigh."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+def _upper(UPLO: str, name: str) -> bool:
+    """Which triangle of a symmetric matrix to read: 'L' (False) or 'U' (True)."""
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO == "U"
+
+
+def eigh(a: TensorBase, UPLO: str = "L") -> EighResult:
+    """The eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric
+    matrix, reading its UPLO triangle."""
+    m, upper = square(a, "linalg.eigh"), _upper(UPLO, "linalg.eigh")
+    return EighResult(apply(D.eigvalsh, m, upper=upper), apply(D.eigh_vectors, m, upper=upper))
+
+
+def eigvalsh(a: TensorBase, UPLO: str = "L") -> Tensor:
+    """The eigenvalues (ascending) of each symmetric matrix, reading its UPLO triangle."""
+    m, upper = square(a, "linalg.eigvalsh"), _upper(UPLO, "linalg.eigvalsh")
+    return apply(D.eigvalsh, m, upper=upper)
 
 
 def inv(a: TensorBase) -> Tensor:

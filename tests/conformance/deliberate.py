@@ -8,6 +8,7 @@ matches any mismatch (then it was fixed: delete the entry), so this list only ev
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,6 +45,15 @@ class Difference:
         )
 
 
+def _negated(detail: str) -> bool:
+    """Whether a mismatch's first differing value is the negative of the expected one."""
+    found = re.findall(r"np\.float64\(([-+0-9.e]+)\)", detail)
+    if len(found) < 2:
+        return False
+    expected, got = float(found[0]), float(found[1])
+    return abs(expected + got) <= 1e-9 * max(abs(expected), 1e-300)
+
+
 DELIBERATE: tuple[Difference, ...] = (
     Difference(
         "sorting is stable: among equal values tapegrad keeps the input's order, where PyTorch's "
@@ -73,6 +83,15 @@ DELIBERATE: tuple[Difference, ...] = (
         entries=("linalg.norm",),
         category="second-order gradient NaN",
         when=lambda outcome: outcome.torch_nan,
+    ),
+    Difference(
+        "eigh's eigenvectors are each defined up to sign (PyTorch's documentation says so): "
+        "NumPy's LAPACK and PyTorch's may flip a column, the first differing value is then the "
+        "negative of PyTorch's (gradients of sign-independent functions agree)",
+        entries=("linalg.eigh",),
+        category="value",
+        detail="result [1]",
+        when=lambda outcome: _negated(outcome.detail),
     ),
     Difference(
         "amax/amin gradients are exact where PyTorch gives NaN",

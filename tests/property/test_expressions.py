@@ -126,6 +126,7 @@ KIND_PRIMS = {
     "fmax_fmin": ("fmax", "fmin"),  # (ties kept away)
     # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
+    "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
 }
 PIECEWISE = (
     "relu",
@@ -1389,6 +1390,22 @@ class _Gen:
         form = self.choice(["tg.linalg.{op}({m})", "{m}.{method}()"])
         method = {"inv": "inverse"}.get(op, op)
         return self.emit(kind, form.format(op=op, m=m_tg, method=method), f"np.linalg.{op}({m_np})")
+
+    def op_eigh(self, kind):
+        """The eigenvalues, or V f(L) V^T (no eigenvector sign matters), of S = A A^T + diag(1,
+        2, ...) for a value A of entries up to 0.1: S's eigenvalues stay more than 1/2 apart."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 3, new_shape=self.choice([(2, 2), (3, 2), (2, 2, 3)])
+        )
+        m = self.shape_of(a)[-2]
+        a_tg, a_np = self.scaled(a, a, 0.1)
+        diag = f"np.diag(np.arange(1.0, {m + 1}))"
+        s_tg = f"({a_tg} @ {a_tg}.mT + tg.tensor({diag}))"
+        s_np = f"({a_np} @ np.swapaxes({a_np}, -1, -2) + {diag})"
+        if self.flag():
+            return self.emit(kind, f"tg.linalg.eigvalsh({s_tg})", f"np.linalg.eigvalsh({s_np})")
+        tg_rhs = f"(lambda r: (r[1] * r[0].unsqueeze(-2) ** 2) @ r[1].mT)(tg.linalg.eigh({s_tg}))"
+        return self.emit(kind, tg_rhs, f"{s_np} @ {s_np}")
 
     # ---- transcendental -------------------------------------------------------------------------
     def op_hyperbolic(self, kind):
