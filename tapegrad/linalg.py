@@ -1,12 +1,11 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power) and eigh.
+inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd.
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
-products here are compositions of recorded ops, so their gradients are those ops'.
-Not built yet: svd, qr and what needs them
-(matrix 2-norms and nuclear norms, pinv, lstsq): they are refused where asked for.
+products here are compositions of recorded ops, so their gradients are those ops'. eigh and svd:
+tensor/decompositions.py and primitives/decompositions.py. Not built yet: qr, pinv, lstsq.
 """
 
 from __future__ import annotations
@@ -22,13 +21,15 @@ from .primitives.linear_systems import LinAlgError
 from .tensor import Tensor
 from .tensor import linear_systems as LS
 from .tensor.coerce import TensorLike, as_tensor
-from .tensor.linear_systems import EighResult, SlogdetResult
+from .tensor import decompositions as DE
+from .tensor.decompositions import EighResult, SVDResult
+from .tensor.linear_systems import SlogdetResult
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
-    "EighResult",
+    "EighResult", "svd", "svdvals", "SVDResult",
 ]  # fmt: skip
 
 
@@ -89,8 +90,9 @@ def matrix_norm(
     *,
     dtype: Any = None,
 ) -> Tensor:
-    """The ord-norm of the matrices in the dim planes: 'fro', 1 / -1 (max / min column sum of
-    |A|), inf / -inf (max / min row sum). 2, -2 and 'nuc' need an SVD, not built yet: refused.
+    """The ord-norm of the matrices in the dim planes: 'fro', 'nuc' (sum of the singular values),
+    2 / -2 (largest / smallest singular value), 1 / -1 (max / min column sum of |A|), inf / -inf
+    (max / min row sum).
 
     >>> tg.linalg.matrix_norm(tg.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
     tensor(6.)
@@ -99,11 +101,14 @@ def matrix_norm(
     rows, cols = _matrix_axes(a, dim, "matrix_norm")
     if ord == "fro":
         return a.norm(2, (rows, cols), keepdim)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord!r} needs the singular values (an SVD), which tapegrad "
-            f"does not have yet; use 'fro', 1, -1, inf or -inf"
-        )
+    if ord in ("nuc", 2, -2):  # (of the singular values: their sum, the largest, the smallest)
+        moved = a.movedim((rows, cols), (-2, -1))
+        values = DE.svdvals(moved)
+        out = values.sum(-1) if ord == "nuc" else values.amax(-1) if ord == 2 else values.amin(-1)
+        if keepdim:
+            for axis in sorted((rows, cols)):
+                out = out.unsqueeze(axis)
+        return out
     if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
         raise ValueError(
             f"linalg.matrix_norm: order {ord!r} not supported; use 'fro', 1, -1, inf or -inf"
@@ -292,7 +297,7 @@ def eigh(A: TensorLike, UPLO: str = "L") -> EighResult:
     >>> tg.linalg.eigh(tg.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
     tensor([1., 2.])
     """
-    return LS.eigh(as_tensor(A), UPLO)
+    return DE.eigh(as_tensor(A), UPLO)
 
 
 def eigvalsh(A: TensorLike, UPLO: str = "L") -> Tensor:
@@ -301,7 +306,26 @@ def eigvalsh(A: TensorLike, UPLO: str = "L") -> Tensor:
     >>> tg.linalg.eigvalsh(tg.tensor([[2.0, 1.0], [1.0, 2.0]]))
     tensor([1., 3.])
     """
-    return LS.eigvalsh(as_tensor(A), UPLO)
+    return DE.eigvalsh(as_tensor(A), UPLO)
+
+
+def svd(A: TensorLike, full_matrices: bool = True) -> SVDResult:
+    """(U, S, Vh) with A = U diag(S) Vh for each matrix, S descending, a named tuple (U's columns
+    and Vh's rows are defined up to a shared sign). full_matrices=False: k = min(m, n) of each.
+
+    >>> tg.linalg.svd(tg.tensor([[3.0, 0.0], [0.0, -4.0]])).S
+    tensor([4., 3.])
+    """
+    return DE.svd(as_tensor(A), full_matrices)
+
+
+def svdvals(A: TensorLike) -> Tensor:
+    """The singular values of each matrix, descending.
+
+    >>> tg.linalg.svdvals(tg.tensor([[3.0, 0.0], [0.0, -4.0]]))
+    tensor([4., 3.])
+    """
+    return DE.svdvals(as_tensor(A))
 
 
 # ---- the _ex forms: an info tensor instead of an error -----------------------------------------

@@ -84,3 +84,66 @@ def test_errors():
         tg.linalg.eigvalsh(tg.ones(2, 3))
     with pytest.raises(TypeError, match="float32 or float64"):
         tg.linalg.eigh(tg.ones(2, 2, dtype=tg.int64))
+
+
+# ---- svd ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 5)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_values_structure_and_gradients_as_torch(shape, full_matrices):
+    a = np.random.default_rng(0).standard_normal(shape)
+    x, t = tg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    got, want = tg.linalg.svd(x, full_matrices), torch.linalg.svd(t, full_matrices)
+    assert got._fields == ("U", "S", "Vh")
+    for mine, theirs in zip(got, want):
+        assert mine.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(got.S.numpy(), want.S.detach().numpy(), rtol=1e-12)
+    k = min(shape[-2:])
+    u, vh = got.U.numpy(), got.Vh.numpy()
+    np.testing.assert_allclose((u[..., :k] * got.S.numpy()[..., None, :]) @ vh[..., :k, :], a)
+    np.testing.assert_allclose(
+        np.swapaxes(u, -1, -2) @ u,
+        np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2),
+        atol=1e-12,
+    )
+
+    def sign_free(r):  # U diag(S^3) Vh and U U^T weighted: no shared sign flip changes them
+        uk, vk = r.U[..., :k], r.Vh[..., :k, :]
+        return ((uk * (r.S**3).unsqueeze(-2)) @ vk).sum() + ((uk @ uk.mT) ** 2).sum() * 0.5
+
+    sign_free(got).backward()
+    sign_free(want).backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_svdvals_and_matrix_norms_from_singular_values_as_torch():
+    a = np.random.default_rng(1).standard_normal((2, 3, 4))
+    for ord in ("nuc", 2, -2):
+        for dim in ((-2, -1), (0, 2)):
+            x, t = tg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+            got = tg.linalg.matrix_norm(x, ord, dim, keepdim=True)
+            want = torch.linalg.matrix_norm(t, ord, dim, keepdim=True)
+            np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-12)
+            got.sum().backward()
+            want.sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        tg.linalg.svdvals(a).numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy(), rtol=1e-12
+    )
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        tg.linalg.svd(tg.ones(3))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: tg.linalg.svdvals(a),
+        lambda a: tg.linalg.svd(a, full_matrices=False).U.abs(),
+        lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(),
+        lambda a: tg.linalg.matrix_norm(a, "nuc"),
+    ],
+)
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3)])
+def test_svd_gradcheck_to_second_order(fn, shape):
+    a = tg.tensor(np.random.default_rng(2).standard_normal(shape), requires_grad=True)
+    assert tg.autograd.gradcheck(fn, (a,))
+    assert tg.autograd.gradgradcheck(fn, (a,))

@@ -56,6 +56,12 @@ def _eigh_square(a):
     return (vectors * (values * values).unsqueeze(-2)) @ vectors.mT
 
 
+def _left_projector(a):
+    """U diag(S^2) U^T (A A^T through U and S): no sign of U's columns changes it."""
+    u, s, _ = tg.linalg.svd(a, full_matrices=False)
+    return ((u * (s * s).unsqueeze(-2)) @ u.mT).sum(-1) + u.abs().sum(-1)
+
+
 def pair_distinct(sx, sy, seed=0):
     """Two arrays whose values (even after broadcasting against each other) never tie."""
     nx, ny = int(np.prod(sx)), int(np.prod(sy))
@@ -431,6 +437,19 @@ CASES = {
     "eigh_vectors": [
         Case(lambda a: _eigh_square(a + a.mT), separated(3), id="gauge-free"),
         Case(lambda a: tg.linalg.eigh(a + a.mT).eigenvectors.abs(), separated(2, 3), id="abs"),
+    ],
+    # the SVD (distinct singular values: the generic case; U, Vh through sign-free functions)
+    "svdvals": [
+        Case(lambda a: tg.linalg.svdvals(a), normal(3, 2), id="tall"),
+        Case(lambda a: tg.linalg.matrix_norm(a, "nuc"), normal(2, 2, 3), id="nuclear"),
+    ],
+    "svd_u": [
+        Case(lambda a: _left_projector(a), normal(4, 3), id="tall"),
+        Case(lambda a: _left_projector(a), normal(2, 2, 3), id="wide"),
+    ],
+    "svd_vh": [
+        Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(2, 3), id="wide"),
     ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),

@@ -53,3 +53,58 @@ def gaps(values: Any) -> Any:
 )
 def eigh_vectors(a, *, upper):
     return np.linalg.eigh(a, UPLO=_triangle(upper))[1]
+
+
+# ---- the singular value decomposition A = U diag(S) Vh (reduced: k = min(m, n) columns) --------
+# (rules as PyTorch's for real input: S gives U diag(gS) Vh; U and Vh give
+# U (skew(U^T gU) S_j + S_i skew(V^T gV)) / (S_j^2 - S_i^2) Vh, skew(X) = X - X^T, plus for a
+# tall A (m > n) the part of gU outside U's columns, for a wide one that of gV outside V's)
+@primitive(
+    "svdvals",
+    "singular values of a",
+    batch=matrices_batched,
+    a="svd_u(a) @ (expand_dims(g, -1) * svd_vh(a))",
+)
+def svdvals(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def skew_full(m: Any) -> Any:
+    """m - m^T."""
+    return m - T(m)
+
+
+def square_gaps(s: Any) -> Any:
+    """E[..., i, j] = S[j]^2 - S[i]^2, with 1 on the diagonal (where the numerators are 0)."""
+    n = s.shape[-1]
+    s2 = s * s
+    return expand_dims(s2, -2) - expand_dims(s2, -1) + np.eye(n, dtype=s.dtype)
+
+
+def beside(g: Any, basis: Any) -> Any:
+    """g minus its part in the span of basis's (orthonormal) columns."""
+    return g - basis @ (T(basis) @ g)
+
+
+@primitive(
+    "svd_u",
+    "U of the reduced SVD of a",
+    batch=matrices_batched,
+    a="out @ (skew_full(T(out) @ g) * expand_dims(svdvals(a), -2) / square_gaps(svdvals(a))) "
+    "@ svd_vh(a) + (beside(g, out) / expand_dims(svdvals(a), -2) @ svd_vh(a) "
+    "if a.shape[-2] > a.shape[-1] else 0)",
+)
+def svd_u(a):
+    return np.linalg.svd(a, full_matrices=False)[0]
+
+
+@primitive(
+    "svd_vh",
+    "Vh of the reduced SVD of a",
+    batch=matrices_batched,
+    a="svd_u(a) @ (expand_dims(svdvals(a), -1) * skew_full(out @ T(g)) / square_gaps(svdvals(a))) "
+    "@ out + (svd_u(a) @ (expand_dims(1 / svdvals(a), -1) * T(beside(T(g), T(out)))) "
+    "if a.shape[-2] < a.shape[-1] else 0)",
+)
+def svd_vh(a):
+    return np.linalg.svd(a, full_matrices=False)[2]

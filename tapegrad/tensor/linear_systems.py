@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
-from ..primitives import decompositions as D
 from ..primitives import elementwise as E
 from ..primitives import linear_systems as LS
 from ..primitives import shape as S
@@ -32,14 +31,20 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
-def square(a: TensorBase, name: str) -> Tensor:
-    """a, checked as torch.linalg checks a stack of square matrices (float32/float64, at least
-    2-D, the last two sizes equal): otherwise a clear error naming the op."""
+def floating(a: TensorBase, name: str) -> Tensor:
+    """a, checked to be float32 or float64 (what NumPy's LAPACK takes): else a clear error."""
     if a.dtype.kind != "f" or a.dtype.itemsize < 4:
         raise TypeError(
             f"{name}: expected a float32 or float64 tensor as input, got {a.dtype}; convert it "
             f"first (a.to(tg.float64))"
         )
+    return cast("Tensor", a)
+
+
+def square(a: TensorBase, name: str) -> Tensor:
+    """a, checked as torch.linalg checks a stack of square matrices (float32/float64, at least
+    2-D, the last two sizes equal): otherwise a clear error naming the op."""
+    floating(a, name)
     if a.ndim < 2:
         raise ValueError(
             f"{name}: the input tensor A must have at least 2 dimensions, got {a.ndim}"
@@ -50,33 +55,6 @@ def square(a: TensorBase, name: str) -> Tensor:
             f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices"
         )
     return cast("Tensor", a)
-
-
-class EighResult(NamedTuple):
-    """What eigh gives: (eigenvalues, eigenvectors), as torch.return_types.linalg_eigh."""
-
-    eigenvalues: Tensor
-    eigenvectors: Tensor
-
-
-def _upper(UPLO: str, name: str) -> bool:
-    """Which triangle of a symmetric matrix to read: 'L' (False) or 'U' (True)."""
-    if UPLO not in ("L", "U"):
-        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
-    return UPLO == "U"
-
-
-def eigh(a: TensorBase, UPLO: str = "L") -> EighResult:
-    """The eigenvalues (ascending) and orthonormal eigenvectors (columns) of each symmetric
-    matrix, reading its UPLO triangle."""
-    m, upper = square(a, "linalg.eigh"), _upper(UPLO, "linalg.eigh")
-    return EighResult(apply(D.eigvalsh, m, upper=upper), apply(D.eigh_vectors, m, upper=upper))
-
-
-def eigvalsh(a: TensorBase, UPLO: str = "L") -> Tensor:
-    """The eigenvalues (ascending) of each symmetric matrix, reading its UPLO triangle."""
-    m, upper = square(a, "linalg.eigvalsh"), _upper(UPLO, "linalg.eigvalsh")
-    return apply(D.eigvalsh, m, upper=upper)
 
 
 def inv(a: TensorBase) -> Tensor:

@@ -85,12 +85,13 @@ DELIBERATE: tuple[Difference, ...] = (
         when=lambda outcome: outcome.torch_nan,
     ),
     Difference(
-        "eigh's eigenvectors are each defined up to sign (PyTorch's documentation says so): "
-        "NumPy's LAPACK and PyTorch's may flip a column, the first differing value is then the "
-        "negative of PyTorch's (gradients of sign-independent functions agree)",
-        entries=("linalg.eigh",),
+        "eigh's eigenvectors and svd's singular vectors are each defined up to sign (PyTorch's "
+        "documentation says so): NumPy's LAPACK and PyTorch's may flip a column (U with Vh's "
+        "row), the first differing value is then the negative of PyTorch's (gradients of "
+        "sign-independent functions agree)",
+        entries=("linalg.eigh", "linalg.svd"),
         category="value",
-        detail="result [1]",
+        detail="result [",
         when=lambda outcome: _negated(outcome.detail),
     ),
     Difference(

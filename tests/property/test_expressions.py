@@ -127,6 +127,7 @@ KIND_PRIMS = {
     # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
+    "svd": ("svdvals", "svd_u", "svd_vh"),  # (likewise: well-separated singular values)
 }
 PIECEWISE = (
     "relu",
@@ -1406,6 +1407,24 @@ class _Gen:
             return self.emit(kind, f"tg.linalg.eigvalsh({s_tg})", f"np.linalg.eigvalsh({s_np})")
         tg_rhs = f"(lambda r: (r[1] * r[0].unsqueeze(-2) ** 2) @ r[1].mT)(tg.linalg.eigh({s_tg}))"
         return self.emit(kind, tg_rhs, f"{s_np} @ {s_np}")
+
+    def op_svd(self, kind):
+        """The singular values, or U diag(S) Vh (no sign matters), of B = diag(1, 2, ...) + A
+        (rectangular) for a value A of entries up to 0.05: B's singular values stay apart."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 3 and s[-1] <= 3,
+            new_shape=self.choice([(2, 3), (3, 2), (2, 2, 2)]),
+        )
+        rows, cols = self.shape_of(a)[-2:]
+        a_tg, a_np = self.scaled(a, a, 0.05)
+        diag = f"np.eye({rows}, {cols}) * np.arange(1.0, {cols + 1})"
+        b_tg, b_np = f"({a_tg} + tg.tensor({diag}))", f"({a_np} + {diag})"
+        if self.flag():
+            return self.emit(
+                kind, f"tg.linalg.svdvals({b_tg})", f"np.linalg.svd({b_np}, compute_uv=False)"
+            )
+        tg_rhs = f"(lambda r: (r.U * r.S.unsqueeze(-2)) @ r.Vh)(tg.linalg.svd({b_tg}, False))"
+        return self.emit(kind, tg_rhs, b_np)
 
     # ---- transcendental -------------------------------------------------------------------------
     def op_hyperbolic(self, kind):
