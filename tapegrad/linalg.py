@@ -21,6 +21,8 @@ from .primitives.linear_systems import LinAlgError
 from .tensor import Tensor
 from .tensor import linear_systems as LS
 from .tensor.coerce import TensorLike, as_tensor
+from .primitives import decompositions as PD
+from .tensor import apply
 from .tensor import decompositions as DE
 from .tensor.decompositions import EighResult, SVDResult
 from .tensor.linear_systems import SlogdetResult
@@ -29,7 +31,7 @@ __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
-    "EighResult", "svd", "svdvals", "SVDResult",
+    "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult",
 ]  # fmt: skip
 
 
@@ -326,6 +328,80 @@ def svdvals(A: TensorLike) -> Tensor:
     tensor([4., 3.])
     """
     return DE.svdvals(as_tensor(A))
+
+
+def pinv(
+    A: TensorLike, *, atol: float | None = None, rtol: float | None = None, hermitian: bool = False
+) -> Tensor:
+    """The pseudo-inverse of each matrix from its SVD (hermitian: its eigh): singular values at
+    most max(atol, rtol * the largest) count as 0 (rtol defaults to eps * max(m, n) when neither
+    is given, as PyTorch). Its gradient is PyTorch's (the derivative at constant rank);
+    hermitian=True reads A's lower triangle only.
+
+    >>> tg.linalg.pinv(tg.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    a = DE.matrices(as_tensor(A), "linalg.pinv")
+    if rtol is None:
+        rtol = (
+            0.0
+            if atol is not None and atol > 0
+            else float(np.finfo(a.dtype).eps) * max(a.shape[-2:])
+        )
+    return apply(PD.pinv, a, rtol=float(rtol), atol=float(atol or 0.0), hermitian=bool(hermitian))
+
+
+class LstsqResult(NamedTuple):
+    """What lstsq gives, as torch.return_types.linalg_lstsq."""
+
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(
+    A: TensorLike, B: TensorLike, rcond: float | None = None, *, driver: str | None = None
+) -> LstsqResult:
+    """The least-squares (minimum-norm) X of A X = B through the pseudo-inverse, as a named
+    tuple; the other fields as PyTorch's driver fills them on CPU (rank except for 'gels', the
+    singular values for 'gelsd'/'gelss', the residuals for those and 'gels' when A is tall and
+    full-rank).
+
+    >>> tg.linalg.lstsq(tg.tensor([[1.0], [1.0]]), tg.tensor([[1.0], [3.0]])).solution
+    tensor([[2.]])
+    """
+    if driver not in _DRIVERS:
+        raise ValueError(f"linalg.lstsq: driver must be one of {_DRIVERS}, got {driver!r}")
+    a, b = DE.matrices(as_tensor(A), "linalg.lstsq"), as_tensor(B)
+    if b.dtype != a.dtype:
+        raise TypeError(f"linalg.lstsq: A and B must have the same dtype, got {a.dtype}, {b.dtype}")
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    rhs = b.unsqueeze(-1) if vector else b
+    if rhs.ndim < 2 or rhs.shape[-2] != a.shape[-2]:
+        raise ValueError(
+            f"linalg.lstsq: A and B need the same number of rows, got shapes {list(a.shape)} and "
+            f"{list(b.shape)}"
+        )
+    rows, cols = a.shape[-2:]
+    cut = float(np.finfo(a.dtype).eps) * max(rows, cols) if rcond is None or rcond < 0 else rcond
+    x = pinv(a, rtol=cut) @ rhs
+    singular = np.linalg.svd(a.detach().numpy(), compute_uv=False)
+    rank = (singular > cut * singular.max(-1, initial=0.0, keepdims=True)).sum(-1)
+    empty = as_tensor(np.zeros(0, a.dtype))
+    residuals = x.reshape(-1)[:0]  # (empty, yet on the tape as PyTorch's)
+    if driver in ("gels", "gelsd", "gelss") and rows > cols and (rank == cols).all():
+        residuals = ((a @ x - rhs) ** 2).sum(-2)
+    return LstsqResult(
+        x.squeeze(-1) if vector else x,
+        residuals.squeeze(-1) if vector and residuals.ndim else residuals,
+        as_tensor(np.zeros(0, np.int64)) if driver == "gels" else as_tensor(rank.astype(np.int64)),
+        as_tensor(singular) if driver in ("gelsd", "gelss") else empty,
+    )
 
 
 # ---- the _ex forms: an info tensor instead of an error -----------------------------------------

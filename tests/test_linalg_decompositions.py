@@ -147,3 +147,51 @@ def test_svd_gradcheck_to_second_order(fn, shape):
     a = tg.tensor(np.random.default_rng(2).standard_normal(shape), requires_grad=True)
     assert tg.autograd.gradcheck(fn, (a,))
     assert tg.autograd.gradgradcheck(fn, (a,))
+
+
+# ---- pinv and lstsq ----------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5)])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_pinv_values_and_gradients_as_torch(shape, hermitian):
+    a = np.random.default_rng(4).standard_normal(shape)
+    if hermitian:
+        a = a @ np.swapaxes(a, -1, -2) + np.eye(shape[-2])
+    x, t = tg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    got, want = tg.linalg.pinv(x, hermitian=hermitian), torch.linalg.pinv(t, hermitian=hermitian)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    w = np.random.default_rng(5).standard_normal(got.shape)
+    (got * tg.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-8, atol=1e-10)
+    rank_one = np.ones((2, 2))  # (the zero singular value is cut off)
+    np.testing.assert_allclose(tg.linalg.pinv(rank_one).numpy(), np.full((2, 2), 0.25))
+
+
+@pytest.mark.parametrize("driver", [None, "gelsy", "gelsd", "gelss", "gels"])
+def test_lstsq_structure_and_values_as_torch(driver):
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5, 2))
+    got = tg.linalg.lstsq(a, b, driver=driver)
+    want = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    assert got._fields == ("solution", "residuals", "rank", "singular_values")
+    for mine, theirs in zip(got, want):
+        assert mine.shape == tuple(theirs.shape)
+        assert str(mine.dtype) == str(theirs.dtype).replace("torch.", "")
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
+    vec = tg.linalg.lstsq(a[0], b[0, :, 0]).solution
+    np.testing.assert_allclose(vec.numpy(), np.linalg.lstsq(a[0], b[0, :, 0])[0], rtol=1e-10)
+
+
+def test_lstsq_gradient_and_errors():
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    xa, xb = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
+    ta, tb = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    tg.linalg.lstsq(xa, xb).solution.sum().backward()
+    torch.linalg.lstsq(ta, tb).solution.sum().backward()
+    np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(xb.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="driver"):
+        tg.linalg.lstsq(a, b, driver="magic")
+    with pytest.raises(ValueError, match="same number of rows"):
+        tg.linalg.lstsq(a, b[:4])

@@ -447,6 +447,11 @@ CASES = {
         Case(lambda a: _left_projector(a), normal(4, 3), id="tall"),
         Case(lambda a: _left_projector(a), normal(2, 2, 3), id="wide"),
     ],
+    "pinv": [
+        Case(lambda a: tg.linalg.pinv(a), normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.pinv(a), normal(2, 2, 3), id="wide"),
+        Case(lambda a: tg.linalg.pinv(a + a.mT, hermitian=True), conditioned(3), id="hermitian"),
+    ],
     "svd_vh": [
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(4, 3), id="tall"),
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(2, 3), id="wide"),

@@ -108,3 +108,29 @@ def svd_u(a):
 )
 def svd_vh(a):
     return np.linalg.svd(a, full_matrices=False)[2]
+
+
+# ---- the pseudo-inverse P of A (m x n): from the SVD, singular values at most `cutoff` (one per
+# matrix, from rtol and atol) taken as 0; its rule is the derivative at constant rank (Golub and
+# Pereyra), as PyTorch's: -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A), with A as
+# given even where hermitian=True reads only its lower triangle (PyTorch's too)
+@primitive(
+    "pinv",
+    "pseudo-inverse of a",
+    batch=matrices_batched,
+    a="-(T(out) @ g @ T(out)) + (g_T(g) - a @ (out @ g_T(g))) @ (out @ T(out)) "
+    "+ (T(out) @ out) @ (g_T(g) - (g_T(g) @ out) @ a)",
+)
+def pinv(a, *, rtol, atol, hermitian=False):
+    if hermitian:  # (the matrix the lower triangle stands for, as PyTorch reads it)
+        a = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    cutoff = np.maximum(atol, rtol * s.max(-1, initial=0.0, keepdims=True))
+    kept = s > cutoff
+    inverted = np.where(kept, 1.0 / np.where(kept, s, 1.0), 0.0).astype(a.dtype)
+    return np.swapaxes(vh, -1, -2) * inverted[..., None, :] @ np.swapaxes(u, -1, -2)
+
+
+def g_T(g: Any) -> Any:
+    """g^T: the cotangent of P, transposed to A's shape."""
+    return T(g)

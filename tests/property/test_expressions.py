@@ -127,7 +127,7 @@ KIND_PRIMS = {
     # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
-    "svd": ("svdvals", "svd_u", "svd_vh"),  # (likewise: well-separated singular values)
+    "svd": ("svdvals", "svd_u", "svd_vh", "pinv"),  # (likewise: separated singular values)
 }
 PIECEWISE = (
     "relu",
@@ -1409,7 +1409,8 @@ class _Gen:
         return self.emit(kind, tg_rhs, f"{s_np} @ {s_np}")
 
     def op_svd(self, kind):
-        """The singular values, or U diag(S) Vh (no sign matters), of B = diag(1, 2, ...) + A
+        """The singular values, the pseudo-inverse, or U diag(S) Vh (no sign matters), of
+        B = diag(1, 2, ...) + A
         (rectangular) for a value A of entries up to 0.05: B's singular values stay apart."""
         a = self.pick(
             lambda s: len(s) >= 2 and s[-2] <= 3 and s[-1] <= 3,
@@ -1419,10 +1420,13 @@ class _Gen:
         a_tg, a_np = self.scaled(a, a, 0.05)
         diag = f"np.eye({rows}, {cols}) * np.arange(1.0, {cols + 1})"
         b_tg, b_np = f"({a_tg} + tg.tensor({diag}))", f"({a_np} + {diag})"
-        if self.flag():
+        form = self.choice(["svdvals", "pinv", "svd"])
+        if form == "svdvals":
             return self.emit(
                 kind, f"tg.linalg.svdvals({b_tg})", f"np.linalg.svd({b_np}, compute_uv=False)"
             )
+        if form == "pinv":
+            return self.emit(kind, f"tg.linalg.pinv({b_tg})", f"np.linalg.pinv({b_np})")
         tg_rhs = f"(lambda r: (r.U * r.S.unsqueeze(-2)) @ r.Vh)(tg.linalg.svd({b_tg}, False))"
         return self.emit(kind, tg_rhs, b_np)
 
