@@ -159,12 +159,17 @@ __all__ = [
     "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # functions (tapegrad/math.py): transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
-    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
+    "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # functions (tapegrad/math.py): reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+    "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
+    "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
+    "cumulative_trapezoid",
     # functions (tapegrad/math.py): comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -179,16 +184,17 @@ __all__ = [
     # functions (tapegrad/math.py): indexing
     "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
-    "index_fill", "masked_scatter", "repeat_interleave",
+    "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
+    "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
-    "block_diag",
+    "block_diag", "cdist",
     # functions (tapegrad/math.py): linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "cdist", "det", "logdet", "slogdet", "inverse", "cholesky",
-    "matrix_power", "cholesky_solve",
+    "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
+    "cholesky_solve",
     # functions (tapegrad/math.py): in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",

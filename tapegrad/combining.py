@@ -1,7 +1,7 @@
 """Functions of several tensors beyond cat and stack (math.py's): joining them along a named axis
 (hstack, vstack, dstack, column_stack, row_stack, with atleast_1d/2d/3d that raise their ranks),
-broadcasting them together (broadcast_tensors, broadcast_shapes, meshgrid, cartesian_prod) and
-block_diag.
+broadcasting them together (broadcast_tensors, broadcast_shapes, meshgrid, cartesian_prod),
+block_diag, and cdist (the distances between two sets of points).
 
 Layer L4: the Tensor layer and math.py's cat and stack. Each is a composition of recorded views
 and joins, so gradients flow to every input.
@@ -14,14 +14,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .math import cat, stack
+from .math import cat, stack, where
 from .tensor import Tensor
 from .tensor.coerce import TensorLike, as_tensor
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
-    "block_diag",
+    "block_diag", "cdist",
 ]  # fmt: skip
 
 
@@ -228,3 +228,45 @@ def block_diag(*tensors: TensorLike) -> Tensor:
         rows.append(cat([before, t if t.dtype == dtype else t.astype(dtype), after], 1))
         left += m
     return cat(rows, 0)
+
+
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
+
+
+def cdist(
+    x1: TensorLike,
+    x2: TensorLike,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+) -> Tensor:
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    shape (..., P, R), batch axes broadcast. For p = 2 and more than 25 rows on a side (or
+    compute_mode "use_mm_for_euclid_dist") it is computed through a matrix product, as PyTorch;
+    the gradient at distance 0 is 0.
+
+    >>> tg.cdist(tg.tensor([[0.0, 0.0]]), tg.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"cdist: x1 and x2 must be at least 2-D with the same last size (the points' "
+            f"coordinates), got shapes {list(a.shape)} and {list(b.shape)}"
+        )
+    if p < 0:
+        raise ValueError(f"cdist only supports non-negative p values, got {p}")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
+    rows = a.shape[-2] if a.shape[-2] > b.shape[-2] else b.shape[-2]  # (max is tg.max here)
+    by_product = compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == _CDIST_MODES[0] and rows > 25
+    )
+    if p == 2 and by_product:  # |x|^2 + |y|^2 - 2 x.y, square-rooted where positive
+        squares = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1).unsqueeze(-2) - 2 * (a @ b.mT)
+        positive = squares > 0
+        return where(positive, where(positive, squares, 1.0).sqrt(), 0.0)  # (no NaN gradient)
+    return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, dim=-1)

@@ -16,6 +16,8 @@ from ._utils import one_axis
 from .tensor import MaxResult, MinResult, Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
+from .tensor import integration as _integration
+from .tensor import searching as _searching
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
@@ -32,12 +34,17 @@ __all__ = [
     "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
     # transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
-    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "logit", "nan_to_num", "deg2rad",
+    "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
+    "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
+    "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+    "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
+    "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
+    "cumulative_trapezoid",
     # comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -52,12 +59,13 @@ __all__ = [
     # indexing
     "gather", "masked_fill", "index_select", "select", "masked_select", "take_along_dim",
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
-    "index_fill", "masked_scatter", "repeat_interleave",
+    "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
+    "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "cdist", "det", "logdet", "slogdet", "inverse", "cholesky",
-    "matrix_power", "cholesky_solve",
+    "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
+    "cholesky_solve",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -78,6 +86,18 @@ def _function(
     function.__name__ = function.__qualname__ = method.__name__
     function.__doc__ = method.__doc__
     return function
+
+
+def _same(function: Callable[Params, Result]) -> Callable[Params, Result]:
+    """A function of the Tensor layer's (tg.searchsorted, ...) as tapegrad's own, with its
+    signature and docstring."""
+
+    def same(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return function(*args, **kwargs)
+
+    same.__name__ = same.__qualname__ = function.__name__
+    same.__doc__, same.__wrapped__ = function.__doc__, function  # type: ignore[attr-defined]
+    return same
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -197,6 +217,7 @@ acosh, atanh = _function(Tensor.acosh), _function(Tensor.atanh)
 asin, acos, atan = _function(Tensor.asin), _function(Tensor.acos), _function(Tensor.atan)
 arcsinh, arccosh, arctanh, arcsin, arccos, arctan = asinh, acosh, atanh, asin, acos, atan
 exp2, sinc, logit = _function(Tensor.exp2), _function(Tensor.sinc), _function(Tensor.logit)
+erfc = _function(Tensor.erfc)
 nan_to_num = _function(Tensor.nan_to_num)
 deg2rad, rad2deg = _function(Tensor.deg2rad), _function(Tensor.rad2deg)
 atan2, hypot, xlogy = _function(Tensor.atan2), _function(Tensor.hypot), _function(Tensor.xlogy)
@@ -231,6 +252,19 @@ amax, amin = _function(Tensor.amax), _function(Tensor.amin)
 argmax, argmin = _function(Tensor.argmax), _function(Tensor.argmin)
 softmax, log_softmax = _function(Tensor.softmax), _function(Tensor.log_softmax)
 norm, cumsum, cumprod = _function(Tensor.norm), _function(Tensor.cumsum), _function(Tensor.cumprod)
+nansum, nanmean = _function(Tensor.nansum), _function(Tensor.nanmean)
+count_nonzero, aminmax = _function(Tensor.count_nonzero), _function(Tensor.aminmax)
+median, nanmedian = _function(Tensor.median), _function(Tensor.nanmedian)
+quantile, nanquantile = _function(Tensor.quantile), _function(Tensor.nanquantile)
+mode, kthvalue, msort = _function(Tensor.mode), _function(Tensor.kthvalue), _function(Tensor.msort)
+cummax, cummin = _function(Tensor.cummax), _function(Tensor.cummin)
+logcumsumexp = _function(Tensor.logcumsumexp)
+bincount, histc = _function(Tensor.bincount), _function(Tensor.histc)
+cov, corrcoef = _function(Tensor.cov), _function(Tensor.corrcoef)
+
+searchsorted, bucketize = _same(_searching.searchsorted), _same(_searching.bucketize)
+trapezoid = trapz = _same(_integration.trapezoid)  # (trapz: PyTorch's older name)
+cumulative_trapezoid = _same(_integration.cumulative_trapezoid)
 
 
 @overload
@@ -400,6 +434,13 @@ argwhere, diagonal = _function(Tensor.argwhere), _function(Tensor.diagonal)
 scatter, scatter_add = _function(Tensor.scatter), _function(Tensor.scatter_add)
 index_copy, index_add = _function(Tensor.index_copy), _function(Tensor.index_add)
 index_fill, masked_scatter = _function(Tensor.index_fill), _function(Tensor.masked_scatter)
+take, put, index_put = _function(Tensor.take), _function(Tensor.put), _function(Tensor.index_put)
+narrow_copy, split_with_sizes = _function(Tensor.narrow_copy), _function(Tensor.split_with_sizes)
+diagflat, addr, renorm = (
+    _function(Tensor.diagflat),
+    _function(Tensor.addr),
+    _function(Tensor.renorm),
+)
 
 
 def repeat_interleave(
@@ -445,48 +486,6 @@ det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _functio
 inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
 matrix_power = _function(Tensor.matrix_power)
 cholesky_solve = _function(Tensor.cholesky_solve)
-
-
-_CDIST_MODES = (
-    "use_mm_for_euclid_dist_if_necessary",
-    "use_mm_for_euclid_dist",
-    "donot_use_mm_for_euclid_dist",
-)
-
-
-def cdist(
-    x1: TensorLike,
-    x2: TensorLike,
-    p: float = 2.0,
-    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
-) -> Tensor:
-    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
-    shape (..., P, R), batch axes broadcast. For p = 2 and more than 25 rows on a side (or
-    compute_mode "use_mm_for_euclid_dist") it is computed through a matrix product, as PyTorch;
-    the gradient at distance 0 is 0.
-
-    >>> tg.cdist(tg.tensor([[0.0, 0.0]]), tg.tensor([[3.0, 4.0], [0.0, 1.0]]))
-    tensor([[5., 1.]])
-    """
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
-        raise ValueError(
-            f"cdist: x1 and x2 must be at least 2-D with the same last size (the points' "
-            f"coordinates), got shapes {list(a.shape)} and {list(b.shape)}"
-        )
-    if p < 0:
-        raise ValueError(f"cdist only supports non-negative p values, got {p}")
-    if compute_mode not in _CDIST_MODES:
-        raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
-    rows = a.shape[-2] if a.shape[-2] > b.shape[-2] else b.shape[-2]  # (max is tg.max here)
-    by_product = compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode == _CDIST_MODES[0] and rows > 25
-    )
-    if p == 2 and by_product:  # |x|^2 + |y|^2 - 2 x.y, square-rooted where positive
-        squares = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1).unsqueeze(-2) - 2 * (a @ b.mT)
-        positive = squares > 0
-        return where(positive, where(positive, squares, 1.0).sqrt(), 0.0)  # (no NaN gradient)
-    return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, dim=-1)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

@@ -1,12 +1,12 @@
 """`tg.special`: PyTorch's torch.special spellings of the functions tapegrad has (`expit` is the
-sigmoid; erf, log1p, expm1, exp2, round, logsumexp, softmax, log_softmax, logit, xlogy, sinc).
+sigmoid; erf, erfc, log1p, expm1, exp2, round, logsumexp, softmax, log_softmax, logit, xlogy, sinc).
 
 Layer L4: re-exports of math.py's functions, which are the Tensor methods' (one rule each).
 """
 
 from __future__ import annotations
 
-from .math import erf, exp2, expm1, log1p, log_softmax, logit, logsumexp, sinc, softmax, xlogy
+from .math import erf, erfc, exp2, expm1, log1p, log_softmax, logit, logsumexp, sinc, softmax, xlogy
 from .math import round as _round
 from .math import sigmoid as expit
 from .tensor import Tensor
@@ -30,4 +30,4 @@ def round(input: TensorLike, *, decimals: int = 0) -> Tensor:
 
 
 __all__ = ["erf", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp", "round"]
-__all__ += ["sinc", "softmax", "xlogy"]
+__all__ += ["erfc", "sinc", "softmax", "xlogy"]

@@ -231,6 +231,7 @@ CASES = {
     "acos": [Case(lambda x: x.arccos(), 0.4 * normal(3, 4), id="inside")],
     "atan": [Case(tg.atan, normal(3, 4), id="matrix")],
     "exp2": [Case(tg.exp2, normal(3, 4), id="matrix")],
+    "erfc": [Case(tg.erfc, normal(3, 4) * 2, id="both-sides-of-0.5")],
     "sinc": [Case(tg.sinc, away(3, 4), id="away-from-0")],
     "logit": [
         Case(tg.logit, positive(3, 4) / 2.5, id="inside"),

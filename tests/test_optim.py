@@ -406,3 +406,14 @@ def test_amsgrad_uses_the_largest_second_moment():
     plain = tg.optim.Adam([nn.Parameter(tg.ones(2))])
     plain.step([tg.ones(2)])
     assert "max_exp_avg_sq" not in next(iter(plain.state.values()))  # (PyTorch's layout)
+
+
+def test_a_step_on_read_only_memory_says_so_and_changes_nothing():
+    """The update writes straight into the parameter's memory; read-only memory gets the
+    project's error from the in-place path, not NumPy's."""
+    p = tg.nn.Parameter(np.ones(3, np.float32))
+    p.numpy().setflags(write=False)
+    opt = tg.optim.SGD([p], lr=0.1)
+    with pytest.raises(RuntimeError, match="read-only"):
+        opt.step([np.ones(3, np.float32)])
+    np.testing.assert_array_equal(p.numpy(), np.ones(3, np.float32))

@@ -231,3 +231,66 @@ def test_scatter_multiply_values_and_no_gradient() -> None:
 def test_bad_arguments_are_clear_errors(call, error, message: str) -> None:
     with pytest.raises(error, match=message):
         call(tg.tensor(X))
+
+
+# ---- take, put, index_put, unfold (a view), and the rest of the batch ----------------------------
+MORE = {
+    "take": (lambda lib, x, i: x.take(i), [X, np.array([[0, 19], [-1, 7]])]),
+    "put": (
+        lambda lib, x, i, s: lib.put(x, i, s),
+        [X, np.array([3, 0, 11]), RNG.standard_normal(3)],
+    ),
+    "put accumulate": (
+        lambda lib, x, i, s: x.put(i, s, accumulate=True),
+        [X, np.array([3, 3, 11]), RNG.standard_normal(3)],
+    ),
+    "index_put": (
+        lambda lib, x, i, s: x.index_put((i, i), s),
+        [X, np.array([0, 2]), RNG.standard_normal(2)],
+    ),
+    "index_put accumulate": (
+        lambda lib, x, i, s: lib.index_put(x, (i,), s, accumulate=True),
+        [X, np.array([1, 1]), RNG.standard_normal(5)],
+    ),
+    "unfold": (lambda lib, x: x.unfold(1, 2, 2), [X]),
+    "unfold overlapping": (lambda lib, x: x.unfold(0, 3, 1), [X]),
+    "sum_to_size": (lambda lib, x: x.sum_to_size(1, 5), [X]),
+    "narrow_copy": (lambda lib, x: lib.narrow_copy(x, 1, 1, 3), [X]),
+    "diagflat": (lambda lib, x: x[:2, :2].diagflat(-1), [X]),
+    "addr": (
+        lambda lib, x, u, v: x.addr(u, v, beta=0.5, alpha=2.0),
+        [X, RNG.standard_normal(4), RNG.standard_normal(5)],
+    ),
+    "renorm": (lambda lib, x: lib.renorm(x, 2, 0, 1.5), [X]),
+    "erfc": (lambda lib, x: (x * 3).erfc(), [X]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_values_and_gradients_against_torch(name: str) -> None:
+    fn, arrays = MORE[name]
+    _both(fn, *arrays)
+
+
+def test_unfold_is_a_view_and_split_with_sizes() -> None:
+    y = tg.zeros(5)
+    y.unfold(0, 2, 2).fill_(1.0)
+    assert y.tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    x = tg.tensor(X, requires_grad=True)
+    z = x * 1.0
+    z.unfold(1, 2, 3).mul_(2.0)
+    torch = _torch()
+    t = torch.tensor(X, requires_grad=True)
+    u = t * 1.0
+    u.unfold(1, 2, 3).mul_(2.0)
+    np.testing.assert_allclose(z.detach().numpy(), u.detach().numpy())
+    (z * z).sum().backward(), (u * u).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+    assert [p.shape for p in tg.zeros(5).split_with_sizes([2, 3])] == [(2,), (3,)]
+    with pytest.raises(ValueError, match="maximum size"):
+        tg.zeros(3).unfold(0, 4, 1)
+    with pytest.raises(ValueError, match="not expandable"):
+        tg.zeros(2, 3).sum_to_size(3, 3)
+    assert tg.erfc(tg.tensor([10.0], dtype=tg.float64)).item() == pytest.approx(
+        2.088487583762545e-45
+    )

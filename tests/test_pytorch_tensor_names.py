@@ -599,3 +599,39 @@ def test_movedim_unflatten_clamp_min_and_predicates_equal_pytorch() -> None:
     for name in ("nbytes", "itemsize", "is_cuda", "is_cpu"):
         assert getattr(mine, name) == getattr(theirs, name)
     assert mine.ndimension() == theirs.ndimension() and mine.get_device() == theirs.get_device()
+
+
+# ---- memory layout questions and more predicates -------------------------------------------------
+def test_stride_storage_offset_and_data_ptr_as_torch() -> None:
+    torch = _torch()
+    makers = [
+        lambda lib: lib.zeros(2, 3),
+        lambda lib: lib.zeros(2, 3).t(),
+        lambda lib: lib.arange(12.0).reshape(3, 4)[1:, ::2],
+        lambda lib: lib.zeros(4)[2:],
+        lambda lib: lib.zeros(3, 1).expand(3, 4),
+        lambda lib: lib.zeros(2, 3, 4).permute(2, 0, 1),
+        lambda lib: lib.tensor(5.0),
+    ]
+    for make in makers:
+        mine, theirs = make(tg), make(torch)
+        assert mine.stride() == theirs.stride() and mine.storage_offset() == theirs.storage_offset()
+        for d in range(mine.ndim):
+            assert mine.stride(d) == theirs.stride(d) and mine.stride(-1) == theirs.stride(-1)
+    x = tg.zeros(4)
+    assert x.data_ptr() == x.view(2, 2).data_ptr() != x[1:].data_ptr()
+    assert tg.zeros(2, 3).is_same_size(tg.ones(2, 3)) and not tg.zeros(2).is_same_size(tg.ones(3))
+
+
+def test_is_signed_is_nonzero_and_the_bits_tapegrad_never_sets() -> None:
+    torch = _torch()
+    for dtype in ("float32", "int64", "uint8", "bool", "int8"):
+        mine = tg.zeros(1, dtype=getattr(tg, dtype if dtype != "bool" else "bool_"))
+        assert mine.is_signed() == torch.zeros(1, dtype=getattr(torch, dtype)).is_signed(), dtype
+    assert tg.tensor([2.0]).is_nonzero() and not tg.tensor(0).is_nonzero()
+    for bad in (tg.zeros(2), tg.zeros(0)):
+        with pytest.raises(RuntimeError, match="ambiguous"):
+            bad.is_nonzero()
+    x = tg.ones(2, 3)
+    assert not x.is_inference() and not x.is_neg() and not x.is_conj()
+    assert x.mH.shape == (3, 2) and x.adjoint().shape == (3, 2)

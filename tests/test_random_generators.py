@@ -273,3 +273,46 @@ def test_init_functions_take_a_generator(name):
     assert fill(tg.zeros(3, 4), generator=tg.Generator().manual_seed(2)).tolist() != a
     torch = pytest.importorskip("torch", reason="the signature check needs torch")
     assert "generator" in inspect.signature(getattr(torch.nn.init, name)).parameters
+
+
+# ---- PyTorch's other in-place samplers ----------------------------------------------------------
+def test_in_place_samplers_fill_in_their_ranges_reproducibly() -> None:
+    draws = {
+        "exponential_": (lambda t: t.exponential_(2.0), lambda v: (v >= 0).all()),
+        "cauchy_": (lambda t: t.cauchy_(1.0, 0.5), lambda v: np.isfinite(v).all()),
+        "log_normal_": (lambda t: t.log_normal_(0.0, 0.5), lambda v: (v > 0).all()),
+        "geometric_": (
+            lambda t: t.geometric_(0.3),
+            lambda v: (v >= 1).all() and (v == v.round()).all(),
+        ),
+        "bernoulli_": (lambda t: t.bernoulli_(0.25), lambda v: set(np.unique(v)) <= {0.0, 1.0}),
+        "random_": (lambda t: t.random_(3, 7), lambda v: ((v >= 3) & (v < 7)).all()),
+    }
+    for name, (fill, holds) in draws.items():
+        tg.manual_seed(3)
+        x = tg.zeros(2000, dtype=tg.float64)
+        assert fill(x) is x and holds(x.numpy()), name
+        tg.manual_seed(3)
+        assert fill(tg.zeros(2000, dtype=tg.float64)).tolist() == x.tolist(), name
+    mean = tg.zeros(20000, dtype=tg.float64).exponential_(4.0).mean().item()
+    assert abs(mean - 0.25) < 0.02
+    ones = tg.zeros(3).bernoulli_(tg.tensor([0.0, 1.0, 1.0]))
+    assert ones.tolist() == [0.0, 1.0, 1.0]
+
+
+def test_random_without_bounds_and_on_integers_as_pytorch() -> None:
+    ints = tg.zeros(1000, dtype=tg.int64).random_()
+    assert ints.dtype == np.int64 and ints.min().item() >= 0 and ints.max().item() > 2**40
+    small = tg.zeros(1000).random_()
+    assert small.max().item() <= 2**24 and small.min().item() >= 0
+    assert set(np.unique(tg.zeros(200).random_(2).numpy())) == {0.0, 1.0}
+    assert tg.zeros(3, dtype=tg.int64).geometric_(0.5).dtype == np.int64
+    for call, message in [
+        (lambda: tg.zeros(2, dtype=tg.int64).exponential_(), "floating-point"),
+        (lambda: tg.zeros(2).exponential_(-1.0), "lambd > 0"),
+        (lambda: tg.zeros(2).geometric_(1.5), r"p to be in \(0, 1\)"),
+        (lambda: tg.zeros(2).bernoulli_(1.5), r"in \[0, 1\]"),
+        (lambda: tg.zeros(2).random_(5, 5), "less than"),
+    ]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            call()

@@ -63,7 +63,7 @@ def test_detail_shows_the_kernels_and_why() -> None:
     detail = F("pow", detail=True)
     assert "runs as: g * y * pow(where((x == 0) & (y == 0), 1, x), y - 1)" in detail
     assert "0 ** 0" in detail and "fused.py" in detail
-    assert "runs as: matmul_tn(rows(g), rows(x))" in F("linear", detail=True)
+    assert "runs as: linear_w_grad(g, x)" in F("linear", detail=True)
     assert "keepdims" in F("sum", detail=True) and "keepdims" not in F("sum")
     assert "stride=stride" in F("conv2d", detail=True) and "stride" not in F("conv2d")
     assert r"\begin{cases}" in F("pow", latex=True, detail=True)  # the guard's where

@@ -105,6 +105,24 @@ def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
 
 
+def linear_w_grad(g, x):
+    """linear's rule for w, T(g) @ x with every batch axis folded into rows: on matrices (a plain
+    backward's arrays) matmul_tn's kernel straight, else the op (recorded on tensors). The op's
+    dispatch and two rows() calls cost more than the GEMM of a small layer (measured: 9.5 against
+    5.3 us on a 4x8 batch)."""
+    if g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.ndim == 2 == x.ndim:
+        return matmul_tn.forward(g, x)
+    return matmul_tn(rows(g), rows(x))
+
+
+def linear_b_grad(g):
+    """linear's rule for b, g summed over every batch axis: on a matrix (a plain backward's array)
+    sum's kernel straight (as linear_w_grad, for the same reason), else the op."""
+    if g.__class__ is np.ndarray and g.ndim == 2:
+        return sum.forward(g, axis=(0,), keepdims=False)
+    return sum(rows(g), axis=(0,), keepdims=False)
+
+
 # Below this many elements a fresh temporary is cheaper than NumPy's handling of out= (measured).
 _REUSE_FROM = 16384
 
@@ -222,8 +240,8 @@ def fuse() -> None:
     matmul_tn.override("products with a transposed operand", x="matmul_nt(y, g)")
     linear.override(
         "any number of batch axes folded into rows, one GEMM per gradient",
-        w="matmul_tn(rows(g), rows(x))",
-        b="sum(rows(g), axis=(0,), keepdims=False)",
+        w="linear_w_grad(g, x)",
+        b="linear_b_grad(g)",
     )
     tanh.override("one op, as PyTorch's tanh_backward", x="tanh_backward(g, out)")
     sigmoid.override("one op, as PyTorch's sigmoid_backward", x="sigmoid_backward(g, out)")

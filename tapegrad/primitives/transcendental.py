@@ -1,5 +1,5 @@
-"""Transcendental primitives beyond elementwise.py's exp, log, sin, cos, tan and tanh: the
-hyperbolic and inverse trigonometric functions, atan2, hypot, the log-sum-exp of two values,
+"""Transcendental primitives beyond elementwise.py's exp, log, sin, cos, tan, tanh and erf: erfc,
+the hyperbolic and inverse trigonometric functions, atan2, hypot, the log-sum-exp of two values,
 exp2, sinc, xlogy, logit, fmod, copysign, fmax/fmin and nan_to_num, each a NumPy forward with
 the rule of every input (an expression, as in elementwise.py).
 
@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from .._erf import erf as erf_values
 from .batching import pointwise
 from .elementwise import _no_integer_zero_divisor
-from .elementwise import cos, exp, log, sin, sqrt, trunc, where  # noqa: F401  (read by rules)
+from .elementwise import cos, erf, exp, log, sin, sqrt, trunc, where  # noqa: F401  (rules read)
 from .registry import Primitive, primitive, value
 
 pi = math.pi  # (Python floats: g is never upcast)
@@ -28,6 +29,22 @@ ln2 = math.log(2.0)
 def _p(name: str, expr: str, forward, **rules: Any) -> Primitive:
     """A one-call registration for the one-line elementwise primitives below."""
     return primitive(name, expr, batch=pointwise, elementwise=True, **rules)(forward)
+
+
+# ---- the complementary error function ----------------------------------------------------------
+@primitive(
+    "erfc", "1 - erf(x)", batch=pointwise, elementwise=True, x="-g * 2 / pi ** 0.5 * exp(-x * x)"
+)
+def erfc(x):
+    # 1 - erf(x) where that keeps its digits (erfc >= 0.47), math.erfc per element in the tail,
+    # where 1 - erf would cancel to 0 (erfc(10) is 2e-45)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float64)
+    out = np.asarray(1.0 - erf_values(x), dtype=x.dtype)
+    tail = x > 0.5
+    if tail.any():
+        out[tail] = np.frompyfunc(math.erfc, 1, 1)(x[tail].astype(np.float64)).astype(x.dtype)
+    return out
 
 
 # ---- hyperbolic ----------------------------------------------------------------------------------

@@ -270,6 +270,49 @@ class TensorBase:
         """
         return int(self._data.itemsize)
 
+    def stride(self, dim: int | None = None) -> Any:
+        """The steps, in elements, between neighbours along each axis (one axis with dim).
+
+        >>> tg.zeros(2, 3).stride(), tg.zeros(2, 3).t().stride()
+        ((3, 1), (1, 3))
+        """
+        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        if dim is None:
+            return steps
+        from .coerce import one_dim  # (coerce imports this module)
+
+        return steps[one_dim(dim, max(self._data.ndim, 1), "stride")] if steps else 1
+
+    def storage_offset(self) -> int:
+        """Where the first element sits in the memory it shares with its base (in elements).
+
+        >>> tg.arange(6.0)[2:].storage_offset()
+        2
+        """
+        base, data = self._data, self._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if base is data:
+            return 0
+        start = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return int(start // data.itemsize)
+
+    def data_ptr(self) -> int:
+        """The address of the first element (equal for tensors sharing their first element).
+
+        >>> x = tg.zeros(3); x.data_ptr() == x.view(3).data_ptr()
+        True
+        """
+        return int(self._data.__array_interface__["data"][0])
+
+    def is_same_size(self, other: "TensorBase") -> bool:
+        """Whether other has this shape.
+
+        >>> tg.zeros(2, 3).is_same_size(tg.ones(2, 3))
+        True
+        """
+        return self._data.shape == other._data.shape
+
     @property
     def size(self) -> "Size":
         """The number of elements; `t.size(dim)` and `t.size()` work as in PyTorch."""

@@ -118,6 +118,41 @@ class ConversionMixin(TensorBase):
         """
         return self._data.dtype.kind == "f"
 
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (all but uint8 and bool).
+
+        >>> tg.tensor([1], dtype=tg.uint8).is_signed()
+        False
+        """
+        return self._data.dtype.kind in "fic"
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor (an error for more or fewer elements).
+
+        >>> tg.tensor([0.5]).is_nonzero()
+        True
+        """
+        if self._data.size != 1:
+            count = "no values" if not self._data.size else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {count} is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def is_inference(self) -> bool:
+        """Whether made under tg.inference_mode() (tapegrad marks none: False).
+
+        >>> tg.zeros(1).is_inference()
+        False
+        """
+        return False
+
+    def is_neg(self) -> bool:
+        """Whether the negative bit is set (a lazy negation PyTorch has; never here: False).
+
+        >>> tg.zeros(1).is_neg()
+        False
+        """
+        return False
+
     def is_complex(self) -> bool:
         """Whether the dtype is a complex one (tapegrad's tensors never are: always False here).
 

@@ -257,6 +257,17 @@ class IndexingMixin(TensorBase):
             )
         return x.index_select(axis, idx)
 
+    def take(self, index: Any) -> Tensor:
+        """The elements of the flattened self at index (an integer tensor; the result has its
+        shape; negative indices count from the end).
+
+        >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).take(tg.tensor([0, 3]))
+        tensor([1., 4.])
+        """
+        idx = integer_index(index, "take")
+        in_bounds(idx, self._data.size, "take", 0)
+        return cast("Tensor", self).reshape(-1)[idx]
+
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         """The indices of the non-zero elements: an int64 tensor of shape (count, ndim), or with
         as_tuple=True one 1-D tensor per axis (as NumPy's nonzero).

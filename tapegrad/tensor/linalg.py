@@ -1,7 +1,7 @@
 """Linear algebra: `@` and matmul (NumPy's rules for 1-D operands and batch axes), mm and bmm (no
 broadcasting, as PyTorch's), outer, the matrix parts (diag, trace, tril, triu), PyTorch's other
-products (mv, inner, vdot, kron, cross, the addmm family), dist, and the square-matrix methods
-(det, logdet, slogdet, inverse, cholesky, matrix_power: linear_systems.py's).
+products (mv, inner, vdot, kron, cross, the addmm family), dist (the
+square-matrix methods det, inverse, cholesky... are linear_systems.py's).
 
 Layer L3: numpy, the rule table, the storage base, `record.apply` and coerce.py. Each is one
 matmul primitive or a composition of recorded primitives, so its gradient is theirs.
@@ -21,9 +21,10 @@ from ..primitives import fused as F
 from ..primitives import linalg as L
 from ..primitives import shape as S
 from .base import AS_IS, TensorBase
-from . import linear_systems as LS
 from .coerce import TensorLike, as_tensor, coerce, explain_matmul_error, one_dim
+from .elementwise import where
 from .record import apply
+from .writing import unary_
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -450,6 +451,62 @@ class LinalgMixin(TensorBase):
         """
         return cast("Tensor", self).copy_(self.addbmm(batch1, batch2, beta=beta, alpha=alpha))
 
+    def addr(self, vec1: TensorLike, vec2: TensorLike, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """beta * self + alpha * outer(vec1, vec2).
+
+        >>> tg.zeros(2, 2).addr(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 1.0]))
+        tensor([[1., 1.],
+                [2., 2.]])
+        """
+        v1, v2 = as_tensor(vec1), as_tensor(vec2)
+        if self.dtype == v1.dtype == v2.dtype == np.bool_:  # (bools: or of ands, as PyTorch)
+            both = np.logical_and.outer(v1._data, v2._data) & bool(alpha)
+            return as_tensor(both | (self._data & bool(beta)))
+        return _scaled_sum(self, v1.outer(v2), beta, alpha)
+
+    def addr_(self, vec1: TensorLike, vec2: TensorLike, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        """addr in place.
+
+        >>> x = tg.zeros(1, 2); x.addr_(tg.tensor([2.0]), tg.tensor([1.0, 3.0]))
+        tensor([[2., 6.]])
+        """
+        return cast("Tensor", self).copy_(self.addr(vec1, vec2, beta=beta, alpha=alpha))
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """A square matrix with the flattened self on the offset-th diagonal.
+
+        >>> tg.tensor([[1.0, 2.0]]).diagflat()
+        tensor([[1., 0.],
+                [0., 2.]])
+        """
+        return cast("Tensor", self).reshape(-1).diag(offset)
+
+    def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """Each slice along dim whose p-norm is above maxnorm scaled down to norm maxnorm (the
+        others as they are), as PyTorch (which divides by the norm plus 1e-7).
+
+        >>> tg.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0)
+        tensor([[0.6000, 0.8000],
+                [0.3000, 0.4000]])
+        """
+        x = cast("Tensor", self)
+        axis = one_dim(dim, x.ndim, "renorm")
+        if not maxnorm >= 0:
+            raise ValueError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        others = tuple(d for d in range(x.ndim) if d != axis)
+        norms = x.norm(p, dim=others, keepdim=True) if others else x.abs()
+        over = norms._data > maxnorm
+        factor = where(over, maxnorm / (norms + 1e-7), 1.0)
+        return x * factor
+
+    def renorm_(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """renorm in place.
+
+        >>> x = tg.tensor([[3.0, 4.0]]); x.renorm_(2, 0, 1.0)
+        tensor([[0.6000, 0.8000]])
+        """
+        return unary_(self, "renorm_", lambda old, _: as_tensor(old).renorm(p, dim, maxnorm))
+
     # ---- distances -----------------------------------------------------------------------------
     def dist(self, other: TensorLike, p: float = 2) -> Tensor:
         """The p-norm of self - other (broadcast): a 0-d tensor.
@@ -458,68 +515,6 @@ class LinalgMixin(TensorBase):
         tensor(5.)
         """
         return (cast("Tensor", self) - as_tensor(other)).norm(p)
-
-    # ---- square matrices (tensor/linear_systems.py: the checks and the math, once) ------------
-    def det(self) -> Tensor:
-        """The determinant of each square matrix (leading axes are batch axes).
-
-        >>> tg.tensor([[2.0, 0.0], [0.0, 3.0]]).det()
-        tensor(6.)
-        """
-        return LS.det(self)
-
-    def logdet(self) -> Tensor:
-        """log det of each square matrix: NaN for a negative determinant, -inf for 0.
-
-        >>> tg.tensor([[2.0, 0.0], [0.0, 0.5]]).logdet()
-        tensor(0.)
-        """
-        return LS.logdet(self)
-
-    def slogdet(self) -> LS.SlogdetResult:
-        """(sign, logabsdet) of each square matrix's determinant, a named tuple.
-
-        >>> tg.tensor([[0.0, 1.0], [1.0, 0.0]]).slogdet().sign
-        tensor(-1.)
-        """
-        return LS.slogdet(self)
-
-    def inverse(self) -> Tensor:
-        """The inverse of each square matrix (LinAlgError if one is singular).
-
-        >>> tg.tensor([[2.0, 0.0], [0.0, 4.0]]).inverse()
-        tensor([[0.5000, 0.0000],
-                [0.0000, 0.2500]])
-        """
-        return LS.inv(self)
-
-    def cholesky(self, upper: bool = False) -> Tensor:
-        """The Cholesky factor of each symmetric positive-definite matrix (lower; upper=True: its
-        transpose).
-
-        >>> tg.tensor([[4.0, 0.0], [0.0, 9.0]]).cholesky()
-        tensor([[2., 0.],
-                [0., 3.]])
-        """
-        return LS.cholesky(self, upper=upper)
-
-    def cholesky_solve(self, input2: TensorLike, upper: bool = False) -> Tensor:
-        """X with A X = self, given A's Cholesky factor input2 (A = L L^T; upper: A = U^T U).
-
-        >>> tg.tensor([[4.0], [9.0]]).cholesky_solve(tg.tensor([[2.0, 0.0], [0.0, 3.0]]))
-        tensor([[1.],
-                [1.]])
-        """
-        return LS.cholesky_solve(self, as_tensor(input2), upper)
-
-    def matrix_power(self, n: int) -> Tensor:
-        """Each square matrix to the integer power n (n < 0: of its inverse; 0: the identity).
-
-        >>> tg.tensor([[1.0, 1.0], [0.0, 1.0]]).matrix_power(3)
-        tensor([[1., 3.],
-                [0., 1.]])
-        """
-        return LS.matrix_power(self, n)
 
 
 def _scaled_sum(x: TensorBase, product: Tensor, beta: Any, alpha: Any) -> Tensor:

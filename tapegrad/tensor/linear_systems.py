@@ -1,7 +1,7 @@
 """Square matrices, as torch.linalg takes them: the checks every op of a square system makes
 (floating point, at least 2-D, square), and inv, det, slogdet, logdet, solve, solve_triangular,
 cholesky and matrix_power on stacks of matrices (leading axes are batch axes). The Tensor methods
-(det, inverse, ...) and tg.linalg's functions call these.
+(det, inverse, ...: LinearSystemsMixin, at the end) and tg.linalg's functions call these.
 
 Layer L3: numpy, the linear_systems primitives, the shape primitives and `record.apply`; each op
 is one primitive or a composition of recorded ones, so its gradient is theirs.
@@ -17,7 +17,7 @@ from ..primitives import elementwise as E
 from ..primitives import linear_systems as LS
 from ..primitives import shape as S
 from .base import TensorBase
-from .coerce import as_tensor
+from .coerce import TensorLike, as_tensor
 from .record import apply
 
 if TYPE_CHECKING:
@@ -176,3 +176,71 @@ def matrix_power(a: TensorBase, n: int) -> Tensor:
         if not k:
             return result  # type: ignore[return-value]
         base = base @ base
+
+
+class LinearSystemsMixin(TensorBase):
+    """The square-matrix methods of Tensor (det, logdet, slogdet, inverse, cholesky,
+    cholesky_solve, matrix_power): the functions above."""
+
+    __slots__ = ()
+
+    def det(self) -> Tensor:
+        """The determinant of each square matrix (leading axes are batch axes).
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 3.0]]).det()
+        tensor(6.)
+        """
+        return det(self)
+
+    def logdet(self) -> Tensor:
+        """log det of each square matrix: NaN for a negative determinant, -inf for 0.
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 0.5]]).logdet()
+        tensor(0.)
+        """
+        return logdet(self)
+
+    def slogdet(self) -> SlogdetResult:
+        """(sign, logabsdet) of each square matrix's determinant, a named tuple.
+
+        >>> tg.tensor([[0.0, 1.0], [1.0, 0.0]]).slogdet().sign
+        tensor(-1.)
+        """
+        return slogdet(self)
+
+    def inverse(self) -> Tensor:
+        """The inverse of each square matrix (LinAlgError if one is singular).
+
+        >>> tg.tensor([[2.0, 0.0], [0.0, 4.0]]).inverse()
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+        """
+        return inv(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """The Cholesky factor of each symmetric positive-definite matrix (lower; upper=True: its
+        transpose).
+
+        >>> tg.tensor([[4.0, 0.0], [0.0, 9.0]]).cholesky()
+        tensor([[2., 0.],
+                [0., 3.]])
+        """
+        return cholesky(self, upper=upper)
+
+    def cholesky_solve(self, input2: TensorLike, upper: bool = False) -> Tensor:
+        """X with A X = self, given A's Cholesky factor input2 (A = L L^T; upper: A = U^T U).
+
+        >>> tg.tensor([[4.0], [9.0]]).cholesky_solve(tg.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor([[1.],
+                [1.]])
+        """
+        return cholesky_solve(self, as_tensor(input2), upper)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """Each square matrix to the integer power n (n < 0: of its inverse; 0: the identity).
+
+        >>> tg.tensor([[1.0, 1.0], [0.0, 1.0]]).matrix_power(3)
+        tensor([[1., 3.],
+                [0., 1.]])
+        """
+        return matrix_power(self, n)

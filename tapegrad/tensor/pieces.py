@@ -8,7 +8,7 @@ L0 axis helper; shape.py's `along` (the index of one position along an axis).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from .._utils import one_axis
 from ..primitives import shape as S
 from .base import TensorBase
 from .coerce import one_dim
-from .record import apply
+from .record import apply, mark_view
 from .shape import along
 
 if TYPE_CHECKING:
@@ -174,8 +174,76 @@ class PiecesMixin(TensorBase):
             )
         return self.tensor_split(sections, axis)
 
+    def split_with_sizes(self, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of the given sizes along dim (they must add up to its length).
+
+        >>> [p.shape for p in tg.zeros(5).split_with_sizes([2, 3])]
+        [(2,), (3,)]
+        """
+        return self.split(list(split_sizes), dim)
+
+    unsafe_split, unsafe_chunk = split, chunk  # (PyTorch's names for the same pieces)
+
+    def narrow_copy(self, dim: int, start: Any, length: int) -> Tensor:
+        """narrow, as a new tensor rather than a view.
+
+        >>> tg.tensor([1.0, 2.0, 3.0]).narrow_copy(0, 1, 2)
+        tensor([2., 3.])
+        """
+        return self.narrow(dim, start, length).clone()
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Every window of `size` elements along dimension, `step` apart, as a new last axis (a
+        view: a write into it reaches self, as in PyTorch).
+
+        >>> tg.arange(5.0).unfold(0, 2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
+        axis = one_dim(dimension, max(self.ndim, 1), "unfold")
+        n = self.shape[axis] if self.ndim else 1
+        if size < 0 or size > n:
+            raise ValueError(
+                f"unfold: maximum size for tensor at dimension {axis} is {n} but size is {size}"
+            )
+        if step <= 0:
+            raise ValueError(f"unfold: step is {step} but must be > 0")
+        x = cast("Tensor", self) if self.ndim else cast("Tensor", self).reshape(1)
+        count = (n - size) // step + 1
+        index = _window_index(x.shape, axis, np.arange(count) * step, size)
+        out = x[index]  # (recorded: its gradient adds each window back)
+        if self.ndim and x._data.__class__ is np.ndarray and count and size:  # (a view)
+            strides = x._data.strides
+            view_strides = (
+                *strides[:axis],
+                strides[axis] * step,
+                *strides[axis + 1 :],
+                strides[axis],
+            )
+            out._data = np.lib.stride_tricks.as_strided(x._data, out.shape, view_strides)
+            mark_view(out, x, S.getitem, {"index": index})
+        return out if self.ndim else out.reshape(size)  # (a 0-d tensor: one window, as PyTorch)
+
 
 def _clamped(position: int, n: int) -> int:
     """A cut position as NumPy's array_split reads it (negative from the end, past n is n)."""
     position = position + n if position < 0 else position
     return min(max(position, 0), n)
+
+
+def _window_index(shape: tuple, axis: int, starts: np.ndarray, size: int) -> tuple:
+    """The advanced index whose x[index] is unfold's result: axis replaced by the windows'
+    starts, every other axis in place, the window's offsets as a new last axis."""
+    ndim = len(shape) + 1
+    index = []
+    for k, n in enumerate(shape):
+        at = [1] * ndim
+        at[k] = n if k != axis else len(starts)
+        positions = np.arange(n) if k != axis else starts
+        if k == axis:
+            last = [1] * ndim
+            last[-1] = size
+            index.append(positions.reshape(at) + np.arange(size).reshape(last))
+        else:
+            index.append(positions.reshape(at))
+    return tuple(index)

@@ -202,6 +202,40 @@ class ScatterMixin(TensorBase):
         values = src.reshape(-1)[:count]
         return apply(S.index_put, x, values, index=np.nonzero(m))
 
+    def index_put(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+        """A copy of self with self[indices] = values (indices: a tuple of index tensors, as
+        PyTorch's), or += values with accumulate=True (repeats add up).
+
+        >>> tg.zeros(3).index_put((tg.tensor([0, 2]),), tg.tensor([5.0, 6.0]))
+        tensor([5., 0., 6.])
+        """
+        index = tuple(i._data if isinstance(i, TensorBase) else np.asarray(i) for i in indices)
+        src = (
+            values if isinstance(values, TensorBase) else as_tensor(np.asarray(values, self.dtype))
+        )
+        same_dtype(self, src, "index_put")
+        if not accumulate:
+            return apply(S.index_put, self, src, index=index)
+        part = cast("Tensor", src).expand(*np.shape(np.empty(self.shape, dtype=bool)[index]))
+        return cast("Tensor", self) + apply(S.scatter_add, part, shape=self.shape, index=index)
+
+    def put(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+        """A copy of self with its flattened elements at index set to source's (or added).
+
+        >>> tg.zeros(2, 2).put(tg.tensor([3]), tg.tensor([9.0]))
+        tensor([[0., 0.],
+                [0., 9.]])
+        """
+        idx = integer_index(index, "put")
+        in_bounds(idx, self._data.size, "put", 0)
+        flat = cast("Tensor", self).reshape(-1)
+        src = as_tensor(source).reshape(-1)
+        if src.numel() != idx.size:
+            raise ValueError(
+                f"put: source has {src.numel()} elements, index {idx.size}; they must match"
+            )
+        return flat.index_put((idx.reshape(-1),), src, accumulate).reshape(*self.shape)
+
     # ---- in place -----------------------------------------------------------------------------
     def scatter_(
         self, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: str | None = None
@@ -266,3 +300,24 @@ class ScatterMixin(TensorBase):
         return unary_(
             self, "masked_scatter_", lambda old, s: as_tensor(old).masked_scatter(mask, s), source
         )
+
+    def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+        """index_put in place.
+
+        >>> x = tg.zeros(3); x.index_put_((tg.tensor([1]),), tg.tensor(4.0))
+        tensor([0., 4., 0.])
+        """
+        return unary_(
+            self,
+            "index_put_",
+            lambda old, v: as_tensor(old).index_put(indices, v, accumulate),
+            values,
+        )
+
+    def put_(self, index: Any, source: Any, accumulate: bool = False) -> Tensor:
+        """put in place.
+
+        >>> x = tg.zeros(3); x.put_(tg.tensor([2]), tg.tensor([1.0]), accumulate=True)
+        tensor([0., 0., 1.])
+        """
+        return unary_(self, "put_", lambda old, s: as_tensor(old).put(index, s, accumulate), source)

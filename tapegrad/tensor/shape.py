@@ -228,6 +228,19 @@ class ShapeMixin(TensorBase):
         """The last two axes swapped."""
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two axes (for real tensors: mT)."""
+        return self.transpose(-2, -1)
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two axes (for real tensors: mT).
+
+        >>> tg.ones(2, 3).adjoint().shape
+        (3, 2)
+        """
+        return self.transpose(-2, -1)
+
     def t(self) -> Tensor:
         """The transpose of a matrix; a 0-D or 1-D tensor as it is (as torch.Tensor.t).
 
@@ -303,6 +316,29 @@ class ShapeMixin(TensorBase):
         return cast("Tensor", self) if sizes == self.shape else apply(S.expand, self, shape=sizes)
 
     broadcast_to = expand
+
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """Summed down to `size`, which self's shape must broadcast from (expand's adjoint).
+
+        >>> tg.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+        """
+        shape = tuple(shape_args(size))
+        try:
+            if np.broadcast_shapes(shape, self.shape) != self.shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"sum_to_size: size {list(shape)} is not expandable to size {list(self.shape)}"
+            ) from None
+        lead = self.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and self.shape[lead + i] != 1
+        )
+        x = cast("Tensor", self)
+        if not axes:  # (nothing to sum: self, but a 0-d tensor is summed, as PyTorch does)
+            return x if x.ndim else x.sum()
+        return x.sum(axes, keepdim=True).reshape(*shape)
 
     # ---- repeated and reversed -----------------------------------------------------------------
     def fliplr(self) -> Tensor:

@@ -1,7 +1,9 @@
 """Statistics: var and std with PyTorch's defaults (the sum of squared deviations divided by
 n - correction, correction=1; a bool first argument is `unbiased`), NumPy's `ddof=` as the same
 number and NumPy's/MindSpore's spelling (`axis=`, `keepdims=`) with their default ddof=0,
-var_mean/std_mean, and the histogram of the values.
+var_mean/std_mean, the NaN-ignoring sum and mean (nansum, nanmean), count_nonzero, the
+covariance and correlation matrices (cov, corrcoef), and the histograms of the values
+(histogram; histc, bincount).
 
 Layer L3: the storage base and the tape's composite `mark` (var is a composite of the reduction
 room's mean and sum: its derivative is theirs; var and std mark their result so that tg.explain
@@ -11,10 +13,17 @@ looked up when called).
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
+
+from .. import dtypes
+from .._utils import normalize_axis
 from ..tape.composite import mark
 from .base import TensorBase
+from .elementwise import where
+from .record import wrap
 
 if TYPE_CHECKING:
     from ..histograms import HistogramResult
@@ -159,3 +168,198 @@ class StatisticsMixin(TensorBase):
 
         x = cast("Tensor", self)
         return histograms.histogram(x, bins, range=range, weight=weight, density=density)
+
+    # ---- ignoring NaN --------------------------------------------------------------------------
+    def nansum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The sum over dim (all by default) treating NaN as 0 (no gradient reaches a NaN).
+
+        >>> tg.tensor([1.0, float("nan"), 2.0]).nansum()
+        tensor(3.)
+        """
+        x = cast("Tensor", self)
+        if x._data.dtype.kind == "f":  # (tensor ops, not NumPy's: vmap batches them)
+            x = where(x.isnan(), np.zeros((), x._data.dtype), x)
+        return x.sum(dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean over dim of the values that are not NaN (NaN where all are).
+
+        >>> tg.tensor([1.0, float("nan"), 2.0]).nanmean()
+        tensor(1.5000)
+        """
+        x = cast("Tensor", self) if dtype is None else cast("Tensor", self).astype(dtype)
+        if x._data.dtype.kind != "f":
+            raise TypeError(
+                f"nanmean(): expected input to have floating point dtype but got "
+                f"{x._data.dtype}; pass dtype=tg.float32 (or convert with .float())"
+            )
+        counted = (~x.isnan()).sum(dim, keepdim).astype(x._data.dtype)
+        with np.errstate(invalid="ignore"):  # (an all-NaN line: 0 / 0, NaN, as PyTorch)
+            return x.nansum(dim, keepdim) / counted
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        """How many elements are not zero, over dim (an int, or a tuple; all by default): int64.
+
+        >>> tg.tensor([[1.0, 0.0], [0.0, 2.0]]).count_nonzero(0)
+        tensor([1, 1])
+        """
+        return (cast("Tensor", self) != 0).sum(_axes(dim, self.ndim))  # (bools sum as int64)
+
+    # ---- covariance ----------------------------------------------------------------------------
+    def cov(
+        self, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None
+    ) -> Tensor:
+        """The covariance matrix of the variables in the rows (a 1-D tensor: one variable) over
+        the observations in the columns, divided by their (weighted) number less `correction`;
+        fweights (integer frequencies) and aweights (floating weights) weigh the observations.
+
+        >>> tg.tensor([[1.0, 2.0, 4.0], [0.0, 1.0, 5.0]]).cov()
+        tensor([[2.3333, 4.0000],
+                [4.0000, 7.0000]])
+        """
+        x = cast("Tensor", self)
+        if x.ndim > 2:
+            raise ValueError(
+                f"cov(): expected input to have two or fewer dimensions but got an input with "
+                f"{x.ndim} dimensions"
+            )
+        if x._data.dtype.kind != "f":
+            x = x.astype(dtypes.get_default_dtype())  # (as PyTorch: integers in the default)
+        x = x.reshape(1, -1) if x.ndim < 2 else x
+        n = x.shape[1]
+        f = _observation_weights(fweights, n, "fweights", integral=True)
+        a = _observation_weights(aweights, n, "aweights", integral=False)
+        # (the frequencies in the weights' dtype first: NumPy's int32 * float32 is float64)
+        w = f if a is None else (a if f is None else f.astype(a.dtype) * a)
+        total = n if w is None else w.sum()
+        mean = (x if w is None else x * w).sum(1) / total
+        scale: Any = total - correction
+        if w is not None and a is not None and correction != 0:
+            scale = total - correction * (w * a).sum() / total
+        if float(np.asarray(getattr(scale, "_data", scale))) <= 0:
+            warnings.warn(
+                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                "number of observations.",
+                UserWarning,
+                stacklevel=2,
+            )
+            scale = 0.0
+        centered = x - mean.unsqueeze(1)
+        products = centered @ (centered if w is None else centered * w).mT
+        with np.errstate(divide="ignore", invalid="ignore"):  # (scale 0: inf or NaN, as PyTorch)
+            return (products / scale).squeeze()
+
+    def corrcoef(self) -> Tensor:
+        """The Pearson correlation coefficients of the variables in the rows (cov divided by the
+        product of the standard deviations, clipped to [-1, 1]).
+
+        >>> tg.tensor([[1.0, 2.0, 4.0], [2.0, 4.0, 8.0]]).corrcoef()
+        tensor([[1., 1.],
+                [1., 1.]])
+        """
+        c = self.cov()
+        with np.errstate(divide="ignore", invalid="ignore"):  # (a constant variable: NaN)
+            if c.ndim == 0:  # (one variable: 1, or NaN if it does not vary)
+                return c / c
+            spread = c.diag().sqrt()
+            c = c / spread.unsqueeze(1) / spread.unsqueeze(0)
+        return c.clip(-1.0, 1.0)
+
+    # ---- counts per bin (off the tape) ---------------------------------------------------------
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """How many values fall in each of `bins` equal bins over [min, max] (both 0: the values'
+        own range), in the tensor's dtype; values outside are left out.
+
+        >>> tg.tensor([1.0, 2.0, 1.0]).histc(bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+        """
+        if self._data.dtype.kind != "f":
+            raise TypeError(
+                f"histc needs a floating-point tensor, got {self._data.dtype}; convert it first "
+                f"(.float() or .double())"
+            )
+        if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins <= 0:
+            raise ValueError(f"histc: bins must be a positive int, got {bins!r}")
+        which, _, _ = _histc_bins(self, int(bins), float(min), float(max))
+        return wrap(np.bincount(which, minlength=int(bins)).astype(self._data.dtype))
+
+    def bincount(self, weights: Any = None, minlength: int = 0) -> Tensor:
+        """How often each value 0, 1, ..., max of this 1-D tensor of non-negative integers occurs
+        (at least minlength counts); with weights, their sum per value (float32 for float32
+        weights, else float64, as PyTorch).
+
+        >>> tg.tensor([1, 1, 3]).bincount()
+        tensor([0, 2, 0, 1])
+        """
+        data = self._data
+        if data.dtype.kind not in "iub" or data.ndim != 1 or (data.size and data.min() < 0):
+            raise ValueError(
+                f"bincount only supports 1-d non-negative integral inputs, got a "
+                f"{data.ndim}-d tensor of {data.dtype}"
+            )
+        if isinstance(minlength, bool) or not isinstance(minlength, int | np.integer):
+            raise TypeError(f"bincount: minlength must be an int, got {minlength!r}")
+        if minlength < 0:
+            raise ValueError(f"bincount: minlength should be >= 0, got {minlength}")
+        if weights is None:
+            return wrap(np.bincount(data, minlength=int(minlength)).astype(np.int64))
+        w = weights._data if isinstance(weights, TensorBase) else np.asarray(weights)
+        if w.shape != data.shape:
+            raise ValueError(
+                f"bincount: weights should be 1-d and have the same length as input, got shapes "
+                f"{list(w.shape)} and {list(data.shape)}"
+            )
+        dtype = np.float32 if w.dtype == np.float32 else np.float64
+        return wrap(np.bincount(data, weights=w, minlength=int(minlength)).astype(dtype))
+
+
+def _axes(dim: Any, ndim: int) -> Any:
+    """dim (None, an int or a sequence of them) as NumPy's axis."""
+    if dim is None or ndim == 0:
+        return None
+    return normalize_axis(tuple(dim) if isinstance(dim, list) else dim, ndim)
+
+
+def _observation_weights(w: Any, n: int, name: str, *, integral: bool) -> Tensor | None:
+    """cov's fweights/aweights checked: 1-D, one per observation, non-negative, the right kind."""
+    if w is None:
+        return None
+    if not isinstance(w, TensorBase):
+        raise TypeError(f"cov(): {name} must be a tensor, got {type(w).__name__}")
+    kind = w._data.dtype.kind
+    if integral != (kind in "iu"):
+        want = "integral" if integral else "floating point"
+        raise TypeError(
+            f"cov(): expected {name} to have {want} dtype but got {name} with {w._data.dtype} dtype"
+        )
+    if w.ndim > 1:
+        raise ValueError(f"cov(): expected {name} to have one or fewer dimensions but got {w.ndim}")
+    if w._data.size != n:
+        raise ValueError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input, but got {w._data.size} != {n}"
+        )
+    if np.any(w._data < 0):
+        raise ValueError(f"cov(): {name} cannot be negative")
+    return cast("Tensor", w)
+
+
+def _histc_bins(
+    x: TensorBase, bins: int, low: float, high: float
+) -> tuple[np.ndarray, float, float]:
+    """histc's bin of each value in [low, high] (torch's rule: (v - low) * bins / (high - low),
+    the top edge in the last bin), and the range used: the data's if both bounds are 0, widened
+    by 1 on each side if it is one value."""
+    data = x._data.reshape(-1)
+    if low == high == 0 and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f"histc: range of [{low}, {high}] is not finite")
+    if low > high:
+        raise ValueError(f"histc: max must be larger than min, got min={low} and max={high}")
+    inside = data[(data >= low) & (data <= high)]
+    lo, hi = np.asarray(low, data.dtype), np.asarray(high, data.dtype)
+    where_ = ((inside - lo) * bins / (hi - lo)).astype(np.int64)
+    return np.minimum(where_, bins - 1), low, high

@@ -4,9 +4,9 @@ Layer L3. The class is composed of its method rooms, one module per topic, each 
 storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
 hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
-std), shape.py (reshape, permute, flip), pieces.py
-(split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py (scatter,
-index_add), linalg.py (`@`, mm, diag),
+std, cov, bincount), order_statistics.py (median, quantile, cummax), shape.py (reshape, permute,
+flip), pieces.py (split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py
+(scatter, index_add), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
 detach, clone, hooks). A new method goes into the room of its topic.
@@ -30,6 +30,8 @@ from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
+from .linear_systems import LinearSystemsMixin
+from .order_statistics import OrderStatisticsMixin
 from .pieces import PiecesMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
@@ -49,11 +51,13 @@ class Tensor(
     BitwiseMixin,
     ReductionMixin,
     StatisticsMixin,
+    OrderStatisticsMixin,
     ShapeMixin,
     PiecesMixin,
     IndexingMixin,
     ScatterMixin,
     LinalgMixin,
+    LinearSystemsMixin,
     InplaceMixin,
     RandomMixin,
     ConversionMixin,

@@ -87,13 +87,13 @@ class TranscendentalMixin(TensorBase):
     sinh, cosh, asinh = _unary(T.sinh), _unary(T.cosh), _unary(T.asinh)
     acosh, atanh = _unary(T.acosh), _unary(T.atanh)
     asin, acos, atan = _unary(T.asin), _unary(T.acos), _unary(T.atan)
-    exp2, sinc = _unary(T.exp2), _unary(T.sinc)
+    exp2, sinc, erfc = _unary(T.exp2), _unary(T.sinc), _unary(T.erfc)
     arcsinh, arccosh, arctanh = asinh, acosh, atanh  # (NumPy's spellings, which PyTorch has)
     arcsin, arccos, arctan = asin, acos, atan
     sinh_, cosh_, asinh_ = _unary_(T.sinh), _unary_(T.cosh), _unary_(T.asinh)
     acosh_, atanh_ = _unary_(T.acosh), _unary_(T.atanh)
     asin_, acos_, atan_ = _unary_(T.asin), _unary_(T.acos), _unary_(T.atan)
-    exp2_, sinc_ = _unary_(T.exp2), _unary_(T.sinc)
+    exp2_, sinc_, erfc_ = _unary_(T.exp2), _unary_(T.sinc), _unary_(T.erfc)
     arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
     arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 

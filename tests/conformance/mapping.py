@@ -40,7 +40,7 @@ RANDOM: frozenset[str] = frozenset(
 )
 
 # Sorting ops: the position of `dim` among their arguments (their indices may order ties otherwise).
-SORTS: dict[str, int] = {"sort": 0, "argsort": 0, "topk": 1}
+SORTS: dict[str, int] = {"sort": 0, "argsort": 0, "topk": 1, "kthvalue": 1, "mode": 0}
 
 # Entries tolerated wider than verdicts.TOLERANCES, with the reason (none needed so far).
 TOLERANCES: dict[str, tuple[float, float]] = {}

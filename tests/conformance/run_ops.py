@@ -186,9 +186,12 @@ def _ties_only(entry: OpEntry, sample: Any, expected: Any, got: Any) -> bool:
     args = sample.args
     dim = sample.kwargs.get("dim", args[position] if len(args) > position else -1)
     values = sample.input.numpy(force=True)
+    mine, theirs = got.numpy(), expected.numpy(force=True)
+    if values.ndim and mine.ndim < values.ndim:  # (a reduction's indices: kthvalue, mode)
+        mine, theirs = np.expand_dims(mine, dim), np.expand_dims(theirs, dim)
     try:
-        mine = np.take_along_axis(values, got.numpy(), axis=dim)
-        theirs = np.take_along_axis(values, expected.numpy(force=True), axis=dim)
+        mine = np.take_along_axis(values, mine, axis=dim)
+        theirs = np.take_along_axis(values, theirs, axis=dim)
     except (ValueError, IndexError, TypeError):  # (a 0-d input, an odd sample: not excused)
         return False
     return bool(np.array_equal(mine, theirs, equal_nan=values.dtype.kind == "f"))

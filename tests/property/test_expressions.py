@@ -114,7 +114,7 @@ KIND_PRIMS = {
     "floor_divide": "floor_divide",  # (a zero gradient, jumps kept away)
     "remainder": "remainder",  # (gradient 1 between the jumps, kept away)
     # transcendental (primitives/transcendental.py)
-    "hyperbolic": ("sinh", "cosh", "asinh", "atan", "exp2", "sinc"),
+    "hyperbolic": ("sinh", "cosh", "asinh", "atan", "exp2", "sinc", "erfc"),
     "inverse_trig": ("asin", "acos", "atanh"),
     "acosh": "acosh",
     "logit": "logit",
@@ -261,6 +261,7 @@ def _np_namespace(exact_casts: bool) -> dict:
         "avg_pool": lambda x, k, s: np.mean(_np_windows(x, k, s), axis=-1),
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
         "erf": np.vectorize(math.erf, otypes=[np.float64]),
+        "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
     }
 
 
@@ -1440,6 +1441,7 @@ class _Gen:
                 ("atan", "np.arctan", 8.0),
                 ("exp2", "np.exp2", 4.0),
                 ("sinc", "np.sinc", 3.0),
+                ("erfc", "erfc", 3.0),
             ]
         )
         return self._unary(kind, np_fn, bound, method=fn)

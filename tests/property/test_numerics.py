@@ -304,6 +304,28 @@ DTYPE_CASES = {
     "remainder": lambda a, b, m: (a * 3) % b,
     "fill": lambda a, b, m: (a * b).fill_(2.0) * a,
     "erf": lambda a, b, m: (a - 1.0).erf(),
+    "erfc": lambda a, b, m: (a - 1.0).erfc(),
+    "sinh": lambda a, b, m: a.sinh(),
+    "cosh": lambda a, b, m: a.cosh(),
+    "asinh": lambda a, b, m: a.asinh(),
+    "acosh": lambda a, b, m: (a + 1.0).acosh(),
+    "atanh": lambda a, b, m: (a - 1.0).atanh(),
+    "asin": lambda a, b, m: (a - 1.0).asin(),
+    "acos": lambda a, b, m: (a - 1.0).acos(),
+    "atan": lambda a, b, m: a.atan(),
+    "exp2": lambda a, b, m: a.exp2(),
+    "sinc": lambda a, b, m: a.sinc(),
+    "logit": lambda a, b, m: (a * 0.5).logit(),
+    "nan_to_num": lambda a, b, m: a.nan_to_num() * b,
+    "atan2": lambda a, b, m: a.atan2(b),
+    "hypot": lambda a, b, m: a.hypot(b),
+    "logaddexp": lambda a, b, m: a.logaddexp(b),
+    "logaddexp2": lambda a, b, m: a.logaddexp2(b),
+    "xlogy": lambda a, b, m: a.xlogy(b),
+    "fmod": lambda a, b, m: (a * 3).fmod(b),
+    "copysign": lambda a, b, m: a.copysign(b - 1.0),
+    "fmax": lambda a, b, m: tg.fmax(a, b),
+    "fmin": lambda a, b, m: tg.fmin(a, b),
     "floor": lambda a, b, m: (a * 3).floor() * a,
     "ceil": lambda a, b, m: (a * 3).ceil() * a,
     "trunc": lambda a, b, m: (a * 3).trunc() * a,
@@ -357,6 +379,29 @@ DTYPE_CASES = {
         divisor=4,
     ),
 }
+
+
+def _spd(a):
+    """a a^T + I: a (3, 3) positive-definite matrix of a's dtype, well-conditioned."""
+    return a @ a.T + tg.eye(3, dtype=a.dtype)
+
+
+# linear algebra: NumPy's LAPACK (and PyTorch's on CPU) has no float16; those refuse it clearly
+LINALG_CASES = {
+    "inv": lambda a, b, m: tg.linalg.inv(_spd(a)),
+    "det": lambda a, b, m: tg.linalg.det(_spd(a)),
+    "logabsdet": lambda a, b, m: tg.linalg.slogdet(_spd(a)).logabsdet,
+    "solve": lambda a, b, m: tg.linalg.solve(_spd(a), b),
+    "solve_triangular": lambda a, b, m: tg.linalg.solve_triangular(_spd(a), b, upper=True),
+    "cholesky": lambda a, b, m: tg.linalg.cholesky(_spd(a)),
+    "eigvalsh": lambda a, b, m: tg.linalg.eigvalsh(_spd(a)),
+    "eigh_vectors": lambda a, b, m: tg.linalg.eigh(_spd(a)).eigenvectors.abs(),
+    "svdvals": lambda a, b, m: tg.linalg.svdvals(a),
+    "svd_u": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).U.abs(),
+    "svd_vh": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).Vh.abs(),
+    "pinv": lambda a, b, m: tg.linalg.pinv(a),
+}
+DTYPE_CASES.update(LINALG_CASES)
 COMPOSITE_CASES = {
     "mean": lambda a, b, m: a.mean(axis=0),
     "var": lambda a, b, m: a.var(axis=1, ddof=1),
@@ -394,6 +439,10 @@ def _backward_observing(out, seed):
 def test_dtype_preserved_forward_and_backward(case, dtype):
     fn = DTYPE_CASES.get(case) or COMPOSITE_CASES[case]
     a, b, m = _inputs(dtype)
+    if case in LINALG_CASES and dtype == np.float16:
+        with pytest.raises(TypeError, match="float32 or float64"):
+            fn(a, b, m)
+        return
     out = fn(a, b, m)
     assert out.dtype == dtype, f"{case}: forward gave {out.dtype} for {np.dtype(dtype).name} inputs"
     with np.errstate(all="ignore"):  # a loose value check against float64 on the same inputs
