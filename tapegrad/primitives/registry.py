@@ -9,7 +9,9 @@ kernels show with `formula(detail=True)`. Rule and kernel texts are checked when
 name they read must exist: primitives/rule_text.py). What the running rule reads decides what the
 tape saves: an input whose value no needed rule reads is never saved nor version-checked (`x * 3`
 saves nothing of x). Rules call primitives and operators, so they record on Tensors (a backward
-with create_graph=True) and are plain NumPy on arrays (every other backward).
+with create_graph=True) and are plain NumPy on arrays (every other backward); for the latter each
+plan's rules are bound a second time, every primitive they name bound to its NumPy forward (a raw
+backward only ever sees arrays), while the text shown stays exactly the code.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class SavePlan:
     # the needed rules as one function `(g, out, inputs, params) -> one gradient per input`
     # (None where none is needed); None for variadic ops and custom Functions (rule_for_all)
     backward: Callable | None = None
+    # the same rules for a backward without create_graph (on arrays only): each primitive they
+    # call is its NumPy forward, which spares Primitive.__call__'s frame and Tensor check per call
+    raw_backward: Callable | None = None
 
 
 class Primitive:
@@ -232,14 +237,17 @@ class Primitive:
         linecache.cache[filename] = (len(source), None, lines, filename)  # (no mtime: kept)
         return compile(tree, filename, mode)
 
-    def _compile_needed(self, needed: list[int]) -> Callable:
+    def _compile_needed(self, needed: list[int]) -> tuple[Callable, Callable]:
         """The rules of the inputs in `needed` as one function `(g, out, inputs, params)` returning
         a tuple, one gradient per input (the engine's commonest call: one plain call per node, the
         inputs and parameters unpacked only when some rule reads them). One rule per line, so that
-        a traceback shows the rule that failed. A kernel's text runs inline too (see _parts)."""
+        a traceback shows the rule that failed. A kernel's text runs inline too (see _parts).
+        Returned twice: as written, and for raw backwards with each primitive its texts call bound
+        to its forward (the same code: the primitives are `make`'s arguments)."""
         parts, fused, running = self._parts(needed)
+        called = self._primitives_called(fused, needed, running)
         head = [
-            f"def make({', '.join(fused)}):",
+            f"def make({', '.join([*fused, *called])}):",
             f"    def rules_of_{self.name}(g, out, inputs, params):",
             *(f"        {line}" for line in self._unpacking(fused, needed, running)),
             "        return (",
@@ -256,7 +264,28 @@ class Primitive:
         made: dict = {}  # (exec'd in the rules' module: they see its names, as _compile's do)
         label = f"rules of {self.name} for {', '.join(self.input_names[i] for i in needed)}"
         exec(self._code(source, "exec", label, texts_at), self._namespace, made)
-        return made["make"](*fused.values())
+        forwards = [prim.forward for prim in called.values()]
+        return made["make"](*fused.values(), *called.values()), made["make"](
+            *fused.values(), *forwards
+        )
+
+    def _primitives_called(self, fused: dict, needed: list[int], running: list) -> dict:
+        """The primitives the running texts name (as their module, or `fused`, binds them), to
+        bind as closure variables: the primitives themselves, or for raw backwards their
+        forwards. Names `fused` binds to another object stay there."""
+        local = {"g", "out", *self.input_names, *self.params}
+        own = vars(builtins) | self._namespace
+        called: dict = {}
+        for i in needed:
+            if running[i] is None or f"_rule{i}" in fused:  # (a kernel called, not inline)
+                continue
+            for n in free_names(running[i]):
+                found = fused.get(n, own.get(n))
+                if n not in local and isinstance(found, Primitive):
+                    called[n] = found
+        for n in called.keys() & fused.keys():  # (bound once, as a primitive, not twice)
+            del fused[n]
+        return called
 
     def _parts(self, needed: list[int]) -> tuple[list[str], dict, list]:
         """Per input, the expression a combined rule function returns ("None" when not needed),
@@ -375,7 +404,7 @@ class Primitive:
             out = out or reads_out
         shape_only -= saved
         shaped = shape_only | set(needed)  # (the engine sums gradients back to their shapes)
-        backward = self._compile_needed(needed)
+        backward, raw_backward = self._compile_needed(needed)
         return SavePlan(
             tuple(sorted(saved)),
             tuple(sorted(shaped)),
@@ -383,6 +412,7 @@ class Primitive:
             out,
             bool(saved) or out,
             backward,
+            raw_backward,
         )
 
     # ---- use ---------------------------------------------------------------------------------

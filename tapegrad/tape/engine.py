@@ -94,7 +94,7 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
     out = node.out_data  # (a plain array as it is, no call, unless an in-place op reached it)
     if out is not None and (not raw or node.out_vc is not None):
         out = node.output(raw)
-    backward = node.plan.backward
+    backward = node.plan.raw_backward if raw else node.plan.backward
     if backward is not None and edges is node.edges:  # the needed rules, in one call
         grads = backward(g, out, inputs, node.params)
     else:
@@ -103,7 +103,7 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
         given.extend(grads)
     if node.shapes is None and node.prim.elementwise:  # (elementwise rules give g's shape, dtype)
         return grads
-    return fitted(node, g, grads)
+    return fitted(node, g, grads, raw)
 
 
 def _other_rules(node: Node, g: Any, out: Any, inputs: Any, edges: tuple, raw: bool) -> Any:
@@ -118,7 +118,7 @@ def _other_rules(node: Node, g: Any, out: Any, inputs: Any, edges: tuple, raw: b
     ]
 
 
-def fitted(node: Node, g: Any, grads: Any) -> Any:
+def fitted(node: Node, g: Any, grads: Any, raw: bool) -> Any:
     """The rules' gradients, each summed back to its input's shape and cast to its dtype."""
     shapes = node.shapes or (g.shape,) * len(grads)  # (None: every input shaped as the output)
     dtypes = node.dtypes or (g.dtype,) * len(grads)
@@ -130,7 +130,7 @@ def fitted(node: Node, g: Any, grads: Any) -> Any:
             continue
         if result is None:
             result = list(grads)
-        result[i] = fit(gi, shapes[i], dtypes[i], node, i)
+        result[i] = fit(gi, shapes[i], dtypes[i], node, i, raw)
     return grads if result is None else result
 
 

@@ -244,8 +244,9 @@ class Node:
         )
 
 
-def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
-    """A rule's gradient made its input's: summed back over broadcast axes, cast to its dtype."""
+def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int, raw: bool) -> Any:
+    """A rule's gradient made its input's: summed back over broadcast axes, cast to its dtype
+    (`raw`: gi is an array, summed by the primitives' NumPy forwards; else they record)."""
     gshape = gi.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
@@ -256,9 +257,10 @@ def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int) -> Any:
                 f"({node.name_of_input(i)}), which has shape {tuple(shape)}: a gradient must "
                 f"have the input's shape (or a shape that sums back to it)."
             )
-        gi = sum_(gi, axis=axes, keepdims=keep)  # a primitive: recorded when gi is on the tape
+        summing, reshaping = (sum_.forward, reshape.forward) if raw else (sum_, reshape)
+        gi = summing(gi, axis=axes, keepdims=keep)
         if keep and gi.shape != shape:
-            gi = reshape(gi, shape=shape)
+            gi = reshaping(gi, shape=shape)
     if gi.dtype is not dtype and gi.dtype != dtype:
         gi = gi.astype(dtype)
     return gi
