@@ -64,7 +64,8 @@ __all__ = [
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal",
+    "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
+    "cholesky_solve",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -481,6 +482,10 @@ kron, cross, dist = _function(Tensor.kron), _function(Tensor.cross), _function(T
 addmm, addmv = _function(Tensor.addmm), _function(Tensor.addmv)
 addbmm, baddbmm = _function(Tensor.addbmm), _function(Tensor.baddbmm)
 isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
+det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _function(Tensor.slogdet)
+inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
+matrix_power = _function(Tensor.matrix_power)
+cholesky_solve = _function(Tensor.cholesky_solve)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

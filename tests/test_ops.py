@@ -36,6 +36,32 @@ def away(*shape, seed=0):
     return rng.uniform(0.3, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
+def conditioned(*shape, seed=0):
+    """Square matrices (the last size, batched by the others) well away from singular: the
+    identity times 3 plus noise of size 1/2."""
+    n = shape[-1]
+    return 3 * np.eye(n) + 0.5 * normal(*shape[:-1], n, n, seed=seed)
+
+
+def separated(*shape, seed=0):
+    """Square matrices whose symmetric parts have eigenvalues at least ~1 apart: diag(1, 3, 5,
+    ...) / 2 plus noise of size 1/20 (the last size, batched by the others)."""
+    n = shape[-1]
+    return np.diag(np.arange(n) + 0.5) + 0.05 * normal(*shape[:-1], n, n, seed=seed)
+
+
+def _eigh_square(a):
+    """V diag(L^2) V^T: a function of both eigh outputs that no eigenvector sign changes."""
+    values, vectors = tg.linalg.eigh(a)
+    return (vectors * (values * values).unsqueeze(-2)) @ vectors.mT
+
+
+def _left_projector(a):
+    """U diag(S^2) U^T (A A^T through U and S): no sign of U's columns changes it."""
+    u, s, _ = tg.linalg.svd(a, full_matrices=False)
+    return ((u * (s * s).unsqueeze(-2)) @ u.mT).sum(-1) + u.abs().sum(-1)
+
+
 def pair_distinct(sx, sy, seed=0):
     """Two arrays whose values (even after broadcasting against each other) never tie."""
     nx, ny = int(np.prod(sx)), int(np.prod(sy))
@@ -358,6 +384,78 @@ CASES = {
         Case(lambda a, b: a @ b, normal(4), normal(2, 4, 3), id="1d@batched"),
         Case(lambda a, b: a @ b, normal(2, 3, 4), normal(4), id="batched@1d"),
         Case(lambda a, b: tg.matmul(a, b), normal(3, 4), normal(4, 2), id="function"),
+    ],
+    # square systems (primitives/linear_systems.py): well-conditioned inputs, SPD for cholesky
+    "inv": [
+        Case(lambda a: tg.linalg.inv(a), conditioned(3), id="3x3"),
+        Case(lambda a: a.inverse(), conditioned(2, 3), id="batched-method"),
+    ],
+    "det": [
+        Case(lambda a: tg.linalg.det(a), conditioned(3), id="3x3"),
+        Case(lambda a: a.det(), conditioned(2, 2), id="batched-method"),
+    ],
+    "logabsdet": [
+        Case(lambda a: tg.linalg.slogdet(a).logabsdet, conditioned(3), id="slogdet"),
+        Case(lambda a: tg.logdet(a), conditioned(2, 3), id="logdet-batched"),
+    ],
+    "solve": [
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(3), normal(3, 2), id="matrix"),
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(2, 3), normal(2, 3), id="vectors"),
+        Case(lambda a, b: tg.linalg.solve(a, b), conditioned(2, 3), normal(3, 2), id="broadcast"),
+        Case(
+            lambda a, b: tg.linalg.solve(a, b, left=False), conditioned(3), normal(2, 3), id="right"
+        ),
+    ],
+    "solve_triangular": [
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=True),
+            conditioned(3),
+            normal(3, 2),
+            id="upper",
+        ),
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=False, left=False),
+            conditioned(2, 3),
+            normal(2, 2, 3),
+            id="lower-right",
+        ),
+        Case(
+            lambda a, b: tg.linalg.solve_triangular(a, b, upper=False, unitriangular=True),
+            conditioned(3),
+            normal(3, 1),
+            id="unitriangular",
+        ),
+    ],
+    "cholesky": [
+        Case(lambda a: tg.linalg.cholesky(a @ a.mT), conditioned(3), id="spd"),
+        Case(lambda a: tg.linalg.cholesky(a @ a.mT, upper=True), conditioned(2, 3), id="upper"),
+    ],
+    # symmetric eigendecomposition (primitives/decompositions.py): well-separated eigenvalues
+    "eigvalsh": [
+        Case(lambda a: tg.linalg.eigvalsh(a + a.mT), separated(3), id="lower"),
+        Case(lambda a: tg.linalg.eigh(a + a.mT, "U").eigenvalues, separated(2, 3), id="upper"),
+    ],
+    "eigh_vectors": [
+        Case(lambda a: _eigh_square(a + a.mT), separated(3), id="gauge-free"),
+        Case(lambda a: tg.linalg.eigh(a + a.mT).eigenvectors.abs(), separated(2, 3), id="abs"),
+    ],
+    # the SVD (distinct singular values: the generic case; U, Vh through sign-free functions)
+    "svdvals": [
+        Case(lambda a: tg.linalg.svdvals(a), normal(3, 2), id="tall"),
+        Case(lambda a: tg.linalg.matrix_norm(a, "nuc"), normal(2, 2, 3), id="nuclear"),
+    ],
+    "svd_u": [
+        Case(lambda a: _left_projector(a), normal(4, 3), id="tall"),
+        Case(lambda a: _left_projector(a), normal(2, 2, 3), id="wide"),
+    ],
+    "pinv": [
+        Case(lambda a: tg.linalg.pinv(a), normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.pinv(a), normal(2, 2, 3), id="wide"),
+        Case(lambda a: tg.linalg.pinv(a + a.mT, hermitian=True), conditioned(3), id="hermitian"),
+    ],
+    "svd_vh": [
+        Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(2, 3), id="wide"),
     ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),

@@ -1,6 +1,7 @@
 """Linear algebra: `@` and matmul (NumPy's rules for 1-D operands and batch axes), mm and bmm (no
 broadcasting, as PyTorch's), outer, the matrix parts (diag, trace, tril, triu), PyTorch's other
-products (mv, inner, vdot, kron, cross, the addmm family) and dist.
+products (mv, inner, vdot, kron, cross, the addmm family), dist (the
+square-matrix methods det, inverse, cholesky... are linear_systems.py's).
 
 Layer L3: numpy, the rule table, the storage base, `record.apply` and coerce.py. Each is one
 matmul primitive or a composition of recorded primitives, so its gradient is theirs.

@@ -30,6 +30,7 @@ from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
+from .linear_systems import LinearSystemsMixin
 from .order_statistics import OrderStatisticsMixin
 from .pieces import PiecesMixin
 from .random import RandomMixin
@@ -56,6 +57,7 @@ class Tensor(
     IndexingMixin,
     ScatterMixin,
     LinalgMixin,
+    LinearSystemsMixin,
     InplaceMixin,
     RandomMixin,
     ConversionMixin,

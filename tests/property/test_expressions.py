@@ -124,6 +124,10 @@ KIND_PRIMS = {
     "fmod": "fmod",  # (gradient 1 between the jumps, kept away)
     "copysign": "copysign",  # (x kept away from 0, the sign from a constant)
     "fmax_fmin": ("fmax", "fmin"),  # (ties kept away)
+    # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
+    "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
+    "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
+    "svd": ("svdvals", "svd_u", "svd_vh", "pinv"),  # (likewise: separated singular values)
 }
 PIECEWISE = (
     "relu",
@@ -1354,6 +1358,78 @@ class _Gen:
 
     def op_remainder(self, kind):
         return self._divided(kind, "%", "np.remainder")
+
+    # ---- square systems ------------------------------------------------------------------------
+    def op_square_system(self, kind):
+        """inv, det, log |det|, solve, the triangular solve or the Cholesky factor of A A^T + I
+        for a value A of small entries (so the matrix is positive-definite, far from singular)."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 4, new_shape=self.choice([(2, 2), (3, 2), (2, 2, 3)])
+        )
+        sa = self.shape_of(a)
+        m = sa[-2]
+        a_tg, a_np = self.scaled(a, a, 0.5)
+        m_tg = f"({a_tg} @ {a_tg}.mT + tg.eye({m}, dtype=tg.float64))"
+        m_np = f"({a_np} @ np.swapaxes({a_np}, -1, -2) + np.eye({m}))"
+        op = self.choice(["inv", "det", "slogdet", "solve", "solve_triangular", "cholesky"])
+        if op in ("solve", "solve_triangular"):
+            b = self.new_leaf(sa[:-1] + (self.integer(1, 2),))
+            if op == "solve":
+                return self.emit(
+                    kind, f"tg.linalg.solve({m_tg}, {b})", f"np.linalg.solve({m_np}, {b})"
+                )
+            upper = self.flag()
+            tri = f"np.{'triu' if upper else 'tril'}({m_np})"
+            return self.emit(
+                kind,
+                f"tg.linalg.solve_triangular({m_tg}, {b}, upper={upper})",
+                f"np.linalg.solve({tri}, {b})",
+            )
+        if op == "slogdet":
+            return self.emit(
+                kind, f"tg.linalg.slogdet({m_tg}).logabsdet", f"np.linalg.slogdet({m_np})[1]"
+            )
+        form = self.choice(["tg.linalg.{op}({m})", "{m}.{method}()"])
+        method = {"inv": "inverse"}.get(op, op)
+        return self.emit(kind, form.format(op=op, m=m_tg, method=method), f"np.linalg.{op}({m_np})")
+
+    def op_eigh(self, kind):
+        """The eigenvalues, or V f(L) V^T (no eigenvector sign matters), of S = A A^T + diag(1,
+        2, ...) for a value A of entries up to 0.1: S's eigenvalues stay more than 1/2 apart."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 3, new_shape=self.choice([(2, 2), (3, 2), (2, 2, 3)])
+        )
+        m = self.shape_of(a)[-2]
+        a_tg, a_np = self.scaled(a, a, 0.1)
+        diag = f"np.diag(np.arange(1.0, {m + 1}))"
+        s_tg = f"({a_tg} @ {a_tg}.mT + tg.tensor({diag}))"
+        s_np = f"({a_np} @ np.swapaxes({a_np}, -1, -2) + {diag})"
+        if self.flag():
+            return self.emit(kind, f"tg.linalg.eigvalsh({s_tg})", f"np.linalg.eigvalsh({s_np})")
+        tg_rhs = f"(lambda r: (r[1] * r[0].unsqueeze(-2) ** 2) @ r[1].mT)(tg.linalg.eigh({s_tg}))"
+        return self.emit(kind, tg_rhs, f"{s_np} @ {s_np}")
+
+    def op_svd(self, kind):
+        """The singular values, the pseudo-inverse, or U diag(S) Vh (no sign matters), of
+        B = diag(1, 2, ...) + A
+        (rectangular) for a value A of entries up to 0.05: B's singular values stay apart."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 3 and s[-1] <= 3,
+            new_shape=self.choice([(2, 3), (3, 2), (2, 2, 2)]),
+        )
+        rows, cols = self.shape_of(a)[-2:]
+        a_tg, a_np = self.scaled(a, a, 0.05)
+        diag = f"np.eye({rows}, {cols}) * np.arange(1.0, {cols + 1})"
+        b_tg, b_np = f"({a_tg} + tg.tensor({diag}))", f"({a_np} + {diag})"
+        form = self.choice(["svdvals", "pinv", "svd"])
+        if form == "svdvals":
+            return self.emit(
+                kind, f"tg.linalg.svdvals({b_tg})", f"np.linalg.svd({b_np}, compute_uv=False)"
+            )
+        if form == "pinv":
+            return self.emit(kind, f"tg.linalg.pinv({b_tg})", f"np.linalg.pinv({b_np})")
+        tg_rhs = f"(lambda r: (r.U * r.S.unsqueeze(-2)) @ r.Vh)(tg.linalg.svd({b_tg}, False))"
+        return self.emit(kind, tg_rhs, b_np)
 
     # ---- transcendental -------------------------------------------------------------------------
     def op_hyperbolic(self, kind):

@@ -379,6 +379,29 @@ DTYPE_CASES = {
         divisor=4,
     ),
 }
+
+
+def _spd(a):
+    """a a^T + I: a (3, 3) positive-definite matrix of a's dtype, well-conditioned."""
+    return a @ a.T + tg.eye(3, dtype=a.dtype)
+
+
+# linear algebra: NumPy's LAPACK (and PyTorch's on CPU) has no float16; those refuse it clearly
+LINALG_CASES = {
+    "inv": lambda a, b, m: tg.linalg.inv(_spd(a)),
+    "det": lambda a, b, m: tg.linalg.det(_spd(a)),
+    "logabsdet": lambda a, b, m: tg.linalg.slogdet(_spd(a)).logabsdet,
+    "solve": lambda a, b, m: tg.linalg.solve(_spd(a), b),
+    "solve_triangular": lambda a, b, m: tg.linalg.solve_triangular(_spd(a), b, upper=True),
+    "cholesky": lambda a, b, m: tg.linalg.cholesky(_spd(a)),
+    "eigvalsh": lambda a, b, m: tg.linalg.eigvalsh(_spd(a)),
+    "eigh_vectors": lambda a, b, m: tg.linalg.eigh(_spd(a)).eigenvectors.abs(),
+    "svdvals": lambda a, b, m: tg.linalg.svdvals(a),
+    "svd_u": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).U.abs(),
+    "svd_vh": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).Vh.abs(),
+    "pinv": lambda a, b, m: tg.linalg.pinv(a),
+}
+DTYPE_CASES.update(LINALG_CASES)
 COMPOSITE_CASES = {
     "mean": lambda a, b, m: a.mean(axis=0),
     "var": lambda a, b, m: a.var(axis=1, ddof=1),
@@ -416,6 +439,10 @@ def _backward_observing(out, seed):
 def test_dtype_preserved_forward_and_backward(case, dtype):
     fn = DTYPE_CASES.get(case) or COMPOSITE_CASES[case]
     a, b, m = _inputs(dtype)
+    if case in LINALG_CASES and dtype == np.float16:
+        with pytest.raises(TypeError, match="float32 or float64"):
+            fn(a, b, m)
+        return
     out = fn(a, b, m)
     assert out.dtype == dtype, f"{case}: forward gave {out.dtype} for {np.dtype(dtype).name} inputs"
     with np.errstate(all="ignore"):  # a loose value check against float64 on the same inputs
