@@ -264,10 +264,8 @@ class Primitive:
         made: dict = {}  # (exec'd in the rules' module: they see its names, as _compile's do)
         label = f"rules of {self.name} for {', '.join(self.input_names[i] for i in needed)}"
         exec(self._code(source, "exec", label, texts_at), self._namespace, made)
-        forwards = [prim.forward for prim in called.values()]
-        return made["make"](*fused.values(), *called.values()), made["make"](
-            *fused.values(), *forwards
-        )
+        make, forwards = made["make"], [prim.forward for prim in called.values()]
+        return make(*fused.values(), *called.values()), make(*fused.values(), *forwards)
 
     def _primitives_called(self, fused: dict, needed: list[int], running: list) -> dict:
         """The primitives the running texts name (as their module, or `fused`, binds them), to
