@@ -127,7 +127,7 @@ def test_printing_matches_pytorch_on_random_tensors(default_printing):
 
 # ---- the docstrings of the generated unary methods -----------------------------------------------
 def test_unary_doc_examples_for_the_generated_methods():
-    # the docstrings elementwise.py's _unary and inplace.py's _inplace_unary make (printing.py)
+    # the docstrings elementwise.py's unary_method and inplace.py's inplace_unary_method make
     from tapegrad.tensor.printing import unary_doc
 
     E = tg.primitives.elementwise

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
+def unary_method(prim: Primitive) -> Callable[[TensorBase], Tensor]:
     """The method `t.<op>()` of a one-input primitive, documented from its rule."""
 
     def method(self: TensorBase) -> Tensor:
@@ -196,12 +196,27 @@ class ElementwiseMixin(TensorBase):
         return apply(E.abs, self)
 
     # ---- one input -----------------------------------------------------------------------------
-    exp, log, sin, cos = _unary(E.exp), _unary(E.log), _unary(E.sin), _unary(E.cos)
-    tan, tanh, sigmoid, relu = _unary(E.tan), _unary(E.tanh), _unary(E.sigmoid), _unary(E.relu)
-    sqrt, abs, sign = _unary(E.sqrt), _unary(E.abs), _unary(E.sign)
-    log1p, expm1, neg = _unary(E.log1p), _unary(E.expm1), _unary(E.neg)
-    erf, floor, ceil, trunc = _unary(E.erf), _unary(E.floor), _unary(E.ceil), _unary(E.trunc)
-    log10, log2 = _unary(E.log10), _unary(E.log2)
+    exp, log, sin, cos = (
+        unary_method(E.exp),
+        unary_method(E.log),
+        unary_method(E.sin),
+        unary_method(E.cos),
+    )
+    tan, tanh, sigmoid, relu = (
+        unary_method(E.tan),
+        unary_method(E.tanh),
+        unary_method(E.sigmoid),
+        unary_method(E.relu),
+    )
+    sqrt, abs, sign = unary_method(E.sqrt), unary_method(E.abs), unary_method(E.sign)
+    log1p, expm1, neg = unary_method(E.log1p), unary_method(E.expm1), unary_method(E.neg)
+    erf, floor, ceil, trunc = (
+        unary_method(E.erf),
+        unary_method(E.floor),
+        unary_method(E.ceil),
+        unary_method(E.trunc),
+    )
+    log10, log2 = unary_method(E.log10), unary_method(E.log2)
     absolute, negative, fix = abs, neg, trunc  # (PyTorch's aliases)
 
     def rsqrt(self) -> Tensor:

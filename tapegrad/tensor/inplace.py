@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _inplace_unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
+def inplace_unary_method(prim: Primitive) -> Callable[[TensorBase], Tensor]:
     """The in-place method `t.<op>_()` of a one-input primitive, documented from its rule."""
 
     def method(self: TensorBase) -> Tensor:
@@ -141,12 +141,14 @@ class InplaceMixin(TensorBase):
         return unary_(self, "pow_", lambda old, e: E.pow(old, e), coerce(exponent))
 
     # ---- one input -----------------------------------------------------------------------------
-    exp_, log_, log1p_, expm1_ = (_inplace_unary(p) for p in (E.exp, E.log, E.log1p, E.expm1))
-    sin_, cos_, tan_, tanh_ = (_inplace_unary(p) for p in (E.sin, E.cos, E.tan, E.tanh))
-    sqrt_, sigmoid_, relu_, erf_ = (_inplace_unary(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf))
-    abs_, neg_, sign_ = (_inplace_unary(p) for p in (E.abs, E.neg, E.sign))
-    floor_, ceil_, trunc_ = (_inplace_unary(p) for p in (E.floor, E.ceil, E.trunc))
-    log10_, log2_ = _inplace_unary(E.log10), _inplace_unary(E.log2)
+    exp_, log_, log1p_, expm1_ = (inplace_unary_method(p) for p in (E.exp, E.log, E.log1p, E.expm1))
+    sin_, cos_, tan_, tanh_ = (inplace_unary_method(p) for p in (E.sin, E.cos, E.tan, E.tanh))
+    sqrt_, sigmoid_, relu_, erf_ = (
+        inplace_unary_method(p) for p in (E.sqrt, E.sigmoid, E.relu, E.erf)
+    )
+    abs_, neg_, sign_ = (inplace_unary_method(p) for p in (E.abs, E.neg, E.sign))
+    floor_, ceil_, trunc_ = (inplace_unary_method(p) for p in (E.floor, E.ceil, E.trunc))
+    log10_, log2_ = inplace_unary_method(E.log10), inplace_unary_method(E.log2)
     absolute_, negative_, fix_ = abs_, neg_, trunc_  # (PyTorch's aliases)
 
     def rsqrt_(self) -> Tensor:

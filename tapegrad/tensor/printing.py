@@ -187,8 +187,8 @@ def tensor_repr(data: np.ndarray, suffixes: list[str], prefix: str = "tensor(") 
 
 
 def unary_doc(prim: Any, inplace: bool = False) -> str:
-    """The docstring of a one-input op's method (elementwise.py's `_unary`, inplace.py's
-    `_inplace_unary`): what it computes, where its rule is, and a tiny example whose output is
+    """The docstring of a one-input op's method (elementwise.py's `unary_method`, inplace.py's
+    `inplace_unary_method`): what it computes, where its rule is, and a tiny example whose output is
     computed here by the forward.
 
     >>> unary_doc(tg.primitives.elementwise.exp).splitlines()[2:4]

@@ -5,7 +5,8 @@ deg2rad/rad2deg, and the sign and complex-number questions of real tensors (sgn,
 conj, ...); each with its in-place form where PyTorch has one.
 
 Layer L3: numpy, the rule table (primitives/transcendental.py), the storage base, record.py's apply
-and wrap, coerce.py, printing.py (the one-input docstrings) and writing.py (in-place forms). Each
+and wrap, coerce.py, writing.py (in-place forms), and the one-input method makers of
+elementwise.py and inplace.py. Each
 method records primitives, so its derivative is theirs.
 """
 
@@ -21,34 +22,13 @@ from ..primitives import transcendental as T
 from ..primitives.registry import Primitive
 from .base import TensorBase
 from .coerce import TensorLike, coerce
-from .printing import unary_doc
+from .elementwise import unary_method
+from .inplace import inplace_unary_method
 from .record import apply, wrap
 from .writing import unary_
 
 if TYPE_CHECKING:
     from .tensor import Tensor
-
-
-def _unary(prim: Primitive) -> Callable[[TensorBase], Tensor]:
-    """The method `t.<op>()` of a one-input primitive, documented from its rule."""
-
-    def method(self: TensorBase) -> Tensor:
-        return apply(prim, self)
-
-    method.__name__ = prim.name
-    method.__doc__ = unary_doc(prim)
-    return method
-
-
-def _unary_(prim: Primitive) -> Callable[[TensorBase], Tensor]:
-    """Its in-place form `t.<op>_()`."""
-
-    def method(self: TensorBase) -> Tensor:
-        return unary_(self, prim.name + "_", lambda old, _: prim(old))
-
-    method.__name__ = prim.name + "_"
-    method.__doc__ = unary_doc(prim, inplace=True)
-    return method
 
 
 def _binary(prim: Primitive, call: str, shown: str) -> Callable[[TensorBase, TensorLike], Tensor]:
@@ -84,16 +64,28 @@ class TranscendentalMixin(TensorBase):
     __slots__ = ()
 
     # ---- one input -----------------------------------------------------------------------------
-    sinh, cosh, asinh = _unary(T.sinh), _unary(T.cosh), _unary(T.asinh)
-    acosh, atanh = _unary(T.acosh), _unary(T.atanh)
-    asin, acos, atan = _unary(T.asin), _unary(T.acos), _unary(T.atan)
-    exp2, sinc, erfc = _unary(T.exp2), _unary(T.sinc), _unary(T.erfc)
+    sinh, cosh, asinh = unary_method(T.sinh), unary_method(T.cosh), unary_method(T.asinh)
+    acosh, atanh = unary_method(T.acosh), unary_method(T.atanh)
+    asin, acos, atan = unary_method(T.asin), unary_method(T.acos), unary_method(T.atan)
+    exp2, sinc, erfc = unary_method(T.exp2), unary_method(T.sinc), unary_method(T.erfc)
     arcsinh, arccosh, arctanh = asinh, acosh, atanh  # (NumPy's spellings, which PyTorch has)
     arcsin, arccos, arctan = asin, acos, atan
-    sinh_, cosh_, asinh_ = _unary_(T.sinh), _unary_(T.cosh), _unary_(T.asinh)
-    acosh_, atanh_ = _unary_(T.acosh), _unary_(T.atanh)
-    asin_, acos_, atan_ = _unary_(T.asin), _unary_(T.acos), _unary_(T.atan)
-    exp2_, sinc_, erfc_ = _unary_(T.exp2), _unary_(T.sinc), _unary_(T.erfc)
+    sinh_, cosh_, asinh_ = (
+        inplace_unary_method(T.sinh),
+        inplace_unary_method(T.cosh),
+        inplace_unary_method(T.asinh),
+    )
+    acosh_, atanh_ = inplace_unary_method(T.acosh), inplace_unary_method(T.atanh)
+    asin_, acos_, atan_ = (
+        inplace_unary_method(T.asin),
+        inplace_unary_method(T.acos),
+        inplace_unary_method(T.atan),
+    )
+    exp2_, sinc_, erfc_ = (
+        inplace_unary_method(T.exp2),
+        inplace_unary_method(T.sinc),
+        inplace_unary_method(T.erfc),
+    )
     arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
     arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 
