@@ -6,8 +6,7 @@ conj, ...); each with its in-place form where PyTorch has one.
 
 Layer L3: numpy, the rule table (primitives/transcendental.py), the storage base, record.py's apply
 and wrap, coerce.py, writing.py (in-place forms), and the one-input method makers of
-elementwise.py and inplace.py. Each
-method records primitives, so its derivative is theirs.
+elementwise.py and inplace.py. Each method records primitives, so its derivative is theirs.
 """
 
 from __future__ import annotations
