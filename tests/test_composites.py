@@ -32,6 +32,7 @@ P42 = R.uniform(0.1, 0.9, (4, 2))
 X45 = R.standard_normal((4, 5))
 X234 = R.standard_normal((2, 3, 4))
 X3222 = R.standard_normal((2, 3, 2, 2))
+X2622 = np.random.default_rng(4).standard_normal((2, 6, 2, 2))
 X238 = R.standard_normal((2, 3, 8))
 IDX = np.array([[0, 1, 3], [1, 1, 4]])
 
@@ -110,6 +111,30 @@ def _norm(layer: bool, shape: tuple, affine: bool, running: bool = False) -> Cal
     return build
 
 
+def _grouped(fn: str, groups: int | None, affine: bool) -> Callable:
+    """group_norm (groups given) or instance_norm (None): X3222 (3 channels), X2622 for 2 groups."""
+
+    def build(lib, F, t):
+        R = np.random.default_rng(5)  # (the same values for both libraries)
+        x = t(X3222 if groups != 2 else X2622, True)
+        c = x.shape[1]
+        w = t(R.uniform(0.5, 1.5, c), True) if affine else None
+        b = t(R.standard_normal(c), True) if affine else None
+        if groups is None:
+            out = F.instance_norm(x, weight=w, bias=b, eps=1e-3)
+        else:
+            out = F.group_norm(x, groups, w, b, eps=1e-3)
+        return out, [v for v in (x, w, b) if v is not None]
+
+    return build
+
+
+def _rms_affine(lib, F, t):
+    x = t(X234, True)
+    w = t(np.random.default_rng(6).uniform(0.5, 1.5, (3, 4)), True)
+    return F.rms_norm(x, (3, 4), w, eps=1e-4), [x, w]
+
+
 def _dropout(lib, F, t):
     tg.manual_seed(3)
     x = t(X45, True)
@@ -184,6 +209,11 @@ CALLS = [
     Call("batch_norm", _norm(False, (4, 5), True), "train-2d"),
     Call("batch_norm", _norm(False, (2, 3, 2, 2), True), "train-4d"),
     Call("batch_norm", _norm(False, (2, 3, 2, 2), True, running=True), "eval"),
+    Call("group_norm", _grouped("group_norm", 2, True), "affine"),
+    Call("group_norm", _grouped("group_norm", 3, False), "plain"),
+    Call("instance_norm", _grouped("instance_norm", None, True), "affine"),
+    Call("rms_norm", _one(lambda lib, F, t, x: F.rms_norm(x, (5,), eps=1e-3), X45), "plain"),
+    Call("rms_norm", _rms_affine, "affine"),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

@@ -32,6 +32,9 @@ from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool
 from .sparse import Embedding
 from .utils import clip_grad_norm_
 
+# ---- layers PyTorch has that real programs use (branch layers) ----
+from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+
 __all__ = [
     "Adam",
     "AdaptiveAvgPool2d",
@@ -90,4 +93,9 @@ __all__ = [
     "init",
     "parallel",
     "utils",
+    # (branch layers)
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "RMSNorm",
 ]

@@ -381,3 +381,9 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
     else:
         index = positions % n
     return x[before + (index,)]
+
+
+# ---- PyTorch's other layers' functions (branch layers): re-exported from their topic modules ----
+from .functional_group_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+
+__all__ += ["group_norm", "instance_norm", "rms_norm"]

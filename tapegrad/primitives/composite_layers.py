@@ -9,6 +9,7 @@ variants are).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -169,6 +170,80 @@ def _batch_norm(p: dict) -> Rule:
         "xhat * w + b",
         _normalise_rules(p, "others"),
         (f"{what}; others: every axis but the channel axis (1)",),
+    )
+
+
+def _group_symbols(p: dict, v: dict) -> dict:
+    """group_norm's and instance_norm's: avg and var over each group of channels of a sample."""
+    x, groups = v["x"], p["groups"]
+    rows = (x.shape[0], groups, -1)
+
+    def over_group(fn: Any) -> Any:
+        return lambda t: np.broadcast_to(
+            fn(np.reshape(t, rows), axis=2, keepdims=True),
+            (x.shape[0], groups, x[0].size // groups),
+        ).reshape(x.shape)
+
+    avg, var = over_group(np.mean), over_group(np.var)
+    eps = p.get("eps", 1e-5)
+    symbols = {"avg": avg, "var": var, "eps": eps, "xhat": (x - avg(x)) / np.sqrt(var(x) + eps)}
+    if "w" in v:
+        symbols["w"] = np.reshape(v["w"], (1, -1) + (1,) * (x.ndim - 2))
+    symbols["sum"] = lambda t, axis=None: np.sum(t, axis=axis)
+    symbols["others"] = tuple(p.get("others", ()))
+    return symbols
+
+
+@composite("group_norm", _group_symbols)
+def _group_norm(p: dict) -> Rule:
+    return Rule(
+        "group_norm",
+        "xhat * w + b",
+        _normalise_rules(p, "others"),
+        (
+            f"xhat = (x - avg(x)) / sqrt(var(x) + eps); avg and var over each of the "
+            f"{p.get('groups', 'num_groups')} groups of channels of each sample; others: every "
+            f"axis but the channel axis (1)",
+        ),
+    )
+
+
+@composite("instance_norm", _group_symbols)
+def _instance_norm(p: dict) -> Rule:
+    return Rule(
+        "instance_norm",
+        "xhat * w + b",
+        _normalise_rules(p, "others"),
+        (
+            "xhat = (x - avg(x)) / sqrt(var(x) + eps); avg and var over the positions of each "
+            "channel of each sample; others: every axis but the channel axis (1)",
+        ),
+    )
+
+
+def _rms_symbols(p: dict, v: dict) -> dict:
+    axes, x = tuple(p["axes"]), v["x"]
+    r = 1 / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + p.get("eps", 0.0))
+    symbols = {**along(axes), "r": r, "batch": tuple(p.get("others", ()))}
+    symbols["sum"] = lambda t, axis=None: np.sum(t, axis=axis)
+    return symbols
+
+
+@composite("rms_norm", _rms_symbols)
+def _rms_norm(p: dict) -> Rule:
+    gw = "g * w" if p.get("weight", True) else "g"
+    rules: dict[str, str | None] = {"x": f"r * ({gw} - x * r ** 2 * avg({gw} * x))"}
+    if p.get("weight", True):
+        rules["w"] = "sum(g * x * r, axis=batch)"
+    k = len(p.get("axes", (-1,)))
+    return Rule(
+        "rms_norm",
+        "x * r * w",
+        rules,
+        (
+            f"r = 1 / sqrt(avg(x ** 2) + eps); avg over the last {k} axes of each sample; "
+            f"batch: the leading axes",
+        ),
     )
 
 
