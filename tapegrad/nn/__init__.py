@@ -34,6 +34,8 @@ from .utils import clip_grad_norm_
 
 # ---- layers PyTorch has that real programs use (branch layers) ----
 from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+from .recurrent import GRU, LSTM, RNN
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 
 __all__ = [
     "Adam",
@@ -98,4 +100,10 @@ __all__ = [
     "InstanceNorm1d",
     "InstanceNorm2d",
     "RMSNorm",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNCell",
 ]
