@@ -214,6 +214,16 @@ CALLS = [
     Call("instance_norm", _grouped("instance_norm", None, True), "affine"),
     Call("rms_norm", _one(lambda lib, F, t, x: F.rms_norm(x, (5,), eps=1e-3), X45), "plain"),
     Call("rms_norm", _rms_affine, "affine"),
+    Call(
+        "conv_transpose1d",
+        _wrapped("conv_transpose1d", (3, 2, 3), (2,), stride=2, padding=1, output_padding=1),
+        "conv_transpose1d",
+    ),
+    Call(
+        "conv_transpose2d",
+        _wrapped("conv_transpose2d", (3, 2, 2, 2), a=X3222, stride=2, dilation=(1, 2)),
+        "no-bias",
+    ),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

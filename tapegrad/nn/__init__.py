@@ -36,6 +36,7 @@ from .utils import clip_grad_norm_
 from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 
 __all__ = [
     "Adam",
@@ -106,4 +107,6 @@ __all__ = [
     "LSTMCell",
     "RNN",
     "RNNCell",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
 ]

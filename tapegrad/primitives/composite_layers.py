@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._erf import erf
+from . import nn as convolution
 from .composites import Rule, along, composite, normalised, scatter_add
 
 
@@ -385,3 +386,54 @@ def _one_hot(p: dict) -> Rule:
         {"y": None},
         ("integers in, integers out: nothing to differentiate (nothing is recorded)",),
     )
+
+
+# ---- transposed convolutions: conv2d's input gradient, run forward ----------------------------
+def _conv_transpose_symbols(p: dict, v: dict) -> dict:
+    """conv2d and its weight gradient with the call's geometry, on the 4-D forms of the arrays."""
+    x_shape, inner, outer = p["shapes"]  # (the output past `inner` is appended zeros)
+    geometry = {k: p[k] for k in ("stride", "padding", "dilation", "groups")}
+    w4 = np.reshape(v["w"], v["w"].shape[:2] + (1,) * (4 - v["w"].ndim) + v["w"].shape[2:])
+
+    def read(g: np.ndarray) -> np.ndarray:
+        return np.reshape(g, outer)[:, :, : inner[2], : inner[3]]
+
+    def conv2d(g: np.ndarray, w: Any) -> np.ndarray:
+        dx = convolution.conv2d.forward(read(g), w4, None, **geometry)
+        return np.reshape(dx, v["x"].shape)
+
+    def conv2d_weight_grad(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        dw = convolution.conv2d_weight_grad.forward(
+            np.reshape(x, x_shape), read(g), weight_shape=w4.shape, **geometry
+        )
+        return np.reshape(dw, v["w"].shape)
+
+    summed = {"sum": lambda t, axis=None: np.sum(t, axis=axis)}
+    return {"conv2d": conv2d, "conv2d_weight_grad": conv2d_weight_grad, **summed}
+
+
+def _conv_transpose_rule(p: dict, dims: int) -> Rule:
+    return Rule(
+        f"conv_transpose{dims}d",
+        "conv2d_input_grad(x, w) + b",
+        {
+            "x": "conv2d(g, w)",
+            "w": "conv2d_weight_grad(x, g)",
+            "b": f"sum(g, axis={(0, 2, 3)[: dims + 1]})",
+        },
+        (
+            "the transposed convolution is conv2d's gradient with respect to its input (weight "
+            "(C_in, C_out/groups, *kernel)); conv2d and conv2d_weight_grad run with the call's "
+            "stride, padding, dilation and groups",
+        ),
+    )
+
+
+@composite("conv_transpose1d", _conv_transpose_symbols)
+def _conv_transpose1d(p: dict) -> Rule:
+    return _conv_transpose_rule(p, 1)
+
+
+@composite("conv_transpose2d", _conv_transpose_symbols)
+def _conv_transpose2d(p: dict) -> Rule:
+    return _conv_transpose_rule(p, 2)
