@@ -224,6 +224,18 @@ CALLS = [
         _wrapped("conv_transpose2d", (3, 2, 2, 2), a=X3222, stride=2, dilation=(1, 2)),
         "no-bias",
     ),
+    Call(
+        "interpolate",
+        _one(lambda lib, F, t, x: F.interpolate(x, size=(3, 5), mode="bilinear"), X3222),
+        "bilinear",
+    ),
+    Call(
+        "interpolate",
+        _one(lambda lib, F, t, x: F.interpolate(x, scale_factor=1.5, mode="nearest"), X238),
+        "nearest-1d",
+    ),
+    Call("pixel_shuffle", _one(lambda lib, F, t, x: F.pixel_shuffle(x, 2), X2622[:, :4]), "r2"),
+    Call("pixel_unshuffle", _one(lambda lib, F, t, x: F.pixel_unshuffle(x, 2), X3222), "r2"),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

@@ -37,6 +37,10 @@ from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
+from .resampling import UpsamplingNearest2d
+from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
+from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
 
 __all__ = [
     "Adam",
@@ -109,4 +113,18 @@ __all__ = [
     "RNNCell",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "Unflatten",
+    "ZeroPad1d",
+    "ZeroPad2d",
 ]

@@ -378,6 +378,66 @@ def _adaptive_avg_pool2d(p: dict) -> Rule:
     )
 
 
+@composite("interpolate", _adaptive_symbols)
+def _interpolate(p: dict) -> Rule:
+    return Rule(
+        "interpolate",
+        "A @ x @ T(B)",
+        {"x": "T(A) @ g @ B", "A": None, "B": None},
+        (
+            "A, B: the interpolation matrices of the rows and the columns (each row of one holds "
+            "one output position's weights over the input's: a one for nearest, two for linear)",
+        ),
+    )
+
+
+def _shuffle(x: np.ndarray, r: int) -> np.ndarray:
+    *lead, c, h, w = x.shape
+    k = len(lead)
+    blocks = x.reshape(*lead, c // (r * r), r, r, h, w)
+    order = tuple(range(k)) + tuple(k + i for i in (0, 3, 1, 4, 2))
+    return blocks.transpose(order).reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
+    *lead, c, h, w = x.shape
+    k = len(lead)
+    blocks = x.reshape(*lead, c, h // r, r, w // r, r)
+    order = tuple(range(k)) + tuple(k + i for i in (0, 2, 4, 1, 3))
+    return blocks.transpose(order).reshape(*lead, c * r * r, h // r, w // r)
+
+
+def _shuffle_symbols(p: dict, v: dict) -> dict:
+    r = p.get("upscale_factor", p.get("downscale_factor", 2))
+    return {"r": r, "pixel_shuffle": _shuffle, "pixel_unshuffle": _unshuffle}
+
+
+@composite("pixel_shuffle", _shuffle_symbols)
+def _pixel_shuffle(p: dict) -> Rule:
+    return Rule(
+        "pixel_shuffle",
+        "pixel_shuffle(x, r)",
+        {"x": "pixel_unshuffle(g, r)"},
+        (
+            f"r = {p.get('upscale_factor', 'upscale_factor')}: channels C * r ** 2 become r x r "
+            f"blocks of pixels; the gradient goes back by the inverse",
+        ),
+    )
+
+
+@composite("pixel_unshuffle", _shuffle_symbols)
+def _pixel_unshuffle(p: dict) -> Rule:
+    return Rule(
+        "pixel_unshuffle",
+        "pixel_unshuffle(x, r)",
+        {"x": "pixel_shuffle(g, r)"},
+        (
+            f"r = {p.get('downscale_factor', 'downscale_factor')}: r x r blocks of pixels become "
+            f"channels; the gradient goes back by the inverse",
+        ),
+    )
+
+
 @composite("one_hot")
 def _one_hot(p: dict) -> Rule:
     return Rule(
