@@ -135,6 +135,15 @@ def _rms_affine(lib, F, t):
     return F.rms_norm(x, (3, 4), w, eps=1e-4), [x, w]
 
 
+def _seeded(fn: Callable, a: np.ndarray) -> Callable:
+    def build(lib, F, t):
+        tg.manual_seed(3)
+        x = t(a, True)
+        return fn(F, x), [x]
+
+    return build
+
+
 def _dropout(lib, F, t):
     tg.manual_seed(3)
     x = t(X45, True)
@@ -236,6 +245,15 @@ CALLS = [
     ),
     Call("pixel_shuffle", _one(lambda lib, F, t, x: F.pixel_shuffle(x, 2), X2622[:, :4]), "r2"),
     Call("pixel_unshuffle", _one(lambda lib, F, t, x: F.pixel_unshuffle(x, 2), X3222), "r2"),
+    Call("dropout1d", _seeded(lambda F, x: F.dropout1d(x, 0.4), X238), "p", torch=False),
+    Call("dropout2d", _seeded(lambda F, x: F.dropout2d(x, 0.4), X3222), "p", torch=False),
+    Call("dropout3d", _seeded(lambda F, x: F.dropout3d(x[None], 0.4), X3222), "p", torch=False),
+    Call(
+        "alpha_dropout",
+        _seeded(lambda F, x: F.alpha_dropout(x, 0.3, training=True), X45),
+        "p",
+        torch=False,
+    ),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

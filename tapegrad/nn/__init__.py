@@ -37,6 +37,7 @@ from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d
 from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
 from .resampling import UpsamplingNearest2d
 from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
@@ -127,4 +128,8 @@ __all__ = [
     "Unflatten",
     "ZeroPad1d",
     "ZeroPad2d",
+    "AlphaDropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
 ]

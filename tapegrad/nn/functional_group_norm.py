@@ -16,15 +16,8 @@ import numpy as np
 from ..primitives.normalization import moments, normalize
 from ..tape.composite import mark
 from ..tensor import Tensor
+from .functional_arguments import tensor_argument
 from .functional_norm import _update, batch_norm, check_layer_norm_input
-
-
-def _tensor(x: Any, fn: str) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{fn} takes a tapegrad Tensor, got {type(x).__name__}; wrap it: tg.tensor(x)"
-        )
-    return x
 
 
 def _per_channel(t: Tensor | None, name: str, channels: int, who: str) -> None:
@@ -69,7 +62,7 @@ def group_norm(
     >>> F.group_norm(tg.tensor([[1.0, 3.0, 0.0, 4.0]]), 2)
     tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
     """
-    x = _tensor(input, "group_norm")
+    x = tensor_argument(input, "group_norm")
     if x.ndim < 2:
         raise RuntimeError(
             f"group_norm: Expected at least 2 dimensions for input tensor but received {x.ndim}; "
@@ -110,7 +103,7 @@ def instance_norm(
     tensor([[[-1.0000,  1.0000],
              [-1.0000,  1.0000]]])
     """
-    x = _tensor(input, "instance_norm")
+    x = tensor_argument(input, "instance_norm")
     if x.ndim < 3:
         raise ValueError(
             f"instance_norm: expected input of shape (N, C, L, ...) with at least one spatial "
@@ -159,7 +152,7 @@ def rms_norm(
     >>> F.rms_norm(tg.tensor([[3.0, 4.0]]), (2,), eps=0.0)
     tensor([[0.8485, 1.1314]])
     """
-    x = _tensor(input, "rms_norm")
+    x = tensor_argument(input, "rms_norm")
     shape = check_layer_norm_input(x, normalized_shape, "rms_norm")
     if weight is not None and tuple(weight.shape) != shape:
         raise ValueError(

@@ -18,18 +18,11 @@ import numpy as np
 
 from ..tape.composite import mark
 from ..tensor import Tensor
+from .functional_arguments import tensor_argument
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear")
 _REFUSED = ("bicubic", "trilinear", "area", "lanczos")
 _NEEDS = {"linear": 3, "bilinear": 4}
-
-
-def _tensor(x: Any, fn: str) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{fn} takes a tapegrad Tensor, got {type(x).__name__}; wrap it: tg.tensor(x)"
-        )
-    return x
 
 
 def _per_axis(value: Any, axes: int, name: str, kind: type) -> tuple:
@@ -82,7 +75,7 @@ def interpolate(
     >>> F.interpolate(tg.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear")
     tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
     """
-    x = _tensor(input, "interpolate")
+    x = tensor_argument(input, "interpolate")
     if mode in _REFUSED:
         raise NotImplementedError(
             f"interpolate: mode {mode!r} is not supported in tapegrad; use one of {_MODES}"
@@ -156,7 +149,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     tensor([[[[0., 1.],
               [2., 3.]]]])
     """
-    x = _tensor(input, "pixel_shuffle")
+    x = tensor_argument(input, "pixel_shuffle")
     r = _factor(upscale_factor, "upscale_factor", "pixel_shuffle")
     if x.ndim < 3:
         raise RuntimeError(
@@ -182,7 +175,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     >>> F.pixel_unshuffle(tg.arange(4.0).reshape(1, 1, 2, 2), 2).flatten()
     tensor([0., 1., 2., 3.])
     """
-    x = _tensor(input, "pixel_unshuffle")
+    x = tensor_argument(input, "pixel_unshuffle")
     r = _factor(downscale_factor, "downscale_factor", "pixel_unshuffle")
     if x.ndim < 3:
         raise RuntimeError(

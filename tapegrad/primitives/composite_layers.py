@@ -315,6 +315,39 @@ def _dropout(p: dict) -> Rule:
     )
 
 
+def _channel_dropout(name: str) -> None:
+    """dropout1d/2d/3d: dropout's rule, the mask one draw per channel (broadcast)."""
+
+    def build(p: dict) -> Rule:
+        made = _dropout(p)
+        note = "mask: 1 where a channel is kept, 0 where dropped (one draw per channel)"
+        return Rule(name, made.expr, made.rules, (note,))
+
+    composite(name, _dropout_symbols)(build)
+
+
+for _name in ("dropout1d", "dropout2d", "dropout3d"):
+    _channel_dropout(_name)
+
+
+def _alpha_symbols(p: dict, v: dict) -> dict:
+    q, limit = p.get("p", 0.5), 1.0507009873554805 * 1.6732632423543772
+    return {"a": 1.0 / math.sqrt((limit**2 * q + 1.0) * (1.0 - q)) if q < 1 else 0.0}
+
+
+@composite("alpha_dropout", _alpha_symbols)
+def _alpha_dropout(p: dict) -> Rule:
+    return Rule(
+        "alpha_dropout",
+        "a * x * mask + b",
+        {"x": "g * a * mask", "mask": None},
+        (
+            "mask: 1 where x is kept; dropped values become SELU's negative limit s, then "
+            "a = 1 / sqrt((s ** 2 * p + 1) * (1 - p)) and b keep mean 0 and variance 1",
+        ),
+    )
+
+
 def _embedding_symbols(p: dict, v: dict) -> dict:
     idx, symbols = v["idx"], {"scatter_add": scatter_add}
     if p.get("padding_idx") is not None:
