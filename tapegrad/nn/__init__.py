@@ -39,6 +39,7 @@ from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d
 from .multihead_attention import MultiheadAttention
+from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
 from .resampling import UpsamplingNearest2d
 from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
@@ -134,4 +135,6 @@ __all__ = [
     "Dropout2d",
     "Dropout3d",
     "MultiheadAttention",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]
