@@ -50,13 +50,11 @@ def axpy(a: float, x: np.ndarray, y: np.ndarray) -> bool:
     if not _enabled:
         return False
     kernel = _kernels().get(y.dtype)
-    if (
-        kernel is None
-        or x.dtype is not y.dtype
-        or x.shape != y.shape
-        or not (y.flags.c_contiguous and y.flags.writeable and x.flags.c_contiguous)
-    ):
-        return False  # (f2py would copy such an array and write the copy: never let it)
+    if kernel is None or x.dtype is not y.dtype or x.shape != y.shape:
+        return False
+    flags = y.flags  # (f2py would copy an array it cannot use as it is, and write the copy)
+    if not (flags.c_contiguous and flags.writeable and x.flags.c_contiguous):
+        return False
     flat = y.reshape(-1)
     done = kernel(x.reshape(-1), flat, a=a)
     return done is flat  # (f2py hands back the array it wrote: y's own memory)
