@@ -256,14 +256,13 @@ class Optimizer:
                 return
         p.sub_(delta)
 
-    @staticmethod
-    def _descend_by(p: Tensor, d: np.ndarray, scale: float, work: np.ndarray) -> None:
+    def _descend_by(self, p: Tensor, d: np.ndarray, scale: float) -> None:
         """p -= scale * d: in one pass through BLAS axpy where SciPy is installed (tapegrad/_blas.py
-        says why), else `scale * d` into `work` and _descend."""
+        says why), else `scale * d` into scratch slot 0 (d may be there already) and _descend."""
         if not modes.vmap_levels and axpy(-scale, d, p._data):
             Optimizer._changed(p)
             return
-        Optimizer._descend(p, np.multiply(d, scale, out=work))
+        Optimizer._descend(p, np.multiply(d, scale, out=self._scratch(d)))
 
     @staticmethod
     def _changed(p: Tensor) -> None:
