@@ -288,13 +288,11 @@ def pair_looks_like(
     # (only the input that needs a gradient: its shape is the test; an integer or bool tensor
     # beside it would make NumPy's rule float64, as in x * int32 tensor: fit casts it back)
     d = args[needs - 1]._data
-    return d.shape == out.shape and d.dtype is out.dtype and (number or floating(args[2 - needs]))
-
-
-def floating(a: Any) -> bool:
-    """Whether a Tensor's or array's dtype is floating (a Python number's counts as floating)."""
-    d = getattr(a._data if isinstance(a, Tensor) else a, "dtype", None)
-    return d is None or d.kind in "fc"
+    if d.shape != out.shape or d.dtype is not out.dtype:
+        return False
+    other = args[2 - needs]
+    other = other._data if isinstance(other, Tensor) else other
+    return number or getattr(other, "dtype", out.dtype).kind in "fc"
 
 
 # The (None, number) and (number, None) pairs of keep_pair_with_constant, shared per number object
