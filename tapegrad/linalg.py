@@ -1,11 +1,12 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd.
+inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr and matrix_exp.
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
 products here are compositions of recorded ops, so their gradients are those ops'. eigh and svd:
-tensor/decompositions.py and primitives/decompositions.py. Not built yet: qr, pinv, lstsq.
+tensor/decompositions.py and primitives/decompositions.py; qr and matrix_exp:
+tensor/factorizations.py, primitives/factorizations.py and matrix_functions.py.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ from .primitives import decompositions as PD
 from .tensor import apply
 from .tensor import decompositions as DE
 from .tensor.decompositions import EighResult, SVDResult
+from .tensor import factorizations as FA
+from .tensor.factorizations import QRResult
 from .tensor.linear_systems import SlogdetResult
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
-    "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult",
+    "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
+    "QRResult", "matrix_exp",
 ]  # fmt: skip
 
 
@@ -328,6 +332,27 @@ def svdvals(A: TensorLike) -> Tensor:
     tensor([4., 3.])
     """
     return DE.svdvals(as_tensor(A))
+
+
+def qr(A: TensorLike, mode: str = "reduced") -> QRResult:
+    """(Q, R) with A = Q R for each matrix, a named tuple: mode 'reduced', 'complete' (Q square)
+    or 'r' (Q empty). Differentiable as PyTorch's: not in mode 'r', nor 'complete' for m > n.
+
+    >>> tg.linalg.qr(tg.tensor([[3.0, 0.0], [4.0, 1.0]])).Q
+    tensor([[-0.6000, -0.8000],
+            [-0.8000,  0.6000]])
+    """
+    return FA.qr(as_tensor(A), mode)
+
+
+def matrix_exp(A: TensorLike) -> Tensor:
+    """The matrix exponential of each square matrix (scaling and squaring, Pade [13/13]).
+
+    >>> tg.linalg.matrix_exp(tg.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    return FA.matrix_exp(as_tensor(A))
 
 
 def pinv(

@@ -65,7 +65,7 @@ __all__ = [
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
-    "cholesky_solve",
+    "cholesky_solve", "qr", "matrix_exp",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -486,6 +486,7 @@ det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _functio
 inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
 matrix_power = _function(Tensor.matrix_power)
 cholesky_solve = _function(Tensor.cholesky_solve)
+qr, matrix_exp = _function(Tensor.qr), _function(Tensor.matrix_exp)
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

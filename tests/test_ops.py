@@ -457,6 +457,23 @@ CASES = {
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(4, 3), id="tall"),
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(2, 3), id="wide"),
     ],
+    # QR (primitives/factorizations.py): Q and R as LAPACK signs them, tall, square and wide
+    "qr_q": [
+        Case(lambda a: tg.linalg.qr(a).Q, normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.qr(a, mode="complete").Q, normal(2, 3, 3), id="square-complete"),
+        Case(lambda a: tg.linalg.qr(a).Q, normal(2, 3, 5), id="wide"),
+    ],
+    "qr_r": [
+        Case(lambda a: tg.linalg.qr(a).R, normal(2, 4, 2), id="tall"),
+        Case(lambda a: a.qr().R, normal(3, 3), id="square-method"),
+        Case(lambda a: tg.linalg.qr(a).R, normal(2, 4), id="wide"),
+    ],
+    # the matrix exponential (primitives/matrix_functions.py); "squared": a norm past theta_13
+    "matrix_exp": [
+        Case(lambda a: tg.linalg.matrix_exp(a), normal(3, 3), id="3x3"),
+        Case(lambda a: a.matrix_exp(), normal(2, 2, 2), id="batched-method"),
+        Case(lambda a: tg.matrix_exp(a), 3 * normal(3, 3), id="squared"),
+    ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(2), id="broadcast"),
