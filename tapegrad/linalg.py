@@ -1,11 +1,11 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr and matrix_exp.
+inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr, LU and matrix_exp.
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
 products here are compositions of recorded ops, so their gradients are those ops'. eigh and svd:
-tensor/decompositions.py and primitives/decompositions.py; qr and matrix_exp:
+tensor/decompositions.py and primitives/decompositions.py; qr, LU and matrix_exp:
 tensor/factorizations.py, primitives/factorizations.py and matrix_functions.py.
 """
 
@@ -26,8 +26,8 @@ from .primitives import decompositions as PD
 from .tensor import apply
 from .tensor import decompositions as DE
 from .tensor.decompositions import EighResult, SVDResult
-from .tensor import factorizations as FA
-from .tensor.factorizations import QRResult
+from .tensor.factorizations import LUFactorExResult, LUFactorResult, LUResult, QRResult
+from .tensor.factorizations import lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, qr
 from .tensor.linear_systems import SlogdetResult
 
 __all__ = [
@@ -35,7 +35,8 @@ __all__ = [
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
     "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
-    "QRResult", "matrix_exp",
+    "QRResult", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "LUFactorResult",
+    "LUFactorExResult", "LUResult",
 ]  # fmt: skip
 
 
@@ -332,27 +333,6 @@ def svdvals(A: TensorLike) -> Tensor:
     tensor([4., 3.])
     """
     return DE.svdvals(as_tensor(A))
-
-
-def qr(A: TensorLike, mode: str = "reduced") -> QRResult:
-    """(Q, R) with A = Q R for each matrix, a named tuple: mode 'reduced', 'complete' (Q square)
-    or 'r' (Q empty). Differentiable as PyTorch's: not in mode 'r', nor 'complete' for m > n.
-
-    >>> tg.linalg.qr(tg.tensor([[3.0, 0.0], [4.0, 1.0]])).Q
-    tensor([[-0.6000, -0.8000],
-            [-0.8000,  0.6000]])
-    """
-    return FA.qr(as_tensor(A), mode)
-
-
-def matrix_exp(A: TensorLike) -> Tensor:
-    """The matrix exponential of each square matrix (scaling and squaring, Pade [13/13]).
-
-    >>> tg.linalg.matrix_exp(tg.tensor([[0.0, 1.0], [0.0, 0.0]]))
-    tensor([[1., 1.],
-            [0., 1.]])
-    """
-    return FA.matrix_exp(as_tensor(A))
 
 
 def pinv(

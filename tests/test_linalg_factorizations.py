@@ -190,3 +190,132 @@ def test_matrix_exp_errors_and_non_finite_input():
     out = tg.linalg.matrix_exp(tg.tensor([[[np.inf, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]))
     assert np.isnan(out.numpy()[0]).all()  # (as PyTorch: NaN for a matrix with inf)
     np.testing.assert_allclose(out.numpy()[1], np.eye(2))
+
+
+# ---- LU ----------------------------------------------------------------------------------------
+LU_SHAPES = [(3, 3), (2, 4, 3), (2, 3, 5), (1, 1), (2, 1, 3, 3)]
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES)
+def test_lu_factors_multiply_back_with_torchs_pivots(shape):
+    torch = pytest.importorskip("torch")
+    a = normal(*shape)
+    p, lower, upper = tg.linalg.lu(tg.tensor(a))
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), a, atol=1e-13)
+    k = min(shape[-2:])
+    assert lower.shape == shape[:-1] + (k,) and upper.shape == shape[:-2] + (k, shape[-1])
+    np.testing.assert_allclose(np.diagonal(lower.numpy(), axis1=-2, axis2=-1), 1.0)
+    assert np.abs(lower.numpy()).max() <= 1.0  # (partial pivoting: |L| <= 1)
+    factored = tg.linalg.lu_factor(tg.tensor(a))
+    expected = torch.linalg.lu_factor(torch.tensor(a))
+    assert factored.pivots.dtype == tg.int32 and factored.pivots.shape == shape[:-2] + (k,)
+    np.testing.assert_array_equal(factored.pivots.numpy(), expected.pivots.numpy())
+    np.testing.assert_allclose(factored.LU.numpy(), expected.LU.numpy(), atol=1e-13)
+    np.testing.assert_array_equal(p.numpy(), torch.linalg.lu(torch.tensor(a)).P.numpy())
+
+
+def test_lu_results_are_named_tuples_as_torchs():
+    a = tg.tensor(normal(3, 3))
+    assert tg.linalg.lu(a)._fields == ("P", "L", "U")
+    assert tg.linalg.lu_factor(a)._fields == ("LU", "pivots")
+    assert tg.linalg.lu_factor_ex(a)._fields == ("LU", "pivots", "info")
+    assert tg.lu_unpack(*tg.linalg.lu_factor(a))._fields == ("P", "L", "U")
+    old = tg.lu(a)  # (torch.lu: a plain pair; with get_infos the named triple)
+    assert type(old) is tuple and len(old) == 2
+    assert a.lu(get_infos=True)._fields == ("LU", "pivots", "info")
+
+
+def test_lu_unpack_inverts_lu_factor():
+    a = normal(2, 4, 3)
+    p, lower, upper = tg.lu_unpack(*tg.linalg.lu_factor(tg.tensor(a)))
+    expected = tg.linalg.lu(tg.tensor(a))
+    for got, want in zip((p, lower, upper), expected):
+        np.testing.assert_allclose(got.numpy(), want.numpy())
+    only_p = tg.lu_unpack(*tg.linalg.lu_factor(tg.tensor(a)), unpack_data=False)
+    assert only_p.L.shape == (0,) and only_p.P.shape == (2, 4, 4)
+
+
+def test_singular_matrices_report_the_first_zero_pivot():
+    singular = tg.tensor([[1.0, 2.0], [2.0, 4.0]])
+    packed, pivots, info = tg.linalg.lu_factor_ex(singular)
+    assert int(info) == 2 and pivots.tolist() == [2, 2]
+    np.testing.assert_allclose(packed.numpy(), [[2.0, 4.0], [0.5, 0.0]])
+    assert int(tg.linalg.lu_factor_ex(tg.zeros(3, 3)).info) == 1
+    with pytest.raises(tg.linalg.LinAlgError, match=r"U\[1,1\] is zero"):
+        tg.linalg.lu_factor(singular)
+    with pytest.raises(tg.linalg.LinAlgError, match="is zero"):
+        tg.linalg.lu_factor_ex(singular, check_errors=True)
+    with pytest.raises(RuntimeError, match="is zero"):
+        singular.lu()
+    p, lower, upper = tg.linalg.lu(tg.tensor([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]))
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), [[1, 2], [2, 4], [3, 6]])
+
+
+def _lu_loss(p, lower, upper):
+    return lower.sin().sum() + (upper * upper).sum() + (p @ lower).sum()
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3), (2, 3, 5)])
+def test_lu_gradient_matches_torch_and_finite_differences(shape):
+    torch = pytest.importorskip("torch")
+    a, w = normal(*shape, seed=1), normal(*shape, seed=2)
+    x = tg.tensor(a, requires_grad=True)
+    _lu_loss(*tg.linalg.lu(x)).backward()
+    t = torch.tensor(a, requires_grad=True)
+    _lu_loss(*torch.linalg.lu(t)).backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    y = tg.tensor(a, requires_grad=True)
+    (tg.linalg.lu_factor(y).LU * tg.tensor(w)).sum().backward()
+    u = torch.tensor(a, requires_grad=True)
+    (torch.linalg.lu_factor(u).LU * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), u.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+    def f(m):
+        return _lu_loss(*tg.linalg.lu(m))
+
+    assert gradcheck(f, (tg.tensor(a, requires_grad=True),))
+    assert gradgradcheck(f, (tg.tensor(a, requires_grad=True),))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [True, False])
+def test_lu_solve_matches_torch_with_gradients(left, adjoint):
+    torch = pytest.importorskip("torch")
+    a = normal(2, 3, 3, seed=3)
+    b = normal(2, 3, 2, seed=4) if left else normal(2, 2, 3, seed=4)
+    x, y = tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True)
+    f = tg.linalg.lu_factor(x)
+    out = tg.linalg.lu_solve(f.LU, f.pivots, y, left=left, adjoint=adjoint)
+    out.sin().sum().backward()
+    s, t = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    tf = torch.linalg.lu_factor(s)
+    expected = torch.linalg.lu_solve(tf.LU, tf.pivots, t, left=left, adjoint=adjoint)
+    expected.sin().sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), s.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+    def solved(m, rhs):
+        g = tg.linalg.lu_factor(m)
+        return tg.linalg.lu_solve(g.LU, g.pivots, rhs, left=left, adjoint=adjoint)
+
+    inputs = (tg.tensor(a, requires_grad=True), tg.tensor(b, requires_grad=True))
+    assert gradcheck(solved, inputs) and gradgradcheck(solved, inputs)
+
+
+def test_lu_errors():
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        tg.linalg.lu_factor(tg.ones(3))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        tg.linalg.lu(tg.ones(2, 2, dtype=tg.float16))
+    with pytest.raises(RuntimeError, match="without pivoting is not implemented"):
+        tg.linalg.lu(tg.ones(2, 2), pivot=False)
+    f = tg.linalg.lu_factor(tg.tensor(normal(3, 3)))
+    with pytest.raises(ValueError, match="square"):
+        tg.linalg.lu_solve(tg.ones(3, 4), f.pivots, tg.ones(3, 1))
+    with pytest.raises(ValueError, match="rows"):
+        tg.linalg.lu_solve(f.LU, f.pivots, tg.ones(2, 1))
+    with pytest.raises(TypeError, match="int32"):
+        tg.lu_unpack(f.LU, f.pivots.to(tg.int64))
+    with pytest.raises(ValueError, match="between 1 and"):
+        tg.lu_unpack(f.LU, tg.tensor([1, 2, 4], dtype=tg.int32))

@@ -129,6 +129,7 @@ KIND_PRIMS = {
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
     "svd": ("svdvals", "svd_u", "svd_vh", "pinv"),  # (likewise: separated singular values)
     "qr": ("qr_q", "qr_r"),  # (of a well-conditioned matrix, tall, square or wide)
+    "lu": ("lu_unpivoted", "lu_permutation"),  # (likewise; through P L U and lu_solve)
     "matrix_exp": "matrix_exp",
 }
 PIECEWISE = (
@@ -1458,6 +1459,26 @@ class _Gen:
         part = self.choice(["Q", "R"])
         index = "0" if part == "Q" else "1"
         return self.emit(kind, f"tg.linalg.qr({b_tg}).{part}", f"np.linalg.qr({b_np})[{index}]")
+
+    def op_lu(self, kind):
+        """P L U of a well-conditioned B = A + 2 I (rectangular too: its pivots chosen away from
+        ties by A's entries), or lu_solve with it against NumPy's solve."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 4 and s[-1] <= 4,
+            new_shape=self.choice([(3, 2), (2, 2), (2, 3), (2, 3, 3)]),
+        )
+        rows, cols = self.shape_of(a)[-2:]
+        a_tg, a_np = self.scaled(a, a, 0.5)
+        eye = f"np.eye({rows}, {cols}) * 2"
+        b_tg, b_np = f"({a_tg} + tg.tensor({eye}))", f"({a_np} + {eye})"
+        if rows != cols or self.flag():
+            tg_rhs = f"(lambda r: r.P @ r.L @ r.U)(tg.linalg.lu({b_tg}))"
+            return self.emit(kind, tg_rhs, b_np)
+        rhs = self.new_leaf(self.shape_of(a)[:-1] + (self.integer(1, 2),))
+        tg_rhs = (
+            f"(lambda f: tg.linalg.lu_solve(f.LU, f.pivots, {rhs}))(tg.linalg.lu_factor({b_tg}))"
+        )
+        return self.emit(kind, tg_rhs, f"np.linalg.solve({b_np}, {rhs})")
 
     def op_matrix_exp(self, kind):
         """exp of a square value scaled to entries up to 1/2 (the reference: its Taylor series)."""
