@@ -254,6 +254,11 @@ CALLS = [
         "p",
         torch=False,
     ),
+    Call(
+        "local_response_norm",
+        _one(lambda lib, F, t, x: F.local_response_norm(x, 3, 0.5, 0.7, 2.0), X2622),
+        "size3",
+    ),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

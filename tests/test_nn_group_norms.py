@@ -119,6 +119,16 @@ def test_rms_norm_default_eps_is_the_dtypes_machine_epsilon():
     assert got.dtype == np.float32
 
 
+@pytest.mark.parametrize(
+    "args, shape", [((2,), (2, 5, 3)), ((3, 1e-2, 0.5, 2.0), (2, 4, 3, 2)), ((5,), (1, 3, 2, 2, 2))]
+)
+def test_local_response_norm_equals_pytorchs(args, shape):
+    torch = pytest.importorskip("torch")
+    ours, theirs = nn.LocalResponseNorm(*args), torch.nn.LocalResponseNorm(*args)
+    assert repr(ours) == repr(theirs)
+    _same_as_torch(ours, theirs, _rand(*shape))
+
+
 def test_closed_forms():
     x = _rand(2, 4, 3)
     rows = x.reshape(2, 2, -1)
@@ -140,8 +150,9 @@ def _leaves(*shapes: tuple) -> list:
         (lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
         (lambda x, w, b: F.instance_norm(x, weight=w, bias=b), [(2, 3, 4), (3,), (3,)]),
         (lambda x, w: F.rms_norm(x, (2, 3), w, eps=1e-3), [(2, 2, 3), (2, 3)]),
+        (lambda x: F.local_response_norm(x, 3, 0.5, 0.7, 2.0), [(2, 4, 3)]),
     ],
-    ids=["group_norm", "instance_norm", "rms_norm"],
+    ids=["group_norm", "instance_norm", "rms_norm", "local_response_norm"],
 )
 def test_gradients_to_second_order(fn, shapes):
     inputs = _leaves(*shapes)
@@ -187,6 +198,8 @@ def test_errors_are_pytorchs():
         nn.RMSNorm(3)(tg.randn(2, 4))
     with pytest.raises(TypeError, match="takes a tapegrad Tensor"):
         F.rms_norm(np.ones((2, 3)), 3)
+    with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality input \(got 2"):
+        F.local_response_norm(tg.randn(2, 3), 2)
 
 
 def test_a_matching_instance_norm_input_warns_nothing():

@@ -33,7 +33,7 @@ from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 # ---- layers PyTorch has that real programs use (branch layers) ----
-from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
@@ -108,6 +108,7 @@ __all__ = [
     "InstanceNorm1d",
     "InstanceNorm2d",
     "RMSNorm",
+    "LocalResponseNorm",
     "GRU",
     "GRUCell",
     "LSTM",

@@ -167,3 +167,34 @@ def rms_norm(
     params = {"axes": axes, "others": tuple(range(x.ndim - len(shape))), "eps": eps}
     params.update(weight=weight is not None)
     return mark(out, "rms_norm", ("x", "w"), (x, weight), params)
+
+
+def channel_window(channels: int, size: int, dtype: Any) -> np.ndarray:
+    """(C, C): row c averages channels c - size // 2 .. c + (size - 1) // 2 (zeros past the ends
+    count, as PyTorch's padded average)."""
+    offsets = np.arange(channels)[None, :] - np.arange(channels)[:, None]
+    return ((offsets >= -(size // 2)) & (offsets <= (size - 1) // 2)).astype(dtype) / size
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """x / (k + alpha * avg(x ** 2 over `size` neighbouring channels)) ** beta (AlexNet's
+    normalisation across channels, axis 1).
+
+    >>> F.local_response_norm(tg.ones(1, 3, 2), 2, alpha=1.0, k=0.0, beta=1.0)[0, :, 0]
+    tensor([2., 1., 1.])
+    """
+    x = tensor_argument(input, "local_response_norm")
+    if x.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {x.ndim} dimensions)")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+        raise ValueError(f"local_response_norm: size must be a positive int, got {size!r}")
+    if x.numel() == 0:
+        return x
+    window = channel_window(x.shape[1], int(size), x.dtype)
+    # (the channel axis last, one product with the window's matrix, and back)
+    averaged = ((x * x).movedim(1, -1) @ Tensor(np.ascontiguousarray(window.T))).movedim(-1, 1)
+    out = x / (averaged * alpha + k) ** beta
+    params = {"size": int(size), "alpha": alpha, "beta": beta, "k": k}
+    return mark(out, "local_response_norm", ("x",), (x,), params)

@@ -1,6 +1,6 @@
 """Normalisation layers over parts of each sample (PyTorch's signatures, parameters, buffers and
-reprs): GroupNorm, InstanceNorm1d/2d and RMSNorm. Each keeps its state and calls its functional
-form.
+reprs): GroupNorm, InstanceNorm1d/2d, RMSNorm and LocalResponseNorm. Each keeps its state and
+calls its functional form.
 
 Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, init, normalization
 (InstanceNorm's parameters and buffers are BatchNorm's) and functional_group_norm (the math).
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import init as _init
-from .functional_group_norm import group_norm, instance_norm, rms_norm
+from .functional_group_norm import group_norm, instance_norm, local_response_norm, rms_norm
 from .functional_norm import check_layer_norm_input
 from .module import Module
 from .normalization import _BatchNorm, _float_dtype
@@ -209,3 +209,21 @@ class RMSNorm(Module):
         return (
             f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )
+
+
+class LocalResponseNorm(Module):
+    """x / (k + alpha * avg(x ** 2 over `size` neighbouring channels)) ** beta, over axis 1.
+
+    >>> tg.nn.LocalResponseNorm(2)(tg.ones(1, 3, 4)).shape
+    (1, 3, 4)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -15,6 +15,7 @@ from . import fused_normalization, pooling, reduction, shape, transcendental  # 
 from . import decompositions, factorizations, linear_systems, matrix_functions  # noqa: F401
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
 from . import composite_layers, composite_losses, composites  # noqa: F401  (functions' rules)
+from . import composite_resampling  # noqa: F401  (transposed convolutions, interpolate, shuffles)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [

@@ -1,6 +1,8 @@
 """The textbook rules of the functions layers and models call that run as several primitives:
 the softmax family, activations (gelu, silu, elu, softplus), normalisations (layer_norm,
-batch_norm, F.normalize, var, std) and dropout, embedding, pad, adaptive pooling, one_hot.
+batch_norm, group_norm, instance_norm, rms_norm, local_response_norm, F.normalize, var, std),
+dropout and its variants, embedding, pad, adaptive pooling, one_hot (composite_resampling.py
+holds the resampling functions').
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule, its symbols and its
 variants are).
@@ -14,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from .._erf import erf
-from . import nn as convolution
 from .composites import Rule, along, composite, normalised, scatter_add
 
 
@@ -248,6 +249,38 @@ def _rms_norm(p: dict) -> Rule:
     )
 
 
+def _lrn_symbols(p: dict, v: dict) -> dict:
+    x, size = v["x"], p["size"]
+    c = x.shape[1]
+    offsets = np.arange(c)[None, :] - np.arange(c)[:, None]
+    m = ((offsets >= -(size // 2)) & (offsets <= (size - 1) // 2)) / size  # (row c: c's window)
+
+    def window_t(t: np.ndarray) -> np.ndarray:  # (the window's transpose, over axis 1)
+        return np.moveaxis(np.moveaxis(t, 1, -1) @ m, -1, 1)
+
+    avg = np.moveaxis(np.moveaxis(x * x, 1, -1) @ m.T, -1, 1)
+    d = p.get("k", 1.0) + p.get("alpha", 1e-4) * avg
+    return {
+        "d": d,
+        "alpha": p.get("alpha", 1e-4),
+        "beta": p.get("beta", 0.75),
+        "T_window": window_t,
+    }
+
+
+@composite("local_response_norm", _lrn_symbols)
+def _local_response_norm(p: dict) -> Rule:
+    return Rule(
+        "local_response_norm",
+        "x / d ** beta",
+        {"x": "g / d ** beta - 2 * alpha * beta * x * T_window(g * x / d ** (beta + 1))"},
+        (
+            "d = k + alpha * window(x ** 2): window averages size neighbouring channels (axis "
+            "1); T_window sums back over the windows each channel is in",
+        ),
+    )
+
+
 def _lp_symbols(p: dict, v: dict) -> dict:
     power, dim, eps = p.get("p", 2.0), p.get("dim", 1), p.get("eps", 1e-12)
     x = v["x"]
@@ -411,66 +444,6 @@ def _adaptive_avg_pool2d(p: dict) -> Rule:
     )
 
 
-@composite("interpolate", _adaptive_symbols)
-def _interpolate(p: dict) -> Rule:
-    return Rule(
-        "interpolate",
-        "A @ x @ T(B)",
-        {"x": "T(A) @ g @ B", "A": None, "B": None},
-        (
-            "A, B: the interpolation matrices of the rows and the columns (each row of one holds "
-            "one output position's weights over the input's: a one for nearest, two for linear)",
-        ),
-    )
-
-
-def _shuffle(x: np.ndarray, r: int) -> np.ndarray:
-    *lead, c, h, w = x.shape
-    k = len(lead)
-    blocks = x.reshape(*lead, c // (r * r), r, r, h, w)
-    order = tuple(range(k)) + tuple(k + i for i in (0, 3, 1, 4, 2))
-    return blocks.transpose(order).reshape(*lead, c // (r * r), h * r, w * r)
-
-
-def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
-    *lead, c, h, w = x.shape
-    k = len(lead)
-    blocks = x.reshape(*lead, c, h // r, r, w // r, r)
-    order = tuple(range(k)) + tuple(k + i for i in (0, 2, 4, 1, 3))
-    return blocks.transpose(order).reshape(*lead, c * r * r, h // r, w // r)
-
-
-def _shuffle_symbols(p: dict, v: dict) -> dict:
-    r = p.get("upscale_factor", p.get("downscale_factor", 2))
-    return {"r": r, "pixel_shuffle": _shuffle, "pixel_unshuffle": _unshuffle}
-
-
-@composite("pixel_shuffle", _shuffle_symbols)
-def _pixel_shuffle(p: dict) -> Rule:
-    return Rule(
-        "pixel_shuffle",
-        "pixel_shuffle(x, r)",
-        {"x": "pixel_unshuffle(g, r)"},
-        (
-            f"r = {p.get('upscale_factor', 'upscale_factor')}: channels C * r ** 2 become r x r "
-            f"blocks of pixels; the gradient goes back by the inverse",
-        ),
-    )
-
-
-@composite("pixel_unshuffle", _shuffle_symbols)
-def _pixel_unshuffle(p: dict) -> Rule:
-    return Rule(
-        "pixel_unshuffle",
-        "pixel_unshuffle(x, r)",
-        {"x": "pixel_shuffle(g, r)"},
-        (
-            f"r = {p.get('downscale_factor', 'downscale_factor')}: r x r blocks of pixels become "
-            f"channels; the gradient goes back by the inverse",
-        ),
-    )
-
-
 @composite("one_hot")
 def _one_hot(p: dict) -> Rule:
     return Rule(
@@ -479,54 +452,3 @@ def _one_hot(p: dict) -> Rule:
         {"y": None},
         ("integers in, integers out: nothing to differentiate (nothing is recorded)",),
     )
-
-
-# ---- transposed convolutions: conv2d's input gradient, run forward ----------------------------
-def _conv_transpose_symbols(p: dict, v: dict) -> dict:
-    """conv2d and its weight gradient with the call's geometry, on the 4-D forms of the arrays."""
-    x_shape, inner, outer = p["shapes"]  # (the output past `inner` is appended zeros)
-    geometry = {k: p[k] for k in ("stride", "padding", "dilation", "groups")}
-    w4 = np.reshape(v["w"], v["w"].shape[:2] + (1,) * (4 - v["w"].ndim) + v["w"].shape[2:])
-
-    def read(g: np.ndarray) -> np.ndarray:
-        return np.reshape(g, outer)[:, :, : inner[2], : inner[3]]
-
-    def conv2d(g: np.ndarray, w: Any) -> np.ndarray:
-        dx = convolution.conv2d.forward(read(g), w4, None, **geometry)
-        return np.reshape(dx, v["x"].shape)
-
-    def conv2d_weight_grad(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-        dw = convolution.conv2d_weight_grad.forward(
-            np.reshape(x, x_shape), read(g), weight_shape=w4.shape, **geometry
-        )
-        return np.reshape(dw, v["w"].shape)
-
-    summed = {"sum": lambda t, axis=None: np.sum(t, axis=axis)}
-    return {"conv2d": conv2d, "conv2d_weight_grad": conv2d_weight_grad, **summed}
-
-
-def _conv_transpose_rule(p: dict, dims: int) -> Rule:
-    return Rule(
-        f"conv_transpose{dims}d",
-        "conv2d_input_grad(x, w) + b",
-        {
-            "x": "conv2d(g, w)",
-            "w": "conv2d_weight_grad(x, g)",
-            "b": f"sum(g, axis={(0, 2, 3)[: dims + 1]})",
-        },
-        (
-            "the transposed convolution is conv2d's gradient with respect to its input (weight "
-            "(C_in, C_out/groups, *kernel)); conv2d and conv2d_weight_grad run with the call's "
-            "stride, padding, dilation and groups",
-        ),
-    )
-
-
-@composite("conv_transpose1d", _conv_transpose_symbols)
-def _conv_transpose1d(p: dict) -> Rule:
-    return _conv_transpose_rule(p, 1)
-
-
-@composite("conv_transpose2d", _conv_transpose_symbols)
-def _conv_transpose2d(p: dict) -> Rule:
-    return _conv_transpose_rule(p, 2)
