@@ -192,9 +192,16 @@ def local_response_norm(
         raise ValueError(f"local_response_norm: size must be a positive int, got {size!r}")
     if x.numel() == 0:
         return x
-    window = channel_window(x.shape[1], int(size), x.dtype)
+    if x.dtype.kind != "f":  # (PyTorch rounds integer inputs its own way: refused, not guessed)
+        raise TypeError(
+            f"local_response_norm: the input must be floating point, got {x.dtype}; convert it "
+            f"with .float()"
+        )
+    values = x
+    window = channel_window(x.shape[1], int(size), values.dtype)
     # (the channel axis last, one product with the window's matrix, and back)
-    averaged = ((x * x).movedim(1, -1) @ Tensor(np.ascontiguousarray(window.T))).movedim(-1, 1)
-    out = x / (averaged * alpha + k) ** beta
+    squares = (values * values).movedim(1, -1)
+    averaged = (squares @ Tensor(np.ascontiguousarray(window.T))).movedim(-1, 1)
+    out = values / (averaged * alpha + k) ** beta
     params = {"size": int(size), "alpha": alpha, "beta": beta, "k": k}
     return mark(out, "local_response_norm", ("x",), (x,), params)
