@@ -61,6 +61,7 @@ __all__ = [
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -441,6 +442,9 @@ diagflat, addr, renorm = (
     _function(Tensor.addr),
     _function(Tensor.renorm),
 )
+scatter_reduce, index_reduce = _function(Tensor.scatter_reduce), _function(Tensor.index_reduce)
+select_scatter, slice_scatter = _function(Tensor.select_scatter), _function(Tensor.slice_scatter)
+diagonal_scatter = _function(Tensor.diagonal_scatter)
 
 
 def repeat_interleave(

@@ -6,7 +6,7 @@ hypot, logit, ...), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
 std, cov, bincount), order_statistics.py (median, quantile, cummax), shape.py (reshape, permute,
 flip), pieces.py (split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py
-(scatter, index_add), linalg.py (`@`, mm, diag),
+(scatter, index_add), scatter_reduce.py (scatter_reduce, index_reduce), linalg.py (`@`, mm, diag),
 inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
 (astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
 detach, clone, hooks). A new method goes into the room of its topic.
@@ -37,6 +37,7 @@ from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
 from .scatter import ScatterMixin
+from .scatter_reduce import ScatterReduceMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
 from .transcendental import TranscendentalMixin
@@ -56,6 +57,7 @@ class Tensor(
     PiecesMixin,
     IndexingMixin,
     ScatterMixin,
+    ScatterReduceMixin,
     LinalgMixin,
     LinearSystemsMixin,
     InplaceMixin,
