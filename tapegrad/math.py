@@ -62,6 +62,7 @@ __all__ = [
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "frexp", "ldexp", "nextafter",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -445,6 +446,11 @@ diagflat, addr, renorm = (
 scatter_reduce, index_reduce = _function(Tensor.scatter_reduce), _function(Tensor.index_reduce)
 select_scatter, slice_scatter = _function(Tensor.select_scatter), _function(Tensor.slice_scatter)
 diagonal_scatter = _function(Tensor.diagonal_scatter)
+frexp, ldexp, nextafter = (
+    _function(Tensor.frexp),
+    _function(Tensor.ldexp),
+    _function(Tensor.nextafter),
+)
 
 
 def repeat_interleave(

@@ -2,7 +2,7 @@
 
 Layer L3. The class is composed of its method rooms, one module per topic, each a mixin over the
 storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
-hypot, logit, ...), comparison.py (`<`, eq, all, sort),
+hypot, logit, ...), floating.py (frexp, ldexp, nextafter), comparison.py (`<`, eq, all, sort),
 bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
 std, cov, bincount), order_statistics.py (median, quantile, cummax), shape.py (reshape, permute,
 flip), pieces.py (split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py
@@ -26,6 +26,7 @@ from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .conversion import ConversionMixin
 from .elementwise import ElementwiseMixin
+from .floating import FloatingMixin
 from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
@@ -48,6 +49,7 @@ _new = object.__new__
 class Tensor(
     ElementwiseMixin,
     TranscendentalMixin,
+    FloatingMixin,
     ComparisonMixin,
     BitwiseMixin,
     ReductionMixin,

@@ -128,6 +128,8 @@ KIND_PRIMS = {
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
     "svd": ("svdvals", "svd_u", "svd_vh", "pinv"),  # (likewise: separated singular values)
+    # float representation (primitives/floating.py)
+    "nextafter": "nextafter",  # (one ulp towards a constant: its gradient is g)
 }
 PIECEWISE = (
     "relu",
@@ -1610,6 +1612,12 @@ class _Gen:
             out.pop()
         eq = f"{term},{''.join(other)}" + ("" if self.flag() else "->" + "".join(out))
         return self.emit(kind, f"tg.einsum({eq!r}, {a_tg}, {p})", f"np.einsum({eq!r}, {a_np}, {p})")
+
+    def op_nextafter(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 2.0)
+        toward = self.choice(["-1.0", "3.0"])
+        return self.emit(kind, f"{a_tg}.nextafter({toward})", f"np.nextafter({a_np}, {toward})")
 
 
 @st.composite
