@@ -27,7 +27,7 @@ from .comparison import ComparisonMixin
 from .conversion import ConversionMixin
 from .elementwise import ElementwiseMixin
 from .floating import FloatingMixin
-from .grad import HookHandle, register_hook, retain_grad
+from .grad import HookHandle, register_hook, register_post_accumulate_grad_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
@@ -153,6 +153,14 @@ class Tensor(
         >>> x = tg.tensor([1.0], requires_grad=True); h = x.register_hook(lambda g: g * 2)
         """
         return register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> HookHandle:
+        """Call hook(self) each time a backward has accumulated a gradient into this leaf's .grad
+        (an optimizer step per parameter, say); not on a non-leaf.
+
+        >>> w = tg.ones(2, requires_grad=True); h = w.register_post_accumulate_grad_hook(print)
+        """
+        return register_post_accumulate_grad_hook(self, hook)
 
     def retain_grad(self) -> None:
         """Keep .grad for this non-leaf tensor too (leaves always get it).
