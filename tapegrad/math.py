@@ -62,7 +62,7 @@ __all__ = [
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
-    "frexp", "ldexp", "nextafter",
+    "frexp", "ldexp", "nextafter", "unique_consecutive",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -451,6 +451,7 @@ frexp, ldexp, nextafter = (
     _function(Tensor.ldexp),
     _function(Tensor.nextafter),
 )
+unique_consecutive = _function(Tensor.unique_consecutive)
 
 
 def repeat_interleave(
