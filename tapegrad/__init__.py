@@ -188,6 +188,7 @@ __all__ = [
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
     "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",

@@ -63,6 +63,7 @@ __all__ = [
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
     "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
     "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -452,6 +453,7 @@ frexp, ldexp, nextafter = (
     _function(Tensor.nextafter),
 )
 unique_consecutive = _function(Tensor.unique_consecutive)
+as_strided, as_strided_scatter = _function(Tensor.as_strided), _function(Tensor.as_strided_scatter)
 
 
 def repeat_interleave(

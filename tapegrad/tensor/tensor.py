@@ -6,11 +6,12 @@ logit, ...), floating.py (frexp, ldexp, nextafter), comparison.py (`<`, eq, all,
 (unique_consecutive), activations.py (hardshrink, prelu), bitwise.py (`&`, `<<`, logical_and),
 reduction.py (sum, max, softmax, norm), statistics.py (var, std, cov, bincount), order_statistics.py
 (median, quantile, cummax), shape.py (reshape, permute, flip), pieces.py (split, narrow,
-tensor_split), indexing.py (`t[i]`, gather), scatter.py (scatter, index_add), scatter_reduce.py
-(scatter_reduce, index_reduce), linalg.py (`@`, mm, diag), inplace.py (`+=`, add_, `t[i] = v`;
-writing.py writes them), random.py (normal_), conversion.py (astype, numpy, item), memory_kind.py
-(layout, is_sparse, pin_memory). What stays here is the class itself: its constructor and the tape
-(backward, detach, clone, hooks). A new method goes into the room of its topic.
+tensor_split), strided.py (as_strided), indexing.py (`t[i]`, gather), scatter.py (scatter,
+index_add), scatter_reduce.py (scatter_reduce, index_reduce), linalg.py (`@`, mm, diag), inplace.py
+(`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py (astype, numpy,
+item), memory_kind.py (layout, is_sparse, pin_memory). What stays here is the class itself: its
+constructor and the tape (backward, detach, clone, hooks). A new method goes into the room of its
+topic.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .scatter import ScatterMixin
 from .scatter_reduce import ScatterReduceMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
+from .strided import StridedMixin
 from .transcendental import TranscendentalMixin
 
 _new = object.__new__
@@ -63,6 +65,7 @@ class Tensor(
     OrderStatisticsMixin,
     ShapeMixin,
     PiecesMixin,
+    StridedMixin,
     IndexingMixin,
     ScatterMixin,
     ScatterReduceMixin,
