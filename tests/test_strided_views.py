@@ -95,3 +95,10 @@ def test_as_strided_scatter_matches_torch():
     assert gradcheck(lambda t, s: t.as_strided_scatter(s, (2, 2), (1, 2), 1), tuple(ours))
     with pytest.raises(ValueError, match="src has shape"):
         tg.zeros(4).as_strided_scatter(tg.ones(3), (2,), (2,))
+
+
+def test_as_strided_in_place_reshapes_self_and_refuses_grad():
+    x = tg.arange(4.0)
+    assert x.as_strided_((2,), (2,)) is x and x.tolist() == [0.0, 2.0]
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tg.ones(4, requires_grad=True).as_strided_((2,), (1,))

@@ -26,10 +26,11 @@ def _storage(x: TensorBase) -> np.ndarray:
     owner = x._data
     while isinstance(owner.base, np.ndarray):
         owner = owner.base
-    if not owner.flags.c_contiguous or owner.dtype != x._data.dtype:
+    if owner.base is not None or not owner.flags.c_contiguous or owner.dtype != x._data.dtype:
         raise ValueError(
-            "as_strided: this tensor's memory is not one dense block of its dtype (it came from "
-            "a broadcast or a reinterpreted array); call it on x.contiguous()"
+            "as_strided: this tensor's memory is not one dense block of its dtype that tapegrad "
+            "knows the start of (it came from a broadcast, a strided trick or another library's "
+            "buffer); call it on x.contiguous()"
         )
     return owner.reshape(-1)
 
@@ -114,6 +115,23 @@ class StridedMixin(TensorBase):
             )
             mark_view(out, cast("Tensor", self), S.getitem, {"index": index})
         return out
+
+    def as_strided_(
+        self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor:
+        """as_strided in place: self becomes that view of its memory (not on a tensor that
+        requires grad, whose recorded shape would no longer be its own).
+
+        >>> x = tg.arange(4.0); x.as_strided_((2,), (2,))
+        tensor([0., 2.])
+        """
+        if self._requires_grad:
+            raise RuntimeError(
+                "as_strided_: not on a tensor that requires grad (its recorded shape would no "
+                "longer be its own); use the out-of-place as_strided"
+            )
+        self._data = self.as_strided(size, stride, storage_offset)._data
+        return cast("Tensor", self)
 
     def as_strided_scatter(
         self,
