@@ -51,7 +51,7 @@ class FloatingMixin(TensorBase):
         inf and NaN: themselves and exponent 0); the exponent is int32.
 
         >>> tg.tensor([8.0]).frexp()
-        FrexpResult(mantissa=tensor([0.5000]), exponent=tensor([4], dtype=torch.int32))
+        FrexpResult(mantissa=tensor([0.5000]), exponent=tensor([4], dtype=int32))
         """
         _floating_only(self, "frexp")
         exponent = np.frexp(self._data)[1].astype(np.int32)
