@@ -186,6 +186,9 @@ __all__ = [
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",

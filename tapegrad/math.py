@@ -62,6 +62,9 @@ __all__ = [
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -442,6 +445,16 @@ diagflat, addr, renorm = (
     _function(Tensor.addr),
     _function(Tensor.renorm),
 )
+scatter_reduce, index_reduce = _function(Tensor.scatter_reduce), _function(Tensor.index_reduce)
+select_scatter, slice_scatter = _function(Tensor.select_scatter), _function(Tensor.slice_scatter)
+diagonal_scatter = _function(Tensor.diagonal_scatter)
+frexp, ldexp, nextafter = (
+    _function(Tensor.frexp),
+    _function(Tensor.ldexp),
+    _function(Tensor.nextafter),
+)
+unique_consecutive = _function(Tensor.unique_consecutive)
+as_strided, as_strided_scatter = _function(Tensor.as_strided), _function(Tensor.as_strided_scatter)
 
 
 def repeat_interleave(

@@ -77,6 +77,7 @@ UNARY_IN_DOMAIN = {
 }
 NO_GRADIENT_OPS = {np.gcd, np.lcm, np.fmod}  # (gcd/lcm: integers; fmod piecewise: its own tests)
 ON_TAPE = {*BINARY, *UNARY, *UNARY_IN_DOMAIN, *NO_GRADIENT_OPS, np.matmul}
+ON_TAPE |= {np.frexp, np.ldexp, np.nextafter}  # (tensor/floating.py: Tensor methods now)
 FLOAT_VALUE = {
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.isnan,
     np.isinf, np.isfinite, np.signbit, np.floor, np.ceil, np.rint, np.trunc, np.floor_divide,

@@ -751,6 +751,11 @@ CASES = {
             id="g",
         )
     ],
+    # float representation (primitives/floating.py): a step of one ulp, gradient g for x
+    "nextafter": [
+        Case(tg.nextafter, normal(3, 4), normal(4, seed=1), id="row", const=(1,)),
+        Case(lambda x: x.nextafter(tg.tensor(np.inf, dtype=tg.float64)), normal(5), id="to-inf"),
+    ],
 }
 
 # Composite ops (built from primitives): gradcheck'd like the primitives, but not keyed by them.

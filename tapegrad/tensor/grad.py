@@ -68,6 +68,41 @@ class HookHandle:
             self._hooks.remove(self._hook)
 
 
+class LeafHooks(list):
+    """A leaf's hooks on its gradient (called before it is accumulated), and in `.post` those
+    called after (register_post_accumulate_grad_hook): one slot for both, so the engine looks
+    once per leaf."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.post: list = []
+
+
+def leaf_hooks(t: TensorBase) -> LeafHooks:
+    """t's LeafHooks, made on first use."""
+    hooks = getattr(t, "_hooks", None)
+    if hooks is None:
+        hooks = t._hooks = LeafHooks()
+    return cast(LeafHooks, hooks)
+
+
+def register_post_accumulate_grad_hook(t: TensorBase, hook: Callable) -> HookHandle:
+    """Call hook(t) after each gradient is accumulated into the leaf t's .grad."""
+    if not t._requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that does not require grad; "
+            "set requires_grad=True first"
+        )
+    if t._grad_fn is not None:
+        raise RuntimeError(
+            "post accumulate grad hooks cannot be registered on non-leaf tensors (they run when "
+            "a leaf's .grad is updated); use register_hook for this tensor's gradient"
+        )
+    post = leaf_hooks(t).post
+    post.append(hook)
+    return HookHandle(post, hook)
+
+
 def register_hook(t: TensorBase, hook: Callable) -> HookHandle:
     """Call hook(grad) when t's gradient is computed; a returned tensor replaces it."""
     if not t._requires_grad:
@@ -83,10 +118,9 @@ def register_hook(t: TensorBase, hook: Callable) -> HookHandle:
                 hooks.insert(i, hooks.pop())
                 break
         return HookHandle(hooks, hook)
-    if getattr(t, "_hooks", None) is None:
-        t._hooks = []
-    t._hooks.append(hook)
-    return HookHandle(t._hooks, hook)
+    hooks = leaf_hooks(t)
+    hooks.append(hook)
+    return HookHandle(hooks, hook)
 
 
 def retain_grad(t: TensorBase) -> None:

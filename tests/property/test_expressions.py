@@ -131,6 +131,8 @@ KIND_PRIMS = {
     "qr": ("qr_q", "qr_r"),  # (of a well-conditioned matrix, tall, square or wide)
     "lu": ("lu_unpivoted", "lu_permutation"),  # (likewise; through P L U and lu_solve)
     "matrix_exp": "matrix_exp",
+    # float representation (primitives/floating.py)
+    "nextafter": "nextafter",  # (one ulp towards a constant: its gradient is g)
 }
 PIECEWISE = (
     "relu",
@@ -1669,6 +1671,12 @@ class _Gen:
             out.pop()
         eq = f"{term},{''.join(other)}" + ("" if self.flag() else "->" + "".join(out))
         return self.emit(kind, f"tg.einsum({eq!r}, {a_tg}, {p})", f"np.einsum({eq!r}, {a_np}, {p})")
+
+    def op_nextafter(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 2.0)
+        toward = self.choice(["-1.0", "3.0"])
+        return self.emit(kind, f"{a_tg}.nextafter({toward})", f"np.nextafter({a_np}, {toward})")
 
 
 @st.composite

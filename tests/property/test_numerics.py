@@ -378,6 +378,7 @@ DTYPE_CASES = {
         padding=(0, 0, 0, 0),
         divisor=4,
     ),
+    "nextafter": lambda a, b, m: a.nextafter(b),
 }
 
 
