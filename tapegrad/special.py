@@ -1,7 +1,7 @@
 """`tg.special`: PyTorch's torch.special spellings of the functions tapegrad has (`expit` is the
 sigmoid; erf, erfc, log1p, expm1, exp2, round, logsumexp, softmax, log_softmax, logit, xlogy, sinc)
 and the special functions (gammaln, digamma/psi, polygamma, multigammaln, zeta, erfinv, erfcx,
-ndtr, ndtri, log_ndtr, i0, i0e, i1, i1e, entr, xlog1py).
+ndtr, ndtri, log_ndtr, i0, i0e, i1, i1e, entr, xlog1py, gammainc, gammaincc).
 
 Layer L4: re-exports of math.py's functions, which are the Tensor methods', and the functions of
 primitives/special_functions.py's primitives that have no Tensor method (one rule each).
@@ -83,6 +83,8 @@ entr = _one(S.entr, "entr(tg.tensor([0.5, 0.0, -1.0]))", "tensor([0.3466, 0.0000
 xlog1py = _two(
     S.xlog1py, "xlog1py(tg.tensor([0.0, 2.0]), tg.tensor([-1.0, 1.0]))", "tensor([0.0000, 1.3863])"
 )
+gammainc = _two(S.gammainc, "gammainc(tg.tensor([1.0]), tg.tensor([1.0]))", "tensor([0.6321])")
+gammaincc = _two(S.gammaincc, "gammaincc(tg.tensor([1.0]), tg.tensor([1.0]))", "tensor([0.3679])")
 zeta = _two(S.zeta, "zeta(2.0, tg.tensor([1.0, 2.0]))", "tensor([1.6449, 0.6449])")
 
 
@@ -90,3 +92,4 @@ __all__ = ["erf", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "lo
 __all__ += ["erfc", "sinc", "softmax", "xlogy"]
 __all__ += ["digamma", "entr", "erfcx", "erfinv", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr"]
 __all__ += ["multigammaln", "ndtr", "ndtri", "polygamma", "psi", "xlog1py", "zeta"]
+__all__ += ["gammainc", "gammaincc"]

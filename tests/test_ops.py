@@ -295,6 +295,14 @@ CASES = {
         Case(tg.special.i1e, away(4) * 15 + np.sign(away(4)) * 5, id="asymptotic"),
     ],
     "entr": [Case(tg.special.entr, positive(3, 4), id="positive")],
+    "gammainc": [
+        Case(tg.special.gammainc, positive(3, 1) * 2, positive(4) * 2, id="x", const=(0,)),
+        Case(tg.special.gammainc, positive(3) + 1, positive(3) * 5 + 3, id="fraction", const=(0,)),
+    ],
+    "gammaincc": [
+        Case(tg.special.gammaincc, positive(3, 1) * 2, positive(4) * 2, id="x", const=(0,)),
+        Case(tg.special.gammaincc, positive(3) + 1, positive(3) * 5 + 3, id="fraction", const=(0,)),
+    ],
     "xlog1py": binary_broadcast(tg.special.xlog1py, gen_y=positive)
     + [Case(lambda y: tg.special.xlog1py(2.0, y), positive(3), id="number-x")],
     "atan2": binary_broadcast(tg.atan2),

@@ -1,13 +1,13 @@
 """Special-function primitives (PyTorch's torch.special and its Tensor methods): lgamma, digamma,
-polygamma, the Hurwitz zeta function, erfinv, erfcx, the normal distribution's ndtr, ndtri and
-log_ndtr, the modified Bessel functions i0, i1 and their scaled forms, entr and xlog1py, each a
-NumPy forward (the numerics: gamma_functions, normal_functions, bessel_functions) with its
-textbook rule.
+polygamma, the Hurwitz zeta function, the regularized incomplete gamma functions, erfinv, erfcx,
+the normal distribution's ndtr, ndtri and log_ndtr, the modified Bessel functions i0, i1 and their
+scaled forms, entr and xlog1py, each a NumPy forward (the numerics: gamma_functions,
+normal_functions, bessel_functions) with its textbook rule.
 
 Layer L1: numpy, registry, elementwise.py (whose primitives the rules call), the numerics modules
-and batching (every op here batches pointwise). Where PyTorch has no derivative (zeta in s), the
-rule raises as PyTorch's backward does; at the edges the rules give PyTorch's values (i1's
-gradient at 0 is 1/2, entr's is +inf).
+and batching (every op here batches pointwise). Where PyTorch has no derivative (zeta in x,
+gammainc and gammaincc in a), the rule raises as PyTorch's backward does; at the edges the rules
+give PyTorch's values (i1's gradient at 0 is 1/2, entr's is +inf).
 """
 
 from __future__ import annotations
@@ -63,6 +63,24 @@ def polygamma(x, *, n):
 )  # fmt: skip
 def zeta(x, q):
     return G.zeta(x, q)
+
+
+# The regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x); PyTorch
+# differentiates them in x only: d/dx P = x^(a-1) e^-x / gamma(a)
+@primitive(
+    "gammainc", "integral_0^x t ** (a - 1) * exp(-t) dt / gamma(a)", batch=pointwise,
+    a="not_implemented('gammainc', 'a')", x="g * exp((a - 1) * log(x) - x - lgamma(a))",
+)  # fmt: skip
+def gammainc(a, x):
+    return G.gammainc(a, x)
+
+
+@primitive(
+    "gammaincc", "1 - gammainc(a, x)", batch=pointwise,
+    a="not_implemented('gammaincc', 'a')", x="-g * exp((a - 1) * log(x) - x - lgamma(a))",
+)  # fmt: skip
+def gammaincc(a, x):
+    return G.gammainc(a, x, upper=True)
 
 
 # ---- the error function's inverse and the normal distribution -----------------------------------

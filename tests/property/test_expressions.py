@@ -130,6 +130,7 @@ KIND_PRIMS = {
     "normal_cdf": ("ndtr", "log_ndtr", "erfcx"),
     "bessel": ("i0", "i1", "i0e", "i1e"),
     "entropy_terms": ("entr", "xlog1py", "zeta"),
+    "incomplete_gamma": ("gammainc", "gammaincc"),
     # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
@@ -1552,6 +1553,13 @@ class _Gen:
             return self.emit(kind, f"tg.special.zeta(2.5, {p_tg})", f"sp.zeta(2.5, {p_np})")
         a_tg, a_np = self.scaled(a, a, 4.0)
         return self.emit(kind, f"tg.special.xlog1py({a_tg}, {p_tg})", f"sp.xlog1py({a_np}, {p_np})")
+
+    def op_incomplete_gamma(self, kind):
+        """gammainc(2.5, x) and gammaincc(2.5, x) for x in [0.5, 4] (a constant: no derivative)."""
+        a = self.pick()
+        p_tg, p_np = self.positive(a, a)
+        fn = self.choice(["gammainc", "gammaincc"])
+        return self.emit(kind, f"tg.special.{fn}(2.5, {p_tg})", f"sp.{fn}(2.5, {p_np})")
 
     def op_xlogy(self, kind):
         a = self.pick()
