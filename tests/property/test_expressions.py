@@ -1541,16 +1541,17 @@ class _Gen:
         return self.emit(kind, f"tg.special.{fn}({a_tg})", f"sp.{fn}({a_np})")
 
     def op_entropy_terms(self, kind):
-        """entr on [0.5, 4]; xlog1py(a, p) and zeta(2.5, p) with p in [0.5, 4]."""
+        """entr(a) and zeta(2.5, a) with a in [0.5, 4]; xlog1py(a, p) with p in [0.5, 4]."""
         a = self.pick()
         form = self.choice(["entr", "xlog1py", "zeta"])
-        if form == "entr":
+        if form != "xlog1py":
             p_tg, p_np = self.positive(a, a)
-            return self.emit(kind, f"tg.special.entr({p_tg})", f"sp.entr({p_np})")
+            tg_call = "entr({})" if form == "entr" else "zeta(2.5, {})"
+            return self.emit(
+                kind, "tg.special." + tg_call.format(p_tg), "sp." + tg_call.format(p_np)
+            )
         p_tg, p_np, _ = self.partner(self.shape_of(a), allow_scalar=False, allow_const=False)
         p_tg, p_np = self.positive(p_tg, p_np)
-        if form == "zeta":
-            return self.emit(kind, f"tg.special.zeta(2.5, {p_tg})", f"sp.zeta(2.5, {p_np})")
         a_tg, a_np = self.scaled(a, a, 4.0)
         return self.emit(kind, f"tg.special.xlog1py({a_tg}, {p_tg})", f"sp.xlog1py({a_np}, {p_np})")
 
