@@ -83,7 +83,7 @@ def i1(x: object) -> np.ndarray:
     """I1(x) = (x/2) Σ_k (x²/4)^k / (k! (k+1)!), elementwise (odd).
 
     >>> i1(np.array([0.0, 1.0]))
-    array([0.        , 0.56515913])
+    array([0.       , 0.5651591])
     """
     a, dtype = floating(x)
     with np.errstate(over="ignore"):

@@ -334,7 +334,7 @@ class TranscendentalMixin(TensorBase):
         p (p - 1) / 4 log(pi) + sum over i < p of lgamma(self - i / 2).
 
         >>> tg.tensor([2.5]).mvlgamma(2)
-        tensor([1.0892])
+        tensor([0.8570])
         """
         return _mvlgamma(self._floating("mvlgamma"), _dimension(p))
 
@@ -342,7 +342,7 @@ class TranscendentalMixin(TensorBase):
         """mvlgamma in place.
 
         >>> x = tg.tensor([2.5]); x.mvlgamma_(2)
-        tensor([1.0892])
+        tensor([0.8570])
         """
         dimension = _dimension(p)
         return unary_(self, "mvlgamma_", lambda old, _: _mvlgamma(old, dimension))
