@@ -12,6 +12,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+import numpy as np
+
 from .._state import state
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
@@ -19,6 +21,8 @@ from ..tensor import Tensor
 
 class BackwardHookFunction(Function):
     """The identity on a module's tensors; its backward hands the gradients to a BackwardHook."""
+
+    generate_vmap_rule = True  # (it passes tensors through: batched ones too, inside vmap)
 
     @staticmethod
     def forward(ctx: FunctionCtx, hook: "BackwardHook", side: str, *tensors: Tensor) -> tuple:
@@ -50,6 +54,7 @@ class BackwardHook:
         self.grad_outputs: tuple | None = None
         self.n_inputs = self.n_outputs = 0
         self.input_index: list[int] | None = None  # positions of inputs needing a gradient
+        self.frozen_inputs: dict[int, tuple] = {}  # other tensor inputs' (shape, dtype): zeros
         self.output_index: list[int] | None = None
 
     def _wrap(self, values: tuple, side: str) -> tuple[tuple, list[int] | None]:
@@ -67,6 +72,12 @@ class BackwardHook:
         """forward's positional inputs, through the identity (keyword inputs are not hooked)."""
         self.n_inputs = len(args)
         wrapped, self.input_index = self._wrap(args, "inputs")
+        if self.input_index is not None:  # (as torch: tensors needing no gradient get zeros)
+            self.frozen_inputs = {
+                i: (a.shape, a.dtype)
+                for i, a in enumerate(args)
+                if isinstance(a, Tensor) and i not in self.input_index
+            }
         return wrapped
 
     def setup_outputs(self, result: Any) -> Any:
@@ -108,14 +119,13 @@ class BackwardHook:
 
     def _hooks_without_input_grads(self) -> None:
         """No input of the module needs a gradient: the hooks run now, with grad_input all None."""
-        if self.hooks:
-            warnings.warn(
-                f"the full backward hooks of {type(self.module).__name__} run when the gradients "
-                f"of its outputs are computed, since none of its inputs requires a gradient "
-                f"(grad_input is all None)",
-                UserWarning,
-                stacklevel=2,
-            )
+        warnings.warn(  # (as torch: also when only pre-hooks are registered)
+            f"the full backward hooks of {type(self.module).__name__} run when the gradients of "
+            f"its outputs are computed, since none of its inputs requires a gradient (grad_input "
+            f"is all None)",
+            UserWarning,
+            stacklevel=2,
+        )
         grad_inputs = (None,) * self.n_inputs
         for hook in self.hooks:
             result = hook(self.module, grad_inputs, self.grad_outputs)
@@ -134,6 +144,11 @@ class BackwardHook:
         if self.grad_outputs is None:  # reached without passing through the outputs (as torch:
             return grads  # e.g. a double backward): no hook runs
         grad_inputs = _pack(index, grads, self.n_inputs)
+        if self.frozen_inputs:
+            filled = list(grad_inputs)
+            for i, (shape, dtype) in self.frozen_inputs.items():
+                filled[i] = Tensor(np.zeros(shape, dtype))
+            grad_inputs = tuple(filled)
         for hook in self.hooks:
             replaced = hook(self.module, grad_inputs, self.grad_outputs)
             if replaced is None:
