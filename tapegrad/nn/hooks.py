@@ -26,7 +26,16 @@ _ids = itertools.count()  # (next() on a count is atomic in CPython: threads get
 class ModuleHooks:
     """A module's hooks by handle id, each registry in calling order."""
 
-    __slots__ = ("forward_pre", "forward", "backward", "backward_pre", "with_kwargs", "always")
+    __slots__ = (
+        "forward_pre",
+        "forward",
+        "backward",
+        "backward_pre",
+        "with_kwargs",
+        "always",
+        "state_dict_pre",
+        "load_post",
+    )
 
     def __init__(self) -> None:
         self.forward_pre: OrderedDict[int, Callable] = OrderedDict()
@@ -35,9 +44,12 @@ class ModuleHooks:
         self.backward_pre: OrderedDict[int, Callable] = OrderedDict()
         self.with_kwargs: set[int] = set()  # forward (pre-)hooks that are given kwargs too
         self.always: set[int] = set()  # forward hooks that run even when forward raises
+        # checkpoint hooks (module_state.py runs them; a module's call does not)
+        self.state_dict_pre: OrderedDict[int, Callable] = OrderedDict()
+        self.load_post: OrderedDict[int, Callable] = OrderedDict()
 
     def any(self) -> bool:
-        """Whether there is a hook to run."""
+        """Whether there is a hook for a call of the module to run."""
         return bool(self.forward_pre or self.forward or self.backward or self.backward_pre)
 
 
@@ -64,7 +76,7 @@ class RemovableHandle(HookHandle):
             object.__setattr__(module, "_hooked", hooks.any())
 
 
-def _hooks_of(module: Module) -> ModuleHooks:
+def hooks_of(module: Module) -> ModuleHooks:
     """The module's ModuleHooks, made at the first registration."""
     hooks = module.__dict__.get("_hooks")
     if hooks is None:
@@ -73,14 +85,15 @@ def _hooks_of(module: Module) -> ModuleHooks:
     return hooks
 
 
-def _register(module: Module, registry: OrderedDict, hook: Any, prepend: bool) -> RemovableHandle:
+def register(module: Module, registry: OrderedDict, hook: Any, prepend: bool) -> RemovableHandle:
+    """Add `hook` to one of the module's registries; the handle removes it."""
     if not callable(hook):
         raise TypeError(f"a hook must be callable, got {type(hook).__name__}")
     handle = RemovableHandle(module, registry)
     registry[handle.id] = hook
     if prepend:
         registry.move_to_end(handle.id, last=False)
-    object.__setattr__(module, "_hooked", True)
+    object.__setattr__(module, "_hooked", hooks_of(module).any())
     return handle
 
 
@@ -96,8 +109,8 @@ class HooksMixin:
         >>> h = tg.nn.ReLU().register_forward_pre_hook(lambda m, args: (-args[0],))
         """
         module: Module = self  # type: ignore[assignment]
-        hooks = _hooks_of(module)
-        handle = _register(module, hooks.forward_pre, hook, prepend)
+        hooks = hooks_of(module)
+        handle = register(module, hooks.forward_pre, hook, prepend)
         if with_kwargs:
             hooks.with_kwargs.add(handle.id)
         return handle
@@ -117,8 +130,8 @@ class HooksMixin:
         >>> h = tg.nn.ReLU().register_forward_hook(lambda m, args, out: out * 2)
         """
         module: Module = self  # type: ignore[assignment]
-        hooks = _hooks_of(module)
-        handle = _register(module, hooks.forward, hook, prepend)
+        hooks = hooks_of(module)
+        handle = register(module, hooks.forward, hook, prepend)
         if with_kwargs:
             hooks.with_kwargs.add(handle.id)
         if always_call:
@@ -134,7 +147,7 @@ class HooksMixin:
         >>> h = tg.nn.Tanh().register_full_backward_pre_hook(lambda m, g_out: None)
         """
         module: Module = self  # type: ignore[assignment]
-        return _register(module, _hooks_of(module).backward_pre, hook, prepend)
+        return register(module, hooks_of(module).backward_pre, hook, prepend)
 
     def register_full_backward_hook(
         self, hook: Callable[..., Any], prepend: bool = False
@@ -145,7 +158,7 @@ class HooksMixin:
         >>> h = tg.nn.Tanh().register_full_backward_hook(lambda m, g_in, g_out: None)
         """
         module: Module = self  # type: ignore[assignment]
-        return _register(module, _hooks_of(module).backward, hook, prepend)
+        return register(module, hooks_of(module).backward, hook, prepend)
 
     def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Deprecated (as in PyTorch): runs as register_full_backward_hook, with a warning.

@@ -8,12 +8,13 @@ PyTorch's order: per module (parents first) its parameters, persistent buffers, 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, cast
 
 import numpy as np
 
 from .._state import no_grad
 from ..tensor import Tensor
+from .hooks import RemovableHandle, hooks_of, register
 
 if TYPE_CHECKING:
     from .module import Module
@@ -71,6 +72,24 @@ class CheckpointMixin:
             f"extra state defines get_extra_state and set_extra_state"
         )
 
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call hook(module, prefix, keep_vars) before state_dict() reads this module (prefix
+        as "fc." for a sub-module, keep_vars False).
+
+        >>> h = tg.nn.Linear(2, 1).register_state_dict_pre_hook(lambda m, prefix, kv: None)
+        """
+        module = cast("Module", self)
+        return register(module, hooks_of(module).state_dict_pre, hook, False)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call hook(module, incompatible_keys) after load_state_dict() loaded this module; the
+        hook may empty incompatible_keys' lists in place (before strict checks them).
+
+        >>> h = tg.nn.Linear(2, 1).register_load_state_dict_post_hook(lambda m, keys: None)
+        """
+        module = cast("Module", self)
+        return register(module, hooks_of(module).load_post, hook, False)
+
     def state_dict(self) -> OrderedDict[str, Any]:
         """{dotted name: tensor} of copies, so a saved state does not change as training goes on
         (and what get_extra_state returns, for modules that define it).
@@ -82,6 +101,8 @@ class CheckpointMixin:
         out: OrderedDict[str, Any] = OrderedDict()
         for mod_prefix, sub in module.named_modules(remove_duplicate=False):
             dot = f"{mod_prefix}." if mod_prefix else ""
+            for hook in _checkpoint_hooks(sub, "state_dict_pre"):
+                hook(sub, dot, False)
             for name, t in state_items_of_one(sub):
                 out[dot + name] = Tensor(t.numpy())
             if _overrides(sub, "get_extra_state"):
@@ -109,12 +130,13 @@ class CheckpointMixin:
         missing = [k for k in [*own, *extra] if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own and k not in extra]
         name = type(module).__name__
-        if strict and (missing or unexpected):
-            raise RuntimeError(
-                f"error loading state_dict into {name}: missing keys {missing}, unexpected keys "
-                f"{unexpected}; the checkpoint must come from the same architecture (or pass "
-                f"strict=False to load only the matching keys)"
-            )
+        post_hooks = [
+            (sub, hook)
+            for _, sub in reversed(list(module.named_modules(remove_duplicate=False)))
+            for hook in _checkpoint_hooks(sub, "load_post")
+        ]  # (children before parents, as PyTorch runs them)
+        if strict and (missing or unexpected) and not post_hooks:
+            _refuse(name, missing, unexpected)  # before anything changes
         values = {}
         for key, p in own.items():  # check every shape before changing anything
             if key not in state_dict:
@@ -134,7 +156,31 @@ class CheckpointMixin:
         for key, sub in extra.items():
             if key in state_dict:
                 sub.set_extra_state(state_dict[key])
-        return LoadResult(missing, unexpected)
+        result = LoadResult(missing, unexpected)
+        for sub, hook in post_hooks:
+            if hook(sub, result) is not None:
+                raise RuntimeError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be modified, it "
+                    "should be done inplace."
+                )
+        if strict and (missing or unexpected):  # (what the post-hooks left)
+            _refuse(name, missing, unexpected)
+        return result
+
+
+def _refuse(name: str, missing: list, unexpected: list) -> None:
+    raise RuntimeError(
+        f"error loading state_dict into {name}: missing keys {missing}, unexpected keys "
+        f"{unexpected}; the checkpoint must come from the same architecture (or pass "
+        f"strict=False to load only the matching keys)"
+    )
+
+
+def _checkpoint_hooks(module: Module, kind: str) -> list[Callable]:
+    """The module's state_dict pre-hooks or load_state_dict post-hooks (none: no ModuleHooks)."""
+    hooks = module.__dict__.get("_hooks")
+    return list(getattr(hooks, kind).values()) if hooks is not None else []
 
 
 def state_items_of_one(module: Module) -> Iterator[tuple[str, Tensor]]:
