@@ -57,7 +57,8 @@ def _addable(current: Tensor, g: np.ndarray) -> bool:
 
 
 class HookHandle:
-    """Returned by register_hook; `.remove()` unregisters the hook."""
+    """Returned by register_hook; `.remove()` (or the end of a `with` block) unregisters the
+    hook."""
 
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
@@ -66,6 +67,12 @@ class HookHandle:
         """Unregister the hook (a second call does nothing)."""
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:  # (as PyTorch's handle: `with` removes the hook)
+        self.remove()
 
 
 class LeafHooks(list):
