@@ -40,8 +40,11 @@ class Call:
     """One call of a composite: build(lib, F, t) -> (out, leaves), written once for tapegrad and
     PyTorch (t(array, grad=False) makes a float64 tensor of `lib`)."""
 
-    def __init__(self, name: str, build: Callable, id: str, torch: bool = True) -> None:
+    def __init__(
+        self, name: str, build: Callable, id: str, torch: bool = True, torch_rtol: float = 1e-10
+    ) -> None:
         self.name, self.build, self.id, self.torch = name, build, id, torch
+        self.torch_rtol = torch_rtol  # (looser where PyTorch's rule rounds a constant to float32)
 
 
 def _arrays(t: Callable, kw: dict) -> dict:
@@ -116,6 +119,17 @@ def _dropout(lib, F, t):
     return F.dropout(x, 0.3), [x]
 
 
+def _prelu(lib, F, t):
+    x, w = t(X42, True), t(np.array([0.25, -0.5]), True)
+    return F.prelu(x, w), [x, w]
+
+
+def _rrelu_training(lib, F, t):
+    tg.manual_seed(4)
+    x = t(X45, True)
+    return F.rrelu(x, 0.1, 0.4, training=True), [x]
+
+
 def _embedding(**kw: Any) -> Callable:
     def build(lib, F, t):
         w = t(np.random.default_rng(8).standard_normal((5, 4)), True)
@@ -175,6 +189,28 @@ CALLS = [
     Call("silu", _one(lambda lib, F, t, x: F.silu(x)), "silu"),
     Call("elu", _one(lambda lib, F, t, x: F.elu(x, alpha=0.7)), "alpha"),
     Call("softplus", _one(lambda lib, F, t, x: F.softplus(x, beta=2.0, threshold=1.0)), "both"),
+    Call("selu", _one(lambda lib, F, t, x: F.selu(x)), "selu"),
+    Call(  # (PyTorch's derivative takes 1 / alpha with alpha rounded to float32)
+        "celu", _one(lambda lib, F, t, x: F.celu(x, alpha=0.7)), "alpha", torch_rtol=1e-7
+    ),
+    Call("mish", _one(lambda lib, F, t, x: F.mish(x)), "mish"),
+    Call("softsign", _one(lambda lib, F, t, x: F.softsign(x)), "softsign"),
+    Call("tanhshrink", _one(lambda lib, F, t, x: F.tanhshrink(x)), "tanhshrink"),
+    Call("logsigmoid", _one(lambda lib, F, t, x: F.logsigmoid(x)), "logsigmoid"),
+    Call("glu", _one(lambda lib, F, t, x: F.glu(x, dim=0)), "dim0"),
+    Call("softmin", _one(lambda lib, F, t, x: F.softmin(x, dim=1)), "dim1"),
+    Call("hardtanh", _one(lambda lib, F, t, x: F.hardtanh(x, -0.5, 0.8)), "bounds"),
+    Call("relu6", _one(lambda lib, F, t, x: F.relu6(x * 5)), "relu6"),
+    Call(  # (PyTorch's derivative is float32's 1/6, even in float64)
+        "hardsigmoid", _one(lambda lib, F, t, x: F.hardsigmoid(x * 3)), "x3", torch_rtol=1e-7
+    ),
+    Call("hardswish", _one(lambda lib, F, t, x: F.hardswish(x * 3)), "hardswish"),
+    Call("threshold", _one(lambda lib, F, t, x: F.threshold(x, 0.1, 20.0)), "threshold"),
+    Call("hardshrink", _one(lambda lib, F, t, x: F.hardshrink(x, 0.6)), "lambd"),
+    Call("softshrink", _one(lambda lib, F, t, x: F.softshrink(x)), "default"),
+    Call("prelu", _prelu, "per-channel"),
+    Call("rrelu", _one(lambda lib, F, t, x: F.rrelu(x, 0.1, 0.3)), "eval"),
+    Call("rrelu", _rrelu_training, "training", torch=False),
     Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, dim=1)), "p2"),
     Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, p=3.0, dim=0)), "p3"),
     Call("var", _one(lambda lib, F, t, x: x.var(dim=1, correction=1), X45), "dim"),
@@ -298,7 +334,9 @@ def test_the_gradients_equal_pytorchs(call: Call) -> None:
     scalar(tout).backward()
     np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
     for ours, theirs in zip(leaves, tleaves):
-        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(
+            ours.grad.numpy(), theirs.grad.numpy(), rtol=call.torch_rtol, atol=1e-13
+        )
 
 
 # ---- drawings, headers, names ------------------------------------------------------------------

@@ -1,16 +1,19 @@
 """tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps.
 
 Layer L5: re-exports only (the code lives in parameter, module, containers, layers, activation,
-normalization, sparse, losses, the functional modules, init, utils, amp, and optimizers: MindSpore's
-nn.SGD / nn.Momentum / nn.Adam).
+activation_piecewise, normalization, sparse, losses, the functional modules, init, utils, amp, and
+optimizers: MindSpore's nn.SGD / nn.Momentum / nn.Adam).
 """
 
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from . import functional, functional_conv, init, parallel, utils
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus
-from .activation import Tanh
+from .activation import CELU, ELU, GELU, GLU, SELU, LeakyReLU, LogSigmoid, LogSoftmax, Mish
+from .activation import ReLU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus, Softsign
+from .activation import Tanh, Tanhshrink
+from .activation_piecewise import Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6
+from .activation_piecewise import RReLU, Softshrink, Threshold
 from .conv import Conv1d, Conv2d
 from .containers import ModuleDict, ParameterDict, ParameterList
 from .layers import Dense, Dropout, Flatten, Identity, Linear
@@ -90,4 +93,22 @@ __all__ = [
     "init",
     "parallel",
     "utils",
+    "CELU",
+    "GLU",
+    "SELU",
+    "LogSigmoid",
+    "Mish",
+    "Softmax2d",
+    "Softmin",
+    "Softsign",
+    "Tanhshrink",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "PReLU",
+    "ReLU6",
+    "RReLU",
+    "Softshrink",
+    "Threshold",
 ]

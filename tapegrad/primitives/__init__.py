@@ -14,7 +14,7 @@ from . import attention, einsum, elementwise, fused, gelu, linalg, nn, normaliza
 from . import fused_normalization, pooling, reduction, shape, transcendental  # noqa: F401
 from . import decompositions, linear_systems  # noqa: F401
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
-from . import composite_layers, composite_losses, composites  # noqa: F401  (functions' rules)
+from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [
