@@ -130,6 +130,39 @@ def _rrelu_training(lib, F, t):
     return F.rrelu(x, 0.1, 0.4, training=True), [x]
 
 
+LABELS42 = np.sign(R.standard_normal((4, 2)))  # (+-1 labels)
+
+
+def _triplet(**kw: Any) -> Callable:
+    def build(lib, F, t):
+        a, p, n = t(X43, True), t(PROBS, True), t(X45[:, 2:], True)
+        return F.triplet_margin_loss(a, p, n, **kw), [a, p, n]
+
+    return build
+
+
+def _gaussian() -> Callable:
+    def build(lib, F, t):
+        x, y, var = t(X43, True), t(PROBS, True), t(PROBS[:, :1] + 0.1, True)
+        return F.gaussian_nll_loss(x, y, var, full=True), [x, y, var]
+
+    return build
+
+
+Y4PM = np.array([1.0, -1.0, -1.0, 1.0])
+
+
+def _labelled(fn: str, n_inputs: int, labels: np.ndarray, *arrays: np.ndarray, **kw: Any) -> Any:
+    """A loss of n_inputs tensors on the tape and constant labels (or class indices)."""
+
+    def build(lib, F, t):
+        xs = [t(a, True) for a in arrays[:n_inputs]]
+        y = lib.tensor(labels) if labels.dtype.kind == "i" else t(labels)
+        return getattr(F, fn)(*xs, y, **_arrays(t, kw)), xs
+
+    return build
+
+
 def _embedding(**kw: Any) -> Callable:
     def build(lib, F, t):
         w = t(np.random.default_rng(8).standard_normal((5, 4)), True)
@@ -182,6 +215,55 @@ CALLS = [
         _pair("binary_cross_entropy_with_logits", b=P42, pos_weight=np.array([2.0, 0.5])),
         "pos_weight",
     ),
+    Call("margin_ranking_loss", _labelled("margin_ranking_loss", 2, LABELS42, X42, P42), "mean"),
+    Call(
+        "margin_ranking_loss",
+        _labelled("margin_ranking_loss", 2, LABELS42, X42, P42, margin=0.3, reduction="none"),
+        "none",
+    ),
+    Call("hinge_embedding_loss", _labelled("hinge_embedding_loss", 1, LABELS42, X42), "mean"),
+    Call(
+        "soft_margin_loss", _labelled("soft_margin_loss", 1, LABELS42, X42, reduction="sum"), "sum"
+    ),
+    Call(
+        "multilabel_soft_margin_loss",
+        _labelled("multilabel_soft_margin_loss", 1, (PROBS > 0.3) * 1.0, X43, weight=W3),
+        "weight",
+    ),
+    Call(
+        "multilabel_soft_margin_loss",
+        _labelled("multilabel_soft_margin_loss", 1, PROBS, X43, reduction="none"),
+        "none",
+    ),
+    Call("multi_margin_loss", _labelled("multi_margin_loss", 1, Y4, X43), "p1"),
+    Call(
+        "multi_margin_loss",
+        _labelled("multi_margin_loss", 1, Y4, X43, p=2, margin=0.6, weight=W3, reduction="none"),
+        "p2-weight-none",
+    ),
+    Call(
+        "cosine_embedding_loss",
+        _labelled("cosine_embedding_loss", 2, Y4PM, X43, PROBS, margin=-0.2),
+        "mean",
+    ),
+    Call(
+        "cosine_embedding_loss",
+        _labelled("cosine_embedding_loss", 2, Y4PM, X43, PROBS, reduction="none"),
+        "none",
+    ),
+    Call("triplet_margin_loss", _triplet(), "default"),
+    Call("triplet_margin_loss", _triplet(swap=True, p=3.0, reduction="none"), "swap-p3"),
+    Call("kl_div", _pair("kl_div", X43, PROBS, reduction="batchmean"), "batchmean"),
+    Call("kl_div", _pair("kl_div", X43, X45[:, :3], reduction="sum", log_target=True), "log"),
+    Call("poisson_nll_loss", _pair("poisson_nll_loss", X42, P42 * 4, full=True), "full"),
+    Call("poisson_nll_loss", _pair("poisson_nll_loss", P42, X42, log_input=False), "rates"),
+    Call("gaussian_nll_loss", _gaussian(), "heteroscedastic"),
+    Call("cosine_similarity", _pair("cosine_similarity", X43, PROBS), "dim1"),
+    Call("cosine_similarity", _pair("cosine_similarity", X43, PROBS, dim=0), "dim0"),
+    Call("pairwise_distance", _pair("pairwise_distance", X43, PROBS), "p2"),
+    Call("pairwise_distance", _pair("pairwise_distance", X43, PROBS, p=1.5, keepdim=True), "p"),
+    Call("pdist", _one(lambda lib, F, t, x: F.pdist(x), X43), "p2"),
+    Call("pdist", _one(lambda lib, F, t, x: F.pdist(x, p=3.0), X43), "p3"),
     Call("softmax", _one(lambda lib, F, t, x: F.softmax(x, dim=1)), "F"),
     Call("softmax", _one(lambda lib, F, t, x: x.softmax(0)), "method"),
     Call("log_softmax", _one(lambda lib, F, t, x: F.log_softmax(x, dim=1)), "F"),

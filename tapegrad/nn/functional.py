@@ -1,7 +1,8 @@
 """tg.nn.functional: PyTorch's `F.` spellings. Linear, normalize, dropout and pad live here; the
-activations, convolutions and pooling, normalisations, lookups and losses in
-functional_activation, functional_piecewise, functional_conv, functional_norm, functional_sparse
-and functional_loss, and are re-exported here under PyTorch's names.
+activations, convolutions and pooling, normalisations, lookups, losses and distances in
+functional_activation, functional_piecewise, functional_conv, functional_norm, functional_sparse,
+functional_loss, functional_margin, functional_likelihood and functional_distance, and are
+re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -64,6 +65,17 @@ from .functional_loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from .functional_distance import cosine_similarity, pairwise_distance, pdist
+from .functional_likelihood import gaussian_nll_loss, kl_div, poisson_nll_loss
+from .functional_margin import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from .functional_norm import batch_norm, layer_norm
 from .functional_piecewise import (
     hardshrink,
@@ -88,31 +100,42 @@ __all__ = [
     "celu",
     "conv1d",
     "conv2d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
     "embedding",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "hinge_embedding_loss",
     "huber_loss",
+    "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
     "logsigmoid",
+    "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
+    "pdist",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
@@ -122,6 +145,7 @@ __all__ = [
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -130,6 +154,7 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "triplet_margin_loss",
 ]
 
 

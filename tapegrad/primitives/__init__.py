@@ -15,6 +15,7 @@ from . import fused_normalization, pooling, reduction, shape, transcendental  # 
 from . import decompositions, linear_systems  # noqa: F401
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
 from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
+from . import composite_margins  # noqa: F401  (functions' rules)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [

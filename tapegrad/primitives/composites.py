@@ -8,7 +8,8 @@ do. Each rule is a Python expression over g, out and the function's inputs, eval
 the tests hold every one equal to the gradients the tape computes. A rule's variant follows the
 call: `rule("cross_entropy", {"reduction": "sum"})` drops the / N. The rules themselves live by
 topic in composite_layers.py (softmax, activations, normalisations, layers' functions),
-composite_activations.py (the other activations) and composite_losses.py; this module is their
+composite_activations.py (the other activations), composite_losses.py and composite_margins.py
+(margin and likelihood losses, distances); this module is their
 machinery (the package imports them all).
 """
 
