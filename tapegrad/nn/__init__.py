@@ -1,8 +1,8 @@
 """tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps.
 
 Layer L5: re-exports only (the code lives in parameter, module, containers, layers, activation,
-activation_piecewise, normalization, sparse, losses, the functional modules, init, utils, amp, and
-optimizers: MindSpore's nn.SGD / nn.Momentum / nn.Adam).
+activation_piecewise, normalization, sparse, losses, losses_margin, distance, the functional
+modules, init, utils, amp, and optimizers: MindSpore's nn.SGD / nn.Momentum / nn.Adam).
 """
 
 from __future__ import annotations
@@ -16,16 +16,29 @@ from .activation_piecewise import Hardshrink, Hardsigmoid, Hardswish, Hardtanh, 
 from .activation_piecewise import RReLU, Softshrink, Threshold
 from .conv import Conv1d, Conv2d
 from .containers import ModuleDict, ParameterDict, ParameterList
+from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dense, Dropout, Flatten, Identity, Linear
 from .losses import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+)
+from .losses_margin import (
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -111,4 +124,16 @@ __all__ = [
     "RReLU",
     "Softshrink",
     "Threshold",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "GaussianNLLLoss",
+    "KLDivLoss",
+    "PoissonNLLLoss",
+    "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss",
+    "MarginRankingLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
 ]

@@ -61,8 +61,6 @@ def pairwise_distance(
     tensor([5.])
     """
     a, b = _tensors(x1, x2, "pairwise_distance")
-    if p < 0:
-        raise RuntimeError(f"pairwise_distance: p must be non-negative (a p-norm), got {p}")
     diff = a - b + eps
     out = diff.norm(p, -1, keepdim=keepdim) if diff.ndim else diff.abs()
     params = {"p": p, "eps": eps, "keepdim": keepdim}

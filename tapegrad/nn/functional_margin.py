@@ -165,7 +165,8 @@ def multi_margin_loss(
             f"size, but got: {x.shape}"
         )
     rows = x.reshape(1, -1) if x.ndim < 2 else x
-    t = (target.numpy() if isinstance(target, Tensor) else np.asarray(target)).reshape(-1)
+    given = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
+    t = given.reshape(-1)
     n, classes = rows.shape
     if t.dtype.kind not in "iu" or t.size != n:
         raise ValueError(
@@ -184,8 +185,8 @@ def multi_margin_loss(
     if w is not None:
         hinge = hinge * w[t].reshape(n, 1)
     per_sample = hinge.sum(1) / float(classes)
-    if x.ndim < 2:
-        per_sample = per_sample.reshape(())
+    if x.ndim < 2:  # (one sample: its loss has the target's shape, () or (1,), as PyTorch's)
+        per_sample = per_sample.reshape(given.shape)
     params = {"reduction": reduction, "N": n, "p": p, "margin": margin, "weight": w is not None}
     out = _reduce(per_sample, reduction)
     return mark(out, "multi_margin_loss", ("x", "y", "w"), (x, t, w), params)
