@@ -210,7 +210,12 @@ def cosine_embedding_loss(
     x1, x2 = _input(input1, "cosine_embedding_loss"), _input(input2, "cosine_embedding_loss")
     reduction = reduction_mode(size_average, reduce, reduction)
     labels = _labels(target, x1).numpy()
-    if labels.ndim > 1 or x1.ndim != labels.ndim + 1 or x2.ndim != x1.ndim:
+    if labels.ndim > 1:
+        raise RuntimeError(
+            f"cosine_embedding_loss: 0D or 1D target tensor expected, multi-target not "
+            f"supported; got a target of shape {labels.shape}"
+        )
+    if x1.ndim != labels.ndim + 1 or x2.ndim != x1.ndim:
         raise RuntimeError(
             f"cosine_embedding_loss: a {labels.ndim}D target expects {labels.ndim + 1}D inputs "
             f"(target 0D with 1D inputs, or 1D with 2D), but found inputs with sizes {x1.shape} "
