@@ -183,6 +183,14 @@ def environment(arms: list) -> dict:
         env["numpy"] += f" (BLAS: {blas.get('name')} {blas.get('version')})"
     except Exception:
         pass
+    from tapegrad import _blas
+
+    if _blas._kernels():
+        import scipy
+
+        env["tapegrad extras"] = f"fast: SciPy {scipy.__version__}'s BLAS axpy (optimizer updates)"
+    else:
+        env["tapegrad extras"] = "none (no SciPy: optimizer updates in NumPy)"
     if "torch" in arms:
         import torch
 

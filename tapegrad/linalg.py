@@ -1,11 +1,12 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd.
+inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr, LU and matrix_exp.
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
 products here are compositions of recorded ops, so their gradients are those ops'. eigh and svd:
-tensor/decompositions.py and primitives/decompositions.py. Not built yet: qr, pinv, lstsq.
+tensor/decompositions.py and primitives/decompositions.py; qr, LU and matrix_exp:
+tensor/factorizations.py, primitives/factorizations.py and matrix_functions.py.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ from .primitives import decompositions as PD
 from .tensor import apply
 from .tensor import decompositions as DE
 from .tensor.decompositions import EighResult, SVDResult
+from .tensor.factorizations import LUFactorExResult, LUFactorResult, LUResult, QRResult
+from .tensor.factorizations import lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, qr
 from .tensor.linear_systems import SlogdetResult
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
     "cross", "diagonal", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
-    "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult",
+    "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
+    "QRResult", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "LUFactorResult",
+    "LUFactorExResult", "LUResult",
 ]  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
 from .tensor import integration as _integration
 from .tensor import searching as _searching
+from .tensor import factorizations as _factorizations
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
@@ -65,7 +66,7 @@ __all__ = [
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
-    "cholesky_solve",
+    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
@@ -486,6 +487,21 @@ det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _functio
 inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
 matrix_power = _function(Tensor.matrix_power)
 cholesky_solve = _function(Tensor.cholesky_solve)
+qr, matrix_exp, lu = _function(Tensor.qr), _function(Tensor.matrix_exp), _function(Tensor.lu)
+
+
+def lu_unpack(
+    LU_data: TensorLike, LU_pivots: TensorLike, unpack_data: bool = True, unpack_pivots: bool = True
+) -> _factorizations.LUResult:
+    """(P, L, U) with A = P L U from lu_factor's (LU, pivots); the parts not unpacked are empty.
+
+    >>> tg.lu_unpack(*tg.linalg.lu_factor(tg.tensor([[1.0, 2.0], [3.0, 4.0]]))).P
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    return _factorizations.lu_unpack(
+        as_tensor(LU_data), as_tensor(LU_pivots), unpack_data, unpack_pivots
+    )
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:

@@ -457,6 +457,37 @@ CASES = {
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(4, 3), id="tall"),
         Case(lambda a: tg.linalg.svd(a, full_matrices=False).Vh.abs(), normal(2, 3), id="wide"),
     ],
+    # QR (primitives/factorizations.py): Q and R as LAPACK signs them, tall, square and wide
+    "qr_q": [
+        Case(lambda a: tg.linalg.qr(a).Q, normal(4, 3), id="tall"),
+        Case(lambda a: tg.linalg.qr(a, mode="complete").Q, normal(2, 3, 3), id="square-complete"),
+        Case(lambda a: tg.linalg.qr(a).Q, normal(2, 3, 5), id="wide"),
+    ],
+    "qr_r": [
+        Case(lambda a: tg.linalg.qr(a).R, normal(2, 4, 2), id="tall"),
+        Case(lambda a: a.qr().R, normal(3, 3), id="square-method"),
+        Case(lambda a: tg.linalg.qr(a).R, normal(2, 4), id="wide"),
+    ],
+    # LU (primitives/factorizations.py): square through lu_unpivoted, tall and wide composed
+    "lu_unpivoted": [
+        Case(lambda a: tg.linalg.lu_factor(a).LU, normal(3, 3), id="packed"),
+        Case(
+            lambda a: (lambda r: r.L.sin().sum(-2) + r.U[..., 0, :])(tg.linalg.lu(a)),
+            normal(2, 4, 3),
+            id="tall",
+        ),
+        Case(lambda a: (lambda r: r.L.sin() @ r.U)(tg.linalg.lu(a)), normal(3, 5), id="wide"),
+        Case(lambda a: tg.lu(a)[0], normal(2, 3, 3), id="tg.lu"),
+    ],
+    "lu_permutation": [  # (P is piecewise constant: the gradient is that of P L U's other factors)
+        Case(lambda a: (lambda r: r.P @ r.L @ r.U)(tg.linalg.lu(a)), normal(2, 3, 3), id="PLU"),
+    ],
+    # the matrix exponential (primitives/matrix_functions.py); "squared": a norm past theta_13
+    "matrix_exp": [
+        Case(lambda a: tg.linalg.matrix_exp(a), normal(3, 3), id="3x3"),
+        Case(lambda a: a.matrix_exp(), normal(2, 2, 2), id="batched-method"),
+        Case(lambda a: tg.matrix_exp(a), 3 * normal(3, 3), id="squared"),
+    ],
     "tanh_backward": [
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(3, 2), id="same"),
         Case(lambda g, y: P["tanh_backward"](g, y), normal(3, 2), normal(2), id="broadcast"),

@@ -9,7 +9,15 @@ import pytest
 
 import tapegrad as tg
 from helpers import seed_dense
-from tapegrad import nn
+from tapegrad import _blas, nn
+
+
+@pytest.fixture(autouse=True, params=["blas", "numpy"])
+def update_path(request):
+    """Every test runs twice: parameters written by SciPy's BLAS axpy, and by NumPy alone."""
+    _blas.use_blas(request.param == "blas")
+    yield request.param
+    _blas.use_blas(True)
 
 
 def run(opt_cls, grads, p0=1.0, **kwargs) -> list[float]:

@@ -64,6 +64,35 @@ def test_binary_promotion_follows_the_floating_operand() -> None:
     assert (tg.tensor([True]) + 1.5).dtype == np.float32
 
 
+GRAD_OPS = {
+    "mul": lambda lib, x, o: x * o,
+    "rmul": lambda lib, x, o: o * x,
+    "div": lambda lib, x, o: x / o,
+    "rdiv": lambda lib, x, o: o / x,
+    "add": lambda lib, x, o: x + o,
+    "where": lambda lib, x, o: lib.where(o > 1, x, o),
+    "addcmul": lambda lib, x, o: lib.addcmul(x, o, o),
+    "rsub": lambda lib, x, o: (o + 0) - x,
+    "maximum": lambda lib, x, o: lib.maximum(x, o),
+}
+
+
+@pytest.mark.parametrize("op", list(GRAD_OPS))
+@pytest.mark.parametrize("other", ["bool", "uint8", "int8", "int32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_gradient_keeps_its_input_dtype_beside_an_integer_tensor(op, other, dtype) -> None:
+    # (NumPy's g * int32 array is float64: the rule's result is cast back, as PyTorch's is)
+    torch = _torch()
+    values = np.array([1, 2, 3]).astype(other)
+    grads = []
+    for lib in (tg, torch):
+        x = lib.tensor(np.array([0.5, 1.5, 2.5], dtype), requires_grad=True)
+        GRAD_OPS[op](lib, x, lib.tensor(values)).sum().backward()
+        grads.append(x.grad)
+    assert str(grads[0].dtype) == str(grads[1].dtype).removeprefix("torch.") == dtype
+    np.testing.assert_allclose(grads[0].numpy(), grads[1].numpy(), rtol=1e-6)
+
+
 def test_square_of_bools_is_int64_and_square_in_place_refuses() -> None:
     torch = _torch()
     x = tg.tensor([True, False])

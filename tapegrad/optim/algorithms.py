@@ -2,8 +2,8 @@
 
 Layer L5: imports optim/optimizer.py and tensor. Each class is its hyperparameters plus one small
 `_update` done in place: temporaries go to the optimizer's scratch arrays (NumPy `out=`), state
-arrays are updated where they live, and the parameter changes through `Optimizer._descend`
-(p -= delta in place, with the version bump of an in-place op).
+arrays are updated where they live, and the parameter changes through `Optimizer._descend_by`
+(p -= scale * d in place, with the version bump of an in-place op; one BLAS pass with SciPy).
 """
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ class SGD(Optimizer):
             raise ValueError("nesterov momentum needs momentum > 0 and dampening = 0")
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict, state: dict) -> None:
-        momentum, work = group["momentum"], self._scratch(g)
-        d = self._add_weight_decay(p, g, group["weight_decay"])
+        momentum, decay = group["momentum"], group["weight_decay"]
+        d = self._add_weight_decay(p, g, decay) if decay else g  # (plain SGD: no call)
         if momentum:
+            work = self._scratch(g)
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = d.copy()
@@ -75,7 +76,7 @@ class SGD(Optimizer):
                 d = np.add(d, np.multiply(buf, momentum, out=work), out=self._scratch(g, slot=1))
             else:
                 d = buf
-        self._descend(p, np.multiply(d, group["lr"], out=work))
+        self._descend_by(p, d, group["lr"])
 
 
 class Adam(Optimizer):
@@ -152,9 +153,7 @@ class Adam(Optimizer):
         root_c2 = math.sqrt(1 - b2**t)
         denom = np.sqrt(v, out=work)
         denom += group["eps"] * root_c2
-        self._descend(
-            p, np.multiply(np.divide(m, denom, out=work), lr * root_c2 / (1 - b1**t), out=work)
-        )
+        self._descend_by(p, np.divide(m, denom, out=work), lr * root_c2 / (1 - b1**t))
 
 
 class AdamW(Adam):
@@ -255,7 +254,7 @@ class RMSprop(Optimizer):
             buf *= momentum
             buf += d
             d = buf
-        self._descend(p, np.multiply(d, group["lr"], out=work))
+        self._descend_by(p, d, group["lr"])
 
 
 class Adagrad(Optimizer):
@@ -312,7 +311,7 @@ class Adagrad(Optimizer):
         s += np.square(g, out=work)
         std = np.sqrt(s, out=work)
         std += group["eps"]
-        self._descend(p, np.multiply(np.divide(g, std, out=work), lr, out=work))
+        self._descend_by(p, np.divide(g, std, out=work), lr)
 
 
 __all__ = ["Adagrad", "Adam", "AdamW", "RMSprop", "SGD"]

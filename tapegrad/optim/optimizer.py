@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, TypeVar, overload
 
 import numpy as np
 
+from .._blas import axpy
 from .._state import enable_grad, no_grad
 from .._state import state as modes
 from ..tensor import Tensor
@@ -251,10 +252,23 @@ class Optimizer:
             except ValueError:  # (read-only memory: p.sub_ raises the project's error)
                 pass
             else:
-                p._version_counter()[0] += 1  # (as tensor/writing.py's inplace)
-                p._inplace_op = "sub_"
+                Optimizer._changed(p)
                 return
         p.sub_(delta)
+
+    def _descend_by(self, p: Tensor, d: np.ndarray, scale: float) -> None:
+        """p -= scale * d: in one pass through BLAS axpy where SciPy is installed (tapegrad/_blas.py
+        says why), else `scale * d` into scratch slot 0 (d may be there already) and _descend."""
+        if not modes.vmap_levels and axpy(-scale, d, p._data):
+            Optimizer._changed(p)
+            return
+        Optimizer._descend(p, np.multiply(d, scale, out=self._scratch(d)))
+
+    @staticmethod
+    def _changed(p: Tensor) -> None:
+        """The version bump every in-place op makes (as tensor/writing.py's inplace)."""
+        p._version_counter()[0] += 1
+        p._inplace_op = "sub_"
 
     def _add_weight_decay(self, p: Tensor, g: np.ndarray, weight_decay: float) -> np.ndarray:
         """g + weight_decay * p (L2 regularisation through the gradient) in scratch slot 1; the

@@ -2,9 +2,9 @@
 
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, transcendental,
 reduction, shape, linalg, linear_systems (inverse, determinant, solves, Cholesky), decompositions
-(eigh), einsum, fused, nn (convolution), pooling, normalization (its kernels in
-fused_normalization), attention, gelu. Importing this package registers them all, and the
-textbook rules of the functions made of several primitives
+(eigh, svd), factorizations (QR), matrix_functions (matrix_exp), einsum, fused, nn (convolution),
+pooling, normalization (its kernels in fused_normalization), attention, gelu. Importing this
+package registers them all, and the textbook rules of the functions made of several primitives
 (composites.py and the composite_*.py by topic: what the teaching tools show for F.cross_entropy,
 softmax, ...). Each primitive also has its batching rule for vmap: the kinds in batching.py,
 indexing under vmap in batched_index.py, the values of a batched tensor in batched_array.py.
@@ -12,7 +12,7 @@ indexing under vmap in batched_index.py, the values of a batched tensor in batch
 
 from . import attention, einsum, elementwise, fused, gelu, linalg, nn, normalization  # noqa: F401
 from . import fused_normalization, pooling, reduction, shape, transcendental  # noqa: F401
-from . import decompositions, linear_systems  # noqa: F401
+from . import decompositions, factorizations, linear_systems, matrix_functions  # noqa: F401
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
 from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
 from . import composite_margins  # noqa: F401  (functions' rules)

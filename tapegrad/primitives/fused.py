@@ -90,8 +90,9 @@ def batch_linear(level, prim, inputs, batched, params):
 )
 def linear(x, w, b):
     out = product(x, w.T)
-    if out.dtype == np.result_type(out, b):  # (the bias added into the fresh product: one
-        return np.add(out, b, out=out)  # array per layer, as hand-written NumPy does)
+    if out.dtype is b.dtype or out.dtype == np.result_type(out, b):  # (the bias added into the
+        # fresh product: one array per layer, as hand-written NumPy does)
+        return np.add(out, b, out=out)
     return out + b
 
 

@@ -19,9 +19,8 @@ from .node import Node
 _SEQ = attrgetter("seq")
 
 
-def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> dict:
-    """For every node reachable from `root_nodes`: how many edges point at it. The leaf tensors
-    reached are added to `leaves` when it is given."""
+def count_consumers(root_nodes: Iterable[Node]) -> dict:
+    """For every node reachable from `root_nodes`: how many edges point at it."""
     deps: dict = {}
     stack = []
     for r in root_nodes:
@@ -37,9 +36,23 @@ def count_consumers(root_nodes: Iterable[Node], leaves: set | None = None) -> di
                 else:
                     deps[e] = 1
                     stack.append(e)
-            elif leaves is not None and e is not None:
-                leaves.add(e)
     return deps
+
+
+def leaves_reached(root_nodes: Iterable[Node]) -> set:
+    """The leaf tensors reachable from `root_nodes` (count_consumers' walk without the counting:
+    a grad(..., inputs=leaves) call asks it once, to know whether anything needs pruning)."""
+    seen = set(root_nodes)
+    stack, leaves = list(seen), set()
+    while stack:
+        for e in stack.pop().edges:
+            if e.__class__ is Node:
+                if e not in seen:
+                    seen.add(e)
+                    stack.append(e)
+            elif e is not None:
+                leaves.add(e)
+    return leaves
 
 
 def execution_order(root_nodes: Iterable[Node]) -> list:
@@ -68,7 +81,7 @@ class Plan:
             # only leaves asked for, and every leaf reached is one: nothing to prune
             only_leaves = not any(t.__class__ is Node for t in targets)
             if only_leaves:
-                count_consumers(root_nodes, self.reached_leaves)
+                self.reached_leaves = leaves_reached(root_nodes)
             if not only_leaves or not self.reached_leaves <= targets:  # only nodes on a path to a
                 self.pruned, self.reached_leaves = _needed(root_nodes, targets)  # target run
                 root_nodes = list(filter(self.pruned.__contains__, root_nodes))

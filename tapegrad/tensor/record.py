@@ -273,11 +273,26 @@ def keep_pair_with_constant(
     if numbers is not None and node.prim.elementwise:  # (a number never changes the other
         same = d.dtype is out.dtype  # input's shape; NumPy 1's value-based casting can change
         # its dtype: float16 * 1e5 is float32 there)
-    elif len(plan.shaped) == 1:  # (only the input that needs a gradient: its shape is the test)
-        same = d.shape == out.shape and d.dtype is out.dtype
     else:
-        same = looks_like(args, plan.shaped, out)
+        same = pair_looks_like(args, needs, numbers is not None, plan, out)
     node.shapes, node.dtypes = (None, None) if same else shapes_and_dtypes(args)
+
+
+def pair_looks_like(
+    args: Sequence[Any], needs: int, number: bool, plan: SavePlan, out: np.ndarray
+) -> bool:
+    """keep_pair_with_constant's test when the constant is not a number beside an elementwise
+    op: whether the inputs the plan shapes look like the output."""
+    if len(plan.shaped) != 1:
+        return looks_like(args, plan.shaped, out)
+    # (only the input that needs a gradient: its shape is the test; an integer or bool tensor
+    # beside it would make NumPy's rule float64, as in x * int32 tensor: fit casts it back)
+    d = args[needs - 1]._data
+    if d.shape != out.shape or d.dtype is not out.dtype:
+        return False
+    other = args[2 - needs]
+    other = other._data if isinstance(other, Tensor) else other
+    return number or getattr(other, "dtype", out.dtype).kind in "fc"
 
 
 # The (None, number) and (number, None) pairs of keep_pair_with_constant, shared per number object

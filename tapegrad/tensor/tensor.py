@@ -26,6 +26,7 @@ from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .conversion import ConversionMixin
 from .elementwise import ElementwiseMixin
+from .factorizations import FactorizationsMixin
 from .grad import HookHandle, register_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
@@ -58,6 +59,7 @@ class Tensor(
     ScatterMixin,
     LinalgMixin,
     LinearSystemsMixin,
+    FactorizationsMixin,
     InplaceMixin,
     RandomMixin,
     ConversionMixin,

@@ -128,6 +128,9 @@ KIND_PRIMS = {
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
     "svd": ("svdvals", "svd_u", "svd_vh", "pinv"),  # (likewise: separated singular values)
+    "qr": ("qr_q", "qr_r"),  # (of a well-conditioned matrix, tall, square or wide)
+    "lu": ("lu_unpivoted", "lu_permutation"),  # (likewise; through P L U and lu_solve)
+    "matrix_exp": "matrix_exp",
 }
 PIECEWISE = (
     "relu",
@@ -245,6 +248,16 @@ def _np_windows(x, k, stride):
     ).reshape(x.shape[:2] + (ho, wo, k * k))
 
 
+def _np_expm(a):
+    """exp of each matrix of a (of 1-norm at most ~2) by its Taylor series: 30 terms are exact to
+    double precision there."""
+    term = out = np.broadcast_to(np.eye(a.shape[-1]), a.shape).copy()
+    for k in range(1, 30):
+        term = term @ a / k
+        out = out + term
+    return out
+
+
 def _np_namespace(exact_casts: bool) -> dict:
     """exact_casts=False: the float32 round trip becomes the identity (what its rule
     differentiates)."""
@@ -262,6 +275,7 @@ def _np_namespace(exact_casts: bool) -> dict:
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
         "erf": np.vectorize(math.erf, otypes=[np.float64]),
         "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
+        "expm": _np_expm,
     }
 
 
@@ -1430,6 +1444,51 @@ class _Gen:
             return self.emit(kind, f"tg.linalg.pinv({b_tg})", f"np.linalg.pinv({b_np})")
         tg_rhs = f"(lambda r: (r.U * r.S.unsqueeze(-2)) @ r.Vh)(tg.linalg.svd({b_tg}, False))"
         return self.emit(kind, tg_rhs, b_np)
+
+    def op_qr(self, kind):
+        """Q or R of B = I + A (tall, square or wide, the identity's ones on its diagonal) for a
+        value A of entries up to 0.1: B's leading columns stay well-conditioned."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 4 and s[-1] <= 4,
+            new_shape=self.choice([(3, 2), (2, 2), (2, 3), (2, 3, 3)]),
+        )
+        rows, cols = self.shape_of(a)[-2:]
+        a_tg, a_np = self.scaled(a, a, 0.1)
+        eye = f"np.eye({rows}, {cols})"
+        b_tg, b_np = f"({a_tg} + tg.tensor({eye}))", f"({a_np} + {eye})"
+        part = self.choice(["Q", "R"])
+        index = "0" if part == "Q" else "1"
+        return self.emit(kind, f"tg.linalg.qr({b_tg}).{part}", f"np.linalg.qr({b_np})[{index}]")
+
+    def op_lu(self, kind):
+        """P L U of a well-conditioned B = A + 2 I (rectangular too: its pivots chosen away from
+        ties by A's entries), or lu_solve with it against NumPy's solve."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] <= 4 and s[-1] <= 4,
+            new_shape=self.choice([(3, 2), (2, 2), (2, 3), (2, 3, 3)]),
+        )
+        rows, cols = self.shape_of(a)[-2:]
+        a_tg, a_np = self.scaled(a, a, 0.5)
+        eye = f"np.eye({rows}, {cols}) * 2"
+        b_tg, b_np = f"({a_tg} + tg.tensor({eye}))", f"({a_np} + {eye})"
+        if rows != cols or self.flag():
+            tg_rhs = f"(lambda r: r.P @ r.L @ r.U)(tg.linalg.lu({b_tg}))"
+            return self.emit(kind, tg_rhs, b_np)
+        rhs = self.new_leaf(self.shape_of(a)[:-1] + (self.integer(1, 2),))
+        tg_rhs = (
+            f"(lambda f: tg.linalg.lu_solve(f.LU, f.pivots, {rhs}))(tg.linalg.lu_factor({b_tg}))"
+        )
+        return self.emit(kind, tg_rhs, f"np.linalg.solve({b_np}, {rhs})")
+
+    def op_matrix_exp(self, kind):
+        """exp of a square value scaled to entries up to 1/2 (the reference: its Taylor series)."""
+        a = self.pick(
+            lambda s: len(s) >= 2 and s[-2] == s[-1] and s[-1] <= 3,
+            new_shape=self.choice([(2, 2), (3, 3), (2, 2, 2)]),
+        )
+        a_tg, a_np = self.scaled(a, a, 0.5)
+        form = self.choice(["tg.linalg.matrix_exp({a})", "({a}).matrix_exp()"])
+        return self.emit(kind, form.format(a=a_tg), f"expm({a_np})")
 
     # ---- transcendental -------------------------------------------------------------------------
     def op_hyperbolic(self, kind):

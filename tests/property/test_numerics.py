@@ -400,6 +400,11 @@ LINALG_CASES = {
     "svd_u": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).U.abs(),
     "svd_vh": lambda a, b, m: tg.linalg.svd(a, full_matrices=False).Vh.abs(),
     "pinv": lambda a, b, m: tg.linalg.pinv(a),
+    "qr_q": lambda a, b, m: tg.linalg.qr(_spd(a)).Q,
+    "qr_r": lambda a, b, m: tg.linalg.qr(a).R,
+    "matrix_exp": lambda a, b, m: tg.linalg.matrix_exp(_spd(a) * 0.1),
+    "lu_unpivoted": lambda a, b, m: tg.linalg.lu_factor(_spd(a)).LU,
+    "lu_permutation": lambda a, b, m: tg.linalg.lu(a).P @ a,
 }
 DTYPE_CASES.update(LINALG_CASES)
 COMPOSITE_CASES = {
