@@ -50,10 +50,11 @@ def kl_div(
     if log_target:
         losses = y.exp() * (y - x)
     else:
-        values = y.numpy()
-        positive = values > 0
-        # (y log y, 0 at y = 0; the log reads a safe 1 there, so no 0 * inf in backward)
-        losses = where(positive, y * where(positive, y, 1.0).log(), 0.0) - y * x
+        zero = y.numpy() == 0
+        # (y log y: 0 at y = 0, where the log reads a safe 1, so no 0 * inf in backward; NaN
+        # for a negative target, as PyTorch's xlogy)
+        with np.errstate(invalid="ignore"):
+            losses = where(zero, 0.0, y * where(zero, 1.0, y).log()) - y * x
     out = _reduce(losses, mode)
     if batchmean and x.ndim:
         out = out / float(x.shape[0])

@@ -211,8 +211,8 @@ def _kl_symbols(p: dict, v: dict) -> dict:
     reduction = p.get("reduction", "mean")
     divisor = {"mean": p.get("N", 1), "batchmean": p.get("batch", 1)}.get(reduction, 1)
     y = np.asarray(v["y"])
-    with np.errstate(divide="ignore"):
-        return {"D": divisor, "log_y": np.where(y > 0, np.log(np.where(y > 0, y, 1.0)), 0.0)}
+    with np.errstate(invalid="ignore"):
+        return {"D": divisor, "log_y": np.where(y == 0, 0.0, np.log(np.where(y == 0, 1.0, y)))}
 
 
 @composite("kl_div", _kl_symbols, variants=(("log_target=True", {"log_target": True}),))
