@@ -16,7 +16,8 @@ from . import decompositions, factorizations, linear_systems, matrix_functions  
 from . import special_functions  # noqa: F401
 from . import floating  # noqa: F401  (nextafter)
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
-from . import composite_layers, composite_losses, composites  # noqa: F401  (functions' rules)
+from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
+from . import composite_margins  # noqa: F401  (functions' rules)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [
