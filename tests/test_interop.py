@@ -406,6 +406,7 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.triu": (lambda a, b: np.triu(a, 1) + np.triu(b, k=-1), True),
     "np.diag": (lambda a, b: np.diag(a) + np.diag(a, k=1)[0] + np.diag(np.diag(b))[1], True),
     "np.einsum": (lambda a, b: np.einsum("ij,kj->ik", a, b, optimize=True), True),
+    "np.i0": (lambda a, b: np.i0(a) * b, True),  # (tg.i0: the same Bessel function)
 }
 
 

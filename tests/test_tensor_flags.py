@@ -115,3 +115,11 @@ def test_hardshrink_and_prelu_match_torch_with_gradients():
     assert gradcheck(lambda a, b: a.prelu(b), (x, w))
     with pytest.raises(ValueError, match="mismatch of parameter numbers"):
         tg.ones(2, 3, 4).prelu(tg.ones(4))
+
+
+def test_hardshrink_method_agrees_with_functional_and_torch_at_nan_and_bounds():
+    torch = pytest.importorskip("torch")
+    values = [float("nan"), -0.5, 0.5, 0.2, -1.0, 2.0]
+    mine = tg.tensor(values).hardshrink()
+    np.testing.assert_array_equal(mine.numpy(), tg.nn.functional.hardshrink(tg.tensor(values)))
+    np.testing.assert_array_equal(mine.numpy(), torch.tensor(values).hardshrink().numpy())

@@ -29,7 +29,7 @@ class ActivationsMixin(TensorBase):
         tensor([-1.0000,  0.0000,  0.7000])
         """
         x = cast("Tensor", self)
-        return where(x.abs() > lambd, x, 0)
+        return where((x.abs() > lambd) | x.isnan(), x, 0)  # (NaN stays NaN, as PyTorch's)
 
     def prelu(self, weight: Any) -> Tensor:
         """x where x > 0, else weight * x; weight has one value, or one per channel (dim 1).
