@@ -32,6 +32,7 @@ P42 = R.uniform(0.1, 0.9, (4, 2))
 X45 = R.standard_normal((4, 5))
 X234 = R.standard_normal((2, 3, 4))
 X3222 = R.standard_normal((2, 3, 2, 2))
+X2622 = np.random.default_rng(4).standard_normal((2, 6, 2, 2))
 X238 = R.standard_normal((2, 3, 8))
 IDX = np.array([[0, 1, 3], [1, 1, 4]])
 
@@ -109,6 +110,39 @@ def _norm(layer: bool, shape: tuple, affine: bool, running: bool = False) -> Cal
             )
             out = F.batch_norm(x, mean, var, w, b, training=not running, eps=1e-3)
         return out, [v for v in (x, w, b) if v is not None]
+
+    return build
+
+
+def _grouped(fn: str, groups: int | None, affine: bool) -> Callable:
+    """group_norm (groups given) or instance_norm (None): X3222 (3 channels), X2622 for 2 groups."""
+
+    def build(lib, F, t):
+        R = np.random.default_rng(5)  # (the same values for both libraries)
+        x = t(X3222 if groups != 2 else X2622, True)
+        c = x.shape[1]
+        w = t(R.uniform(0.5, 1.5, c), True) if affine else None
+        b = t(R.standard_normal(c), True) if affine else None
+        if groups is None:
+            out = F.instance_norm(x, weight=w, bias=b, eps=1e-3)
+        else:
+            out = F.group_norm(x, groups, w, b, eps=1e-3)
+        return out, [v for v in (x, w, b) if v is not None]
+
+    return build
+
+
+def _rms_affine(lib, F, t):
+    x = t(X234, True)
+    w = t(np.random.default_rng(6).uniform(0.5, 1.5, (3, 4)), True)
+    return F.rms_norm(x, (3, 4), w, eps=1e-4), [x, w]
+
+
+def _seeded(fn: Callable, a: np.ndarray) -> Callable:
+    def build(lib, F, t):
+        tg.manual_seed(3)
+        x = t(a, True)
+        return fn(F, x), [x]
 
     return build
 
@@ -302,6 +336,47 @@ CALLS = [
     Call("batch_norm", _norm(False, (4, 5), True), "train-2d"),
     Call("batch_norm", _norm(False, (2, 3, 2, 2), True), "train-4d"),
     Call("batch_norm", _norm(False, (2, 3, 2, 2), True, running=True), "eval"),
+    Call("group_norm", _grouped("group_norm", 2, True), "affine"),
+    Call("group_norm", _grouped("group_norm", 3, False), "plain"),
+    Call("instance_norm", _grouped("instance_norm", None, True), "affine"),
+    Call("rms_norm", _one(lambda lib, F, t, x: F.rms_norm(x, (5,), eps=1e-3), X45), "plain"),
+    Call("rms_norm", _rms_affine, "affine"),
+    Call(
+        "conv_transpose1d",
+        _wrapped("conv_transpose1d", (3, 2, 3), (2,), stride=2, padding=1, output_padding=1),
+        "conv_transpose1d",
+    ),
+    Call(
+        "conv_transpose2d",
+        _wrapped("conv_transpose2d", (3, 2, 2, 2), a=X3222, stride=2, dilation=(1, 2)),
+        "no-bias",
+    ),
+    Call(
+        "interpolate",
+        _one(lambda lib, F, t, x: F.interpolate(x, size=(3, 5), mode="bilinear"), X3222),
+        "bilinear",
+    ),
+    Call(
+        "interpolate",
+        _one(lambda lib, F, t, x: F.interpolate(x, scale_factor=1.5, mode="nearest"), X238),
+        "nearest-1d",
+    ),
+    Call("pixel_shuffle", _one(lambda lib, F, t, x: F.pixel_shuffle(x, 2), X2622[:, :4]), "r2"),
+    Call("pixel_unshuffle", _one(lambda lib, F, t, x: F.pixel_unshuffle(x, 2), X3222), "r2"),
+    Call("dropout1d", _seeded(lambda F, x: F.dropout1d(x, 0.4), X238), "p", torch=False),
+    Call("dropout2d", _seeded(lambda F, x: F.dropout2d(x, 0.4), X3222), "p", torch=False),
+    Call("dropout3d", _seeded(lambda F, x: F.dropout3d(x[None], 0.4), X3222), "p", torch=False),
+    Call(
+        "alpha_dropout",
+        _seeded(lambda F, x: F.alpha_dropout(x, 0.3, training=True), X45),
+        "p",
+        torch=False,
+    ),
+    Call(
+        "local_response_norm",
+        _one(lambda lib, F, t, x: F.local_response_norm(x, 3, 0.5, 0.7, 2.0), X2622),
+        "size3",
+    ),
     Call("dropout", _dropout, "p", torch=False),
     Call("embedding", _embedding(), "plain"),
     Call("embedding", _embedding(padding_idx=1, scale_grad_by_freq=True), "padding-freq"),

@@ -48,6 +48,19 @@ from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool
 from .sparse import Embedding
 from .utils import clip_grad_norm_
 
+# ---- layers PyTorch has that real programs use (branch layers) ----
+from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm, RMSNorm
+from .recurrent import GRU, LSTM, RNN
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d
+from .multihead_attention import MultiheadAttention
+from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
+from .resampling import UpsamplingNearest2d
+from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
+from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
+
 __all__ = [
     "Adam",
     "AdaptiveAvgPool2d",
@@ -136,4 +149,38 @@ __all__ = [
     "MultiMarginLoss",
     "SoftMarginLoss",
     "TripletMarginLoss",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "RMSNorm",
+    "LocalResponseNorm",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNCell",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "Unflatten",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "AlphaDropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "MultiheadAttention",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -310,3 +310,15 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
     else:
         index = positions % n
     return x[before + (index,)]
+
+
+# ---- PyTorch's other layers' functions (branch layers): re-exported from their topic modules ----
+from .functional_conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d  # noqa: E402
+from .functional_group_norm import group_norm, instance_norm, local_response_norm  # noqa: E402
+from .functional_group_norm import rms_norm  # noqa: E402
+from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rms_norm"]
+__all__ += ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+__all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_response_norm"]

@@ -18,6 +18,7 @@ from . import floating  # noqa: F401  (nextafter)
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
 from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
 from . import composite_margins  # noqa: F401  (functions' rules)
+from . import composite_resampling  # noqa: F401  (transposed convolutions, interpolate, shuffles)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [

@@ -1,6 +1,8 @@
 """The textbook rules of the functions layers and models call that run as several primitives:
 the softmax family, activations (gelu, silu, elu, softplus), normalisations (layer_norm,
-batch_norm, F.normalize, var, std) and dropout, embedding, pad, adaptive pooling, one_hot.
+batch_norm, group_norm, instance_norm, rms_norm, local_response_norm, F.normalize, var, std),
+dropout and its variants, embedding, pad, adaptive pooling, one_hot (composite_resampling.py
+holds the resampling functions').
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule, its symbols and its
 variants are).
@@ -9,6 +11,7 @@ variants are).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -172,6 +175,112 @@ def _batch_norm(p: dict) -> Rule:
     )
 
 
+def _group_symbols(p: dict, v: dict) -> dict:
+    """group_norm's and instance_norm's: avg and var over each group of channels of a sample."""
+    x, groups = v["x"], p["groups"]
+    rows = (x.shape[0], groups, -1)
+
+    def over_group(fn: Any) -> Any:
+        return lambda t: np.broadcast_to(
+            fn(np.reshape(t, rows), axis=2, keepdims=True),
+            (x.shape[0], groups, x[0].size // groups),
+        ).reshape(x.shape)
+
+    avg, var = over_group(np.mean), over_group(np.var)
+    eps = p.get("eps", 1e-5)
+    symbols = {"avg": avg, "var": var, "eps": eps, "xhat": (x - avg(x)) / np.sqrt(var(x) + eps)}
+    if "w" in v:
+        symbols["w"] = np.reshape(v["w"], (1, -1) + (1,) * (x.ndim - 2))
+    symbols["sum"] = lambda t, axis=None: np.sum(t, axis=axis)
+    symbols["others"] = tuple(p.get("others", ()))
+    return symbols
+
+
+@composite("group_norm", _group_symbols)
+def _group_norm(p: dict) -> Rule:
+    return Rule(
+        "group_norm",
+        "xhat * w + b",
+        _normalise_rules(p, "others"),
+        (
+            f"xhat = (x - avg(x)) / sqrt(var(x) + eps); avg and var over each of the "
+            f"{p.get('groups', 'num_groups')} groups of channels of each sample; others: every "
+            f"axis but the channel axis (1)",
+        ),
+    )
+
+
+@composite("instance_norm", _group_symbols)
+def _instance_norm(p: dict) -> Rule:
+    return Rule(
+        "instance_norm",
+        "xhat * w + b",
+        _normalise_rules(p, "others"),
+        (
+            "xhat = (x - avg(x)) / sqrt(var(x) + eps); avg and var over the positions of each "
+            "channel of each sample; others: every axis but the channel axis (1)",
+        ),
+    )
+
+
+def _rms_symbols(p: dict, v: dict) -> dict:
+    axes, x = tuple(p["axes"]), v["x"]
+    r = 1 / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + p.get("eps", 0.0))
+    symbols = {**along(axes), "r": r, "batch": tuple(p.get("others", ()))}
+    symbols["sum"] = lambda t, axis=None: np.sum(t, axis=axis)
+    return symbols
+
+
+@composite("rms_norm", _rms_symbols)
+def _rms_norm(p: dict) -> Rule:
+    gw = "g * w" if p.get("weight", True) else "g"
+    rules: dict[str, str | None] = {"x": f"r * ({gw} - x * r ** 2 * avg({gw} * x))"}
+    if p.get("weight", True):
+        rules["w"] = "sum(g * x * r, axis=batch)"
+    k = len(p.get("axes", (-1,)))
+    return Rule(
+        "rms_norm",
+        "x * r * w",
+        rules,
+        (
+            f"r = 1 / sqrt(avg(x ** 2) + eps); avg over the last {k} axes of each sample; "
+            f"batch: the leading axes",
+        ),
+    )
+
+
+def _lrn_symbols(p: dict, v: dict) -> dict:
+    x, size = v["x"], p["size"]
+    c = x.shape[1]
+    offsets = np.arange(c)[None, :] - np.arange(c)[:, None]
+    m = ((offsets >= -(size // 2)) & (offsets <= (size - 1) // 2)) / size  # (row c: c's window)
+
+    def window_t(t: np.ndarray) -> np.ndarray:  # (the window's transpose, over axis 1)
+        return np.moveaxis(np.moveaxis(t, 1, -1) @ m, -1, 1)
+
+    avg = np.moveaxis(np.moveaxis(x * x, 1, -1) @ m.T, -1, 1)
+    d = p.get("k", 1.0) + p.get("alpha", 1e-4) * avg
+    return {
+        "d": d,
+        "alpha": p.get("alpha", 1e-4),
+        "beta": p.get("beta", 0.75),
+        "T_window": window_t,
+    }
+
+
+@composite("local_response_norm", _lrn_symbols)
+def _local_response_norm(p: dict) -> Rule:
+    return Rule(
+        "local_response_norm",
+        "x / d ** beta",
+        {"x": "g / d ** beta - 2 * alpha * beta * x * T_window(g * x / d ** (beta + 1))"},
+        (
+            "d = k + alpha * window(x ** 2): window averages size neighbouring channels (axis "
+            "1); T_window sums back over the windows each channel is in",
+        ),
+    )
+
+
 def _lp_symbols(p: dict, v: dict) -> dict:
     power, dim, eps = p.get("p", 2.0), p.get("dim", 1), p.get("eps", 1e-12)
     x = v["x"]
@@ -236,6 +345,39 @@ def _dropout(p: dict) -> Rule:
         "x * mask / (1 - p)",
         {"x": x, "mask": None},
         (f"mask: 1 where x is kept, 0 where dropped (drawn with p = {p.get('p', 0.5)})",),
+    )
+
+
+def _channel_dropout(name: str) -> None:
+    """dropout1d/2d/3d: dropout's rule, the mask one draw per channel (broadcast)."""
+
+    def build(p: dict) -> Rule:
+        made = _dropout(p)
+        note = "mask: 1 where a channel is kept, 0 where dropped (one draw per channel)"
+        return Rule(name, made.expr, made.rules, (note,))
+
+    composite(name, _dropout_symbols)(build)
+
+
+for _name in ("dropout1d", "dropout2d", "dropout3d"):
+    _channel_dropout(_name)
+
+
+def _alpha_symbols(p: dict, v: dict) -> dict:
+    q, limit = p.get("p", 0.5), 1.0507009873554805 * 1.6732632423543772
+    return {"a": 1.0 / math.sqrt((limit**2 * q + 1.0) * (1.0 - q)) if q < 1 else 0.0}
+
+
+@composite("alpha_dropout", _alpha_symbols)
+def _alpha_dropout(p: dict) -> Rule:
+    return Rule(
+        "alpha_dropout",
+        "a * x * mask + b",
+        {"x": "g * a * mask", "mask": None},
+        (
+            "mask: 1 where x is kept; dropped values become SELU's negative limit s, then "
+            "a = 1 / sqrt((s ** 2 * p + 1) * (1 - p)) and b keep mean 0 and variance 1",
+        ),
     )
 
 

@@ -1,0 +1,212 @@
+"""Transposed convolutions as functions: conv_transpose1d and conv_transpose2d (PyTorch's
+signatures, output sizes and errors).
+
+A transposed convolution is the gradient of a convolution with respect to its input: with weight
+(C_in, C_out / groups, *kernel), it is conv2d_input_grad of the convolution taking C_out channels
+to C_in with that same weight, recorded as that one primitive (whose rules give every order of
+derivative). 1-D runs as 2-D over a unit H axis; unbatched inputs get a unit batch axis.
+
+Layer L5: imports tensor.py, the rule table (primitives/nn.py) and functional_conv's helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..math import cat
+from ..primitives import nn as P
+from ..tape.composite import mark
+from ..tensor import Tensor
+from .functional_conv import _as_2d, _check_input, _from_2d, parse_ints
+
+
+def output_geometry(
+    sizes: tuple,
+    kernel: tuple,
+    stride: tuple,
+    padding: tuple,
+    output_padding: tuple,
+    dilation: tuple,
+    layer: str,
+) -> tuple:
+    """The output's spatial sizes, (n - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1 per axis, after PyTorch's checks."""
+    if any(p >= s and p >= d for p, s, d in zip(output_padding, stride, dilation)):
+        names = ("height", "width") if len(sizes) == 2 else ("width",)
+        told = " ".join(
+            f"{what}_{n}: {v}"
+            for what, values in (
+                ("output_padding", output_padding),
+                ("stride", stride),
+                ("dilation", dilation),
+            )
+            for n, v in zip(names, values)
+        )
+        raise RuntimeError(
+            f"{layer}: output padding must be smaller than either stride or dilation, but got "
+            f"{told}"
+        )
+    out = tuple(
+        (n - 1) * s - 2 * p + d * (k - 1) + op + 1
+        for n, k, s, p, op, d in zip(sizes, kernel, stride, padding, output_padding, dilation)
+    )
+    if any(o <= 0 for o in out):
+        raise RuntimeError(
+            f"{layer}: Given input size per channel: ({' x '.join(map(str, sizes))}). Calculated "
+            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small"
+        )
+    return out
+
+
+def conv_transpose_nd(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+    *,
+    dims: int,
+    layer: str,
+) -> Tensor:
+    """conv_transpose1d / 2d, checked and recorded as conv2d_input_grad (+ bias); `layer` names
+    the caller in errors.
+
+    >>> conv_transpose_nd(tg.ones(1, 1, 2, 2), tg.ones(1, 1, 2, 2), None, 2, 0, 0, 1, 1,
+    ...                   dims=2, layer="conv_transpose2d").shape
+    (1, 1, 4, 4)
+    """
+    batched = _check_input(input, dims, layer)
+    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
+        raise ValueError(
+            f"{layer}: weight must be a {dims + 2}-D Tensor (in_channels, out_channels/groups, "
+            f"{'kernel' if dims == 1 else 'kH, kW'}), got "
+            f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}"
+        )
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
+    if input.dtype.kind != "f" or weight.dtype != input.dtype:
+        raise TypeError(
+            f"{layer}: input and weight must have the same floating dtype, got input "
+            f"{input.dtype} and weight {weight.dtype}; convert one with .to(dtype)"
+        )
+    in_channels, out_per_group = weight.shape[:2]
+    channels = input.shape[1 if batched else 0]
+    if channels != in_channels:
+        raise RuntimeError(
+            f"{layer}: Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {in_channels} channels, but got {channels} channels "
+            f"instead"
+        )
+    if in_channels % groups:
+        raise ValueError(
+            f"{layer}: weight of shape {weight.shape} has {in_channels} input channels, not "
+            f"divisible by groups={groups}"
+        )
+    out_channels = out_per_group * groups
+    if bias is not None and (not isinstance(bias, Tensor) or bias.shape != (out_channels,)):
+        got = bias.shape if isinstance(bias, Tensor) else type(bias).__name__
+        raise ValueError(f"{layer}: bias must be a Tensor of shape ({out_channels},), got {got}")
+    kernel = weight.shape[2:]
+    stride = parse_ints(stride, "stride", dims, 1, layer)
+    pads = parse_ints(padding, "padding", dims, 0, layer)
+    extra = parse_ints(output_padding, "output_padding", dims, 0, layer)
+    dilation = parse_ints(dilation, "dilation", dims, 1, layer)
+    sizes = output_geometry(input.shape[-dims:], kernel, stride, pads, extra, dilation, layer)
+    one = (1,) * (2 - dims)
+    x = _as_2d(input, dims, batched)
+    # The convolution this one is the input gradient of (C_out -> C_in channels) reads an input
+    # of the output's size padded by `padding` before and `padding - output_padding` after, so
+    # that its output is exactly x's size; where output_padding exceeds padding, the rows and
+    # columns past the padding are beyond every window's reach: zeros, appended after.
+    beyond = tuple(max(0, op - p) for op, p in zip(extra, pads))
+    inner = tuple(n - b for n, b in zip(sizes, beyond))
+    after = tuple(max(0, p - op) for op, p in zip(extra, pads))
+    four = (0, 0, pads[0], after[0]) if dims == 1 else (pads[0], after[0], pads[1], after[1])
+    geometry = {"stride": one + stride, "padding": four, "dilation": one + dilation}
+    geometry["groups"] = int(groups)
+    out = P.conv2d_input_grad(
+        x,
+        weight.reshape(weight.shape[:2] + one + kernel),
+        input_shape=(x.shape[0], out_channels) + one + inner,
+        **geometry,
+    )
+    inner_shape = out.shape
+    for axis, n in zip(range(4 - dims, 4), beyond):
+        if n:
+            zeros = np.zeros(out.shape[:axis] + (n,) + out.shape[axis + 1 :], out.dtype)
+            out = cat([out, Tensor(zeros)], axis)
+    if bias is not None:
+        out = out + bias.reshape(1, out_channels, 1, 1)
+    params = {**geometry, "dims": dims, "shapes": (x.shape, inner_shape, out.shape)}
+    return mark(
+        _from_2d(out, dims, batched),
+        f"conv_transpose{dims}d",
+        ("x", "w", "b"),
+        (input, weight, bias),
+        params,
+    )
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """2-D transposed convolution of input (N, C_in, H, W) or (C_in, H, W) with weight (C_in,
+    C_out/groups, kH, kW): the gradient of conv2d with respect to its input.
+
+    >>> F.conv_transpose2d(tg.ones(1, 3, 4, 4), tg.ones(3, 8, 3, 3), stride=2).shape
+    (1, 8, 9, 9)
+    """
+    return conv_transpose_nd(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        dims=2,
+        layer="conv_transpose2d",
+    )
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """1-D transposed convolution of input (N, C_in, L) or (C_in, L) with weight (C_in,
+    C_out/groups, k).
+
+    >>> F.conv_transpose1d(tg.ones(2, 3, 5), tg.ones(3, 4, 3), stride=2).shape
+    (2, 4, 11)
+    """
+    return conv_transpose_nd(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        dims=1,
+        layer="conv_transpose1d",
+    )

@@ -1,0 +1,344 @@
+"""Recurrent layers as PyTorch defines them: RNN, LSTM and GRU (stacked, bidirectional, with
+dropout between layers; their one-step cells are in recurrent_cells.py). PyTorch's
+parameter names (weight_ih_l0, bias_hh_l1_reverse, ...), gate order (LSTM: i, f, g, o; GRU: r, z,
+n), init U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), result structure and errors.
+
+Layer L5: the steps are tapegrad ops (linear, sigmoid, tanh, relu, stack, cat), so gradients of
+every order come from the tape; imports tensor.py, math, dtypes and the nn package's module,
+parameter, init and functional.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, cast
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..math import cat, stack
+from ..tensor import Tensor
+from . import init as _init
+from .functional import dropout, linear
+from .module import Module
+from .parameter import Parameter
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+State = Tensor | tuple[Tensor, Tensor]
+
+
+def _size(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than zero")
+    return int(value)
+
+
+def _nonlinearity(name: Any) -> str:
+    if name not in ("tanh", "relu"):
+        raise ValueError(f"Unknown nonlinearity '{name}'. Select from 'tanh' or 'relu'.")
+    return str(name)
+
+
+def _step(
+    mode: str, projected: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None
+) -> State:
+    """One time step: `projected` is x @ weight_ih.T + bias_ih, computed for the whole sequence
+    at once (one product rather than one per step); returns h' (LSTM: (h', c'))."""
+    if mode == "LSTM":
+        h, c = cast(tuple, state)  # (the callers pass LSTM a pair)
+        i, f, g, o = (projected + linear(h, weight_hh, bias_hh)).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        return o.sigmoid() * c.tanh(), c
+    state = cast(Tensor, state)
+    hidden = linear(state, weight_hh, bias_hh)
+    if mode == "GRU":  # n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), as PyTorch
+        x_r, x_z, x_n = projected.chunk(3, -1)
+        h_r, h_z, h_n = hidden.chunk(3, -1)
+        r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
+        n = (x_n + r * h_n).tanh()
+        return (1 - z) * n + z * state
+    total = projected + hidden
+    return total.tanh() if mode == "RNN_TANH" else total.relu()
+
+
+def _init_uniform(module: Module, hidden_size: int) -> None:
+    """Every parameter U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as PyTorch's."""
+    bound = 1.0 / math.sqrt(hidden_size)
+    for p in module.parameters():
+        _init.uniform_(p, -bound, bound)
+
+
+class _RNNBase(Module):
+    """Shared by RNN, LSTM and GRU: the parameters of each layer and direction, and the loop."""
+
+    mode = ""
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.input_size = _size(input_size, "input_size")
+        self.hidden_size = _size(hidden_size, "hidden_size")
+        self.num_layers = _size(num_layers, "num_layers")
+        if (
+            isinstance(dropout, bool)
+            or not isinstance(dropout, (int, float))
+            or not 0 <= dropout <= 1
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if dropout > 0 and self.num_layers == 1:
+            warnings.warn(
+                f"dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
+                UserWarning,
+                stacklevel=3,
+            )
+        if proj_size:
+            raise ValueError(
+                f"{name}: proj_size={proj_size} (an LSTM with projections) is not supported in "
+                f"tapegrad; use proj_size=0 and a Linear layer on the output"
+            )
+        self.bias, self.batch_first = bool(bias), bool(batch_first)
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bool(bidirectional), 0
+        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+        gates = _GATES[self.mode] * self.hidden_size
+        self._flat_weights_names: list[str] = []
+        for layer in range(self.num_layers):
+            width = self.input_size if layer == 0 else self.hidden_size * self._directions
+            for suffix in ("", "_reverse")[: self._directions]:
+                shapes: dict[str, tuple[int, ...]] = {
+                    "weight_ih": (gates, width),
+                    "weight_hh": (gates, self.hidden_size),
+                }
+                if self.bias:
+                    shapes.update(bias_ih=(gates,), bias_hh=(gates,))
+                for kind, shape in shapes.items():
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(np.empty(shape, dtype)))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+        self.to(device=device)
+
+    @property
+    def _directions(self) -> int:
+        return 2 if self.bidirectional else 1
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) (PyTorch's init)."""
+        _init_uniform(self, self.hidden_size)
+
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights for cuDNN here; there is no cuDNN."""
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        """The parameters of each layer and direction, [weight_ih, weight_hh, bias_ih, bias_hh]."""
+        per = 4 if self.bias else 2
+        flat = [getattr(self, n) for n in self._flat_weights_names]
+        return [flat[i : i + per] for i in range(0, len(flat), per)]
+
+    def _check_state(self, h: Any, expected: tuple, what: str) -> None:
+        if not isinstance(h, Tensor):
+            raise TypeError(
+                f"{type(self).__name__}: {what} must be a tapegrad Tensor, got {type(h).__name__}"
+            )
+        if tuple(h.shape) != expected:
+            raise RuntimeError(f"Expected {what} size {expected}, got {list(h.shape)}")
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        name = type(self).__name__
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name} takes a tapegrad Tensor (PackedSequence is not supported), got "
+                f"{type(input).__name__}"
+            )
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.shape[-1]}"
+            )
+        unbatched = input.ndim == 2
+        x = (
+            input.unsqueeze(1)
+            if unbatched
+            else input.transpose(0, 1)
+            if self.batch_first
+            else input
+        )
+        batch = x.shape[1]
+        expected = (self.num_layers * self._directions, batch, self.hidden_size)
+        states = self._initial_states(hx, x, expected, unbatched)
+        output, finals = self._run(x, states)
+        if self.mode == "LSTM":
+            h_n: Any = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
+        else:
+            h_n = stack(finals)
+        if unbatched:
+            output = output.squeeze(1)
+            h_n = tuple(t.squeeze(1) for t in h_n) if isinstance(h_n, tuple) else h_n.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, h_n
+
+    def _initial_states(self, hx: Any, x: Tensor, expected: tuple, unbatched: bool) -> list:
+        """hx as one state per layer and direction (zeros where hx is None)."""
+        lstm = self.mode == "LSTM"
+        parts: list[Any]
+        if hx is None:
+            parts = [Tensor(np.zeros(expected, x.dtype))] * (2 if lstm else 1)
+        elif lstm:
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise TypeError(
+                    f"LSTM: hx must be a pair (h_0, c_0) of tensors, got {type(hx).__name__}"
+                )
+            parts = list(hx)
+        else:
+            parts = [hx]
+        if unbatched and hx is not None:
+            if any(isinstance(t, Tensor) and t.ndim != 2 for t in parts):
+                dims = ", ".join(f"{t.ndim}-D" for t in parts if isinstance(t, Tensor))
+                raise RuntimeError(
+                    f"For unbatched 2-D input, hx should also be 2-D but got ({dims}) tensor(s)"
+                )
+            parts = [t.unsqueeze(1) if isinstance(t, Tensor) else t for t in parts]
+        for i, t in enumerate(parts):
+            self._check_state(t, expected, f"hidden[{i}]" if lstm else "hidden")
+        if lstm:
+            return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
+        return list(parts[0].unbind(0))
+
+    def _run(self, x: Tensor, states: list) -> tuple[Tensor, list]:
+        finals = []
+        for layer in range(self.num_layers):
+            outputs = []
+            for d, suffix in enumerate(("", "_reverse")[: self._directions]):
+                weights = [self._param(f"{kind}_l{layer}{suffix}") for kind in _KINDS]
+                w_ih, w_hh, b_ih, b_hh = weights
+                projected = linear(x, w_ih, b_ih) if w_ih is not None else x
+                state = states[layer * self._directions + d]
+                steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
+                seq = []
+                for t in steps:
+                    state = _step(self.mode, projected[t], state, w_hh, b_hh)
+                    seq.append(state[0] if isinstance(state, tuple) else state)
+                outputs.append(stack(seq if d == 0 else seq[::-1]))
+                finals.append(state)
+            x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = dropout(x, self.dropout, True)
+        return x, finals
+
+    def _param(self, name: str) -> Any:
+        return getattr(self, name, None)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+
+_KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+
+
+class RNN(_RNNBase):
+    """Elman RNN: h_t = tanh(x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh) (or relu), stacked
+    num_layers deep, optionally bidirectional. Input (L, N, H_in) ((N, L, H_in) if batch_first,
+    (L, H_in) unbatched); returns (output, h_n).
+
+    >>> out, h = tg.nn.RNN(3, 5, num_layers=2)(tg.randn(7, 2, 3)); out.shape, h.shape
+    ((7, 2, 5), (2, 2, 5))
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        nonlinearity: str = "tanh",
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        self.nonlinearity = _nonlinearity(nonlinearity)
+        self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state."""
+        return super().forward(input, hx)
+
+
+class LSTM(_RNNBase):
+    """Long short-term memory: gates i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of
+    x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh (in that order along the rows of the weights);
+    c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t). Returns (output, (h_n, c_n)).
+
+    >>> out, (h, c) = tg.nn.LSTM(3, 5, batch_first=True)(tg.randn(2, 7, 3)); out.shape, c.shape
+    ((2, 7, 5), (1, 2, 5))
+    """
+
+    mode = "LSTM"
+
+    def forward(
+        self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros)."""
+        return super().forward(input, hx)
+
+
+class GRU(_RNNBase):
+    """Gated recurrent unit: r, z = sigmoid(...) and n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+    (gates r, z, n in that order along the rows of the weights), h_t = (1 - z) * n + z * h_(t-1).
+    Returns (output, h_n).
+
+    >>> out, h = tg.nn.GRU(3, 5, bidirectional=True)(tg.randn(7, 3)); out.shape, h.shape
+    ((7, 10), (2, 5))
+    """
+
+    mode = "GRU"
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state."""
+        return super().forward(input, hx)
