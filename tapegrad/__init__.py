@@ -163,6 +163,8 @@ __all__ = [
     "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
+    # functions (tapegrad/math.py): special functions
+    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
     # functions (tapegrad/math.py): reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
@@ -186,6 +188,9 @@ __all__ = [
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",

@@ -39,6 +39,8 @@ __all__ = [
     "deg2rad",
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
+    # special functions
+    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
@@ -62,6 +64,9 @@ __all__ = [
     "nonzero", "argwhere", "diagonal", "scatter", "scatter_add", "index_copy", "index_add",
     "index_fill", "masked_scatter", "repeat_interleave", "take", "put", "index_put",
     "narrow_copy", "split_with_sizes", "diagflat", "addr", "renorm",
+    "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
+    "frexp", "ldexp", "nextafter", "unique_consecutive",
+    "as_strided", "as_strided_scatter",
     # linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
@@ -229,6 +234,20 @@ fmax, fmin = _function(Tensor.fmax), _function(Tensor.fmin)
 sgn, signbit = _function(Tensor.sgn), _function(Tensor.signbit)
 isposinf, isneginf = _function(Tensor.isposinf), _function(Tensor.isneginf)
 isreal, conj = _function(Tensor.isreal), _function(Tensor.conj)
+
+# ---- special functions (tensor/transcendental.py; more in tg.special) --------------------------
+lgamma, digamma = _function(Tensor.lgamma), _function(Tensor.digamma)
+erfinv, i0, mvlgamma = _function(Tensor.erfinv), _function(Tensor.i0), _function(Tensor.mvlgamma)
+
+
+def polygamma(n: int, input: TensorLike) -> Tensor:
+    """The n-th derivative of digamma at each element of input (torch.polygamma's order of
+    arguments: n first).
+
+    >>> tg.polygamma(1, tg.tensor([1.0]))
+    tensor([1.6449])
+    """
+    return as_tensor(input).polygamma(n)
 
 
 def real(x: TensorLike) -> Tensor:
@@ -442,6 +461,16 @@ diagflat, addr, renorm = (
     _function(Tensor.addr),
     _function(Tensor.renorm),
 )
+scatter_reduce, index_reduce = _function(Tensor.scatter_reduce), _function(Tensor.index_reduce)
+select_scatter, slice_scatter = _function(Tensor.select_scatter), _function(Tensor.slice_scatter)
+diagonal_scatter = _function(Tensor.diagonal_scatter)
+frexp, ldexp, nextafter = (
+    _function(Tensor.frexp),
+    _function(Tensor.ldexp),
+    _function(Tensor.nextafter),
+)
+unique_consecutive = _function(Tensor.unique_consecutive)
+as_strided, as_strided_scatter = _function(Tensor.as_strided), _function(Tensor.as_strided_scatter)
 
 
 def repeat_interleave(

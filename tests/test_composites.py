@@ -41,8 +41,11 @@ class Call:
     """One call of a composite: build(lib, F, t) -> (out, leaves), written once for tapegrad and
     PyTorch (t(array, grad=False) makes a float64 tensor of `lib`)."""
 
-    def __init__(self, name: str, build: Callable, id: str, torch: bool = True) -> None:
+    def __init__(
+        self, name: str, build: Callable, id: str, torch: bool = True, torch_rtol: float = 1e-10
+    ) -> None:
         self.name, self.build, self.id, self.torch = name, build, id, torch
+        self.torch_rtol = torch_rtol  # (looser where PyTorch's rule rounds a constant to float32)
 
 
 def _arrays(t: Callable, kw: dict) -> dict:
@@ -150,6 +153,50 @@ def _dropout(lib, F, t):
     return F.dropout(x, 0.3), [x]
 
 
+def _prelu(lib, F, t):
+    x, w = t(X42, True), t(np.array([0.25, -0.5]), True)
+    return F.prelu(x, w), [x, w]
+
+
+def _rrelu_training(lib, F, t):
+    tg.manual_seed(4)
+    x = t(X45, True)
+    return F.rrelu(x, 0.1, 0.4, training=True), [x]
+
+
+LABELS42 = np.sign(R.standard_normal((4, 2)))  # (+-1 labels)
+
+
+def _triplet(**kw: Any) -> Callable:
+    def build(lib, F, t):
+        a, p, n = t(X43, True), t(PROBS, True), t(X45[:, 2:], True)
+        return F.triplet_margin_loss(a, p, n, **kw), [a, p, n]
+
+    return build
+
+
+def _gaussian() -> Callable:
+    def build(lib, F, t):
+        x, y, var = t(X43, True), t(PROBS, True), t(PROBS[:, :1] + 0.1, True)
+        return F.gaussian_nll_loss(x, y, var, full=True), [x, y, var]
+
+    return build
+
+
+Y4PM = np.array([1.0, -1.0, -1.0, 1.0])
+
+
+def _labelled(fn: str, n_inputs: int, labels: np.ndarray, *arrays: np.ndarray, **kw: Any) -> Any:
+    """A loss of n_inputs tensors on the tape and constant labels (or class indices)."""
+
+    def build(lib, F, t):
+        xs = [t(a, True) for a in arrays[:n_inputs]]
+        y = lib.tensor(labels) if labels.dtype.kind == "i" else t(labels)
+        return getattr(F, fn)(*xs, y, **_arrays(t, kw)), xs
+
+    return build
+
+
 def _embedding(**kw: Any) -> Callable:
     def build(lib, F, t):
         w = t(np.random.default_rng(8).standard_normal((5, 4)), True)
@@ -202,6 +249,55 @@ CALLS = [
         _pair("binary_cross_entropy_with_logits", b=P42, pos_weight=np.array([2.0, 0.5])),
         "pos_weight",
     ),
+    Call("margin_ranking_loss", _labelled("margin_ranking_loss", 2, LABELS42, X42, P42), "mean"),
+    Call(
+        "margin_ranking_loss",
+        _labelled("margin_ranking_loss", 2, LABELS42, X42, P42, margin=0.3, reduction="none"),
+        "none",
+    ),
+    Call("hinge_embedding_loss", _labelled("hinge_embedding_loss", 1, LABELS42, X42), "mean"),
+    Call(
+        "soft_margin_loss", _labelled("soft_margin_loss", 1, LABELS42, X42, reduction="sum"), "sum"
+    ),
+    Call(
+        "multilabel_soft_margin_loss",
+        _labelled("multilabel_soft_margin_loss", 1, (PROBS > 0.3) * 1.0, X43, weight=W3),
+        "weight",
+    ),
+    Call(
+        "multilabel_soft_margin_loss",
+        _labelled("multilabel_soft_margin_loss", 1, PROBS, X43, reduction="none"),
+        "none",
+    ),
+    Call("multi_margin_loss", _labelled("multi_margin_loss", 1, Y4, X43), "p1"),
+    Call(
+        "multi_margin_loss",
+        _labelled("multi_margin_loss", 1, Y4, X43, p=2, margin=0.6, weight=W3, reduction="none"),
+        "p2-weight-none",
+    ),
+    Call(
+        "cosine_embedding_loss",
+        _labelled("cosine_embedding_loss", 2, Y4PM, X43, PROBS, margin=-0.2),
+        "mean",
+    ),
+    Call(
+        "cosine_embedding_loss",
+        _labelled("cosine_embedding_loss", 2, Y4PM, X43, PROBS, reduction="none"),
+        "none",
+    ),
+    Call("triplet_margin_loss", _triplet(), "default"),
+    Call("triplet_margin_loss", _triplet(swap=True, p=3.0, reduction="none"), "swap-p3"),
+    Call("kl_div", _pair("kl_div", X43, PROBS, reduction="batchmean"), "batchmean"),
+    Call("kl_div", _pair("kl_div", X43, X45[:, :3], reduction="sum", log_target=True), "log"),
+    Call("poisson_nll_loss", _pair("poisson_nll_loss", X42, P42 * 4, full=True), "full"),
+    Call("poisson_nll_loss", _pair("poisson_nll_loss", P42, X42, log_input=False), "rates"),
+    Call("gaussian_nll_loss", _gaussian(), "heteroscedastic"),
+    Call("cosine_similarity", _pair("cosine_similarity", X43, PROBS), "dim1"),
+    Call("cosine_similarity", _pair("cosine_similarity", X43, PROBS, dim=0), "dim0"),
+    Call("pairwise_distance", _pair("pairwise_distance", X43, PROBS), "p2"),
+    Call("pairwise_distance", _pair("pairwise_distance", X43, PROBS, p=1.5, keepdim=True), "p"),
+    Call("pdist", _one(lambda lib, F, t, x: F.pdist(x), X43), "p2"),
+    Call("pdist", _one(lambda lib, F, t, x: F.pdist(x, p=3.0), X43), "p3"),
     Call("softmax", _one(lambda lib, F, t, x: F.softmax(x, dim=1)), "F"),
     Call("softmax", _one(lambda lib, F, t, x: x.softmax(0)), "method"),
     Call("log_softmax", _one(lambda lib, F, t, x: F.log_softmax(x, dim=1)), "F"),
@@ -209,6 +305,28 @@ CALLS = [
     Call("silu", _one(lambda lib, F, t, x: F.silu(x)), "silu"),
     Call("elu", _one(lambda lib, F, t, x: F.elu(x, alpha=0.7)), "alpha"),
     Call("softplus", _one(lambda lib, F, t, x: F.softplus(x, beta=2.0, threshold=1.0)), "both"),
+    Call("selu", _one(lambda lib, F, t, x: F.selu(x)), "selu"),
+    Call(  # (PyTorch's derivative takes 1 / alpha with alpha rounded to float32)
+        "celu", _one(lambda lib, F, t, x: F.celu(x, alpha=0.7)), "alpha", torch_rtol=1e-7
+    ),
+    Call("mish", _one(lambda lib, F, t, x: F.mish(x)), "mish"),
+    Call("softsign", _one(lambda lib, F, t, x: F.softsign(x)), "softsign"),
+    Call("tanhshrink", _one(lambda lib, F, t, x: F.tanhshrink(x)), "tanhshrink"),
+    Call("logsigmoid", _one(lambda lib, F, t, x: F.logsigmoid(x)), "logsigmoid"),
+    Call("glu", _one(lambda lib, F, t, x: F.glu(x, dim=0)), "dim0"),
+    Call("softmin", _one(lambda lib, F, t, x: F.softmin(x, dim=1)), "dim1"),
+    Call("hardtanh", _one(lambda lib, F, t, x: F.hardtanh(x, -0.5, 0.8)), "bounds"),
+    Call("relu6", _one(lambda lib, F, t, x: F.relu6(x * 5)), "relu6"),
+    Call(  # (PyTorch's derivative is float32's 1/6, even in float64)
+        "hardsigmoid", _one(lambda lib, F, t, x: F.hardsigmoid(x * 3)), "x3", torch_rtol=1e-7
+    ),
+    Call("hardswish", _one(lambda lib, F, t, x: F.hardswish(x * 3)), "hardswish"),
+    Call("threshold", _one(lambda lib, F, t, x: F.threshold(x, 0.1, 20.0)), "threshold"),
+    Call("hardshrink", _one(lambda lib, F, t, x: F.hardshrink(x, 0.6)), "lambd"),
+    Call("softshrink", _one(lambda lib, F, t, x: F.softshrink(x)), "default"),
+    Call("prelu", _prelu, "per-channel"),
+    Call("rrelu", _one(lambda lib, F, t, x: F.rrelu(x, 0.1, 0.3)), "eval"),
+    Call("rrelu", _rrelu_training, "training", torch=False),
     Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, dim=1)), "p2"),
     Call("normalize", _one(lambda lib, F, t, x: F.normalize(x, p=3.0, dim=0)), "p3"),
     Call("var", _one(lambda lib, F, t, x: x.var(dim=1, correction=1), X45), "dim"),
@@ -373,7 +491,9 @@ def test_the_gradients_equal_pytorchs(call: Call) -> None:
     scalar(tout).backward()
     np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
     for ours, theirs in zip(leaves, tleaves):
-        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(
+            ours.grad.numpy(), theirs.grad.numpy(), rtol=call.torch_rtol, atol=1e-13
+        )
 
 
 # ---- drawings, headers, names ------------------------------------------------------------------

@@ -77,6 +77,7 @@ UNARY_IN_DOMAIN = {
 }
 NO_GRADIENT_OPS = {np.gcd, np.lcm, np.fmod}  # (gcd/lcm: integers; fmod piecewise: its own tests)
 ON_TAPE = {*BINARY, *UNARY, *UNARY_IN_DOMAIN, *NO_GRADIENT_OPS, np.matmul}
+ON_TAPE |= {np.frexp, np.ldexp, np.nextafter}  # (tensor/floating.py: Tensor methods now)
 FLOAT_VALUE = {
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.isnan,
     np.isinf, np.isfinite, np.signbit, np.floor, np.ceil, np.rint, np.trunc, np.floor_divide,
@@ -405,6 +406,7 @@ CASES = {  # name: (call, differentiable); each call runs on tensors and on thei
     "np.triu": (lambda a, b: np.triu(a, 1) + np.triu(b, k=-1), True),
     "np.diag": (lambda a, b: np.diag(a) + np.diag(a, k=1)[0] + np.diag(np.diag(b))[1], True),
     "np.einsum": (lambda a, b: np.einsum("ij,kj->ik", a, b, optimize=True), True),
+    "np.i0": (lambda a, b: np.i0(a) * b, True),  # (tg.i0: the same Bessel function)
 }
 
 

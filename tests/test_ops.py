@@ -238,6 +238,73 @@ CASES = {
         Case(lambda x: x.logit(eps=0.2), np.array([0.05, 0.3, 0.6, 0.95]), id="eps", smooth=False),
     ],
     "nan_to_num": [Case(lambda x: x.nan_to_num() * x, normal(3, 4), id="finite")],
+    # special functions (primitives/special_functions.py): inputs away from poles and edges
+    "lgamma": [
+        Case(tg.lgamma, positive(3, 4) * 2, id="positive"),
+        Case(lambda x: x.lgamma(), -positive(5) * 0.4 - 0.1, id="between-0-and--1"),
+    ],
+    "digamma": [
+        Case(tg.digamma, positive(3, 4), id="positive"),
+        Case(lambda x: x.digamma(), -positive(5) * 0.4 - 1.1, id="between--1-and--2"),
+    ],
+    "polygamma": [
+        Case(lambda x: tg.polygamma(1, x), positive(3, 4), id="trigamma"),
+        Case(lambda x: x.polygamma(3), positive(4) + 3, id="n3"),
+        Case(lambda x: x.polygamma(2), -positive(4) * 0.4 - 2.1, id="negative"),
+    ],
+    "zeta": [
+        Case(
+            lambda s, q: tg.special.zeta(s, q),
+            positive(3, 1) + 1.5,
+            positive(4),
+            id="q",
+            const=(0,),
+        )
+    ],
+    "erfinv": [
+        Case(tg.erfinv, normal(3, 4) * 0.3, id="central"),
+        Case(lambda x: x.erfinv(), np.array([0.6, -0.9, 0.99, -0.999]), id="tails"),
+    ],
+    "erfcx": [
+        Case(tg.special.erfcx, normal(3, 4) * 3, id="both-signs"),
+        Case(tg.special.erfcx, positive(4) + 11.0, id="asymptotic"),
+    ],
+    "ndtr": [Case(tg.special.ndtr, normal(3, 4) * 3, id="matrix")],
+    "ndtri": [
+        Case(tg.special.ndtri, positive(3, 4) / 2.1, id="inside"),
+        Case(tg.special.ndtri, np.array([1e-4, 1e-3, 0.999]), id="tails"),
+    ],
+    "log_ndtr": [
+        Case(tg.special.log_ndtr, normal(3, 4) * 3, id="matrix"),
+        Case(tg.special.log_ndtr, -positive(4) * 10 - 20, id="far-left"),
+    ],
+    "i0": [
+        Case(tg.i0, normal(3, 4) * 3, id="series"),
+        Case(lambda x: x.i0(), away(4) * 15 + np.sign(away(4)) * 5, id="asymptotic"),
+    ],
+    "i1": [
+        Case(tg.special.i1, away(3, 4) * 3, id="series"),
+        Case(tg.special.i1, away(4) * 15 + np.sign(away(4)) * 5, id="asymptotic"),
+    ],
+    "i0e": [
+        Case(tg.special.i0e, away(3, 4) * 3, id="series"),
+        Case(tg.special.i0e, away(4) * 15 + np.sign(away(4)) * 5, id="asymptotic"),
+    ],
+    "i1e": [
+        Case(tg.special.i1e, away(3, 4) * 3, id="series"),
+        Case(tg.special.i1e, away(4) * 15 + np.sign(away(4)) * 5, id="asymptotic"),
+    ],
+    "entr": [Case(tg.special.entr, positive(3, 4), id="positive")],
+    "gammainc": [
+        Case(tg.special.gammainc, positive(3, 1) * 2, positive(4) * 2, id="x", const=(0,)),
+        Case(tg.special.gammainc, positive(3) + 1, positive(3) * 5 + 3, id="fraction", const=(0,)),
+    ],
+    "gammaincc": [
+        Case(tg.special.gammaincc, positive(3, 1) * 2, positive(4) * 2, id="x", const=(0,)),
+        Case(tg.special.gammaincc, positive(3) + 1, positive(3) * 5 + 3, id="fraction", const=(0,)),
+    ],
+    "xlog1py": binary_broadcast(tg.special.xlog1py, gen_y=positive)
+    + [Case(lambda y: tg.special.xlog1py(2.0, y), positive(3), id="number-x")],
     "atan2": binary_broadcast(tg.atan2),
     "hypot": binary_broadcast(lambda x, y: x.hypot(y)),
     "logaddexp": binary_broadcast(tg.logaddexp),
@@ -751,6 +818,11 @@ CASES = {
             id="g",
         )
     ],
+    # float representation (primitives/floating.py): a step of one ulp, gradient g for x
+    "nextafter": [
+        Case(tg.nextafter, normal(3, 4), normal(4, seed=1), id="row", const=(1,)),
+        Case(lambda x: x.nextafter(tg.tensor(np.inf, dtype=tg.float64)), normal(5), id="to-inf"),
+    ],
 }
 
 # Composite ops (built from primitives): gradcheck'd like the primitives, but not keyed by them.
@@ -1078,7 +1150,10 @@ def test_elementwise_primitives_keep_shape_and_dtype_forward_and_backward(name, 
     cases = [(x,)] if len(prim.input_names) == 1 else [(x, y) for y in others]
     cases += [(y, x) for (_, y) in cases[1:]]
     assert 1 <= len(prim.input_names) <= 2
-    settings = {"leaky_relu": [dict(slope=0.2), dict(slope=-1.5)]}.get(name, [{}])  # (both paths)
+    settings = {
+        "leaky_relu": [dict(slope=0.2), dict(slope=-1.5)],  # (both paths)
+        "polygamma": [dict(n=0), dict(n=1), dict(n=3)],  # (digamma, trigamma, the zeta series)
+    }.get(name, [{}])
     for inputs, params in [(i, p) for i in cases for p in settings]:
         out = prim.forward(*inputs, **params)
         assert out.shape == x.shape and out.dtype == dtype, inputs

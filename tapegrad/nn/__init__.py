@@ -1,28 +1,44 @@
 """tg.nn: Parameter, Module/Cell, layers, losses, init, and the training helpers MindSpore keeps.
 
 Layer L5: re-exports only (the code lives in parameter, module, containers, layers, activation,
-normalization, sparse, losses, the functional modules, init, utils, amp, and optimizers: MindSpore's
-nn.SGD / nn.Momentum / nn.Adam).
+activation_piecewise, normalization, sparse, losses, losses_margin, distance, the functional
+modules, init, utils, amp, and optimizers: MindSpore's nn.SGD / nn.Momentum / nn.Adam).
 """
 
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
 from . import functional, functional_conv, init, parallel, utils
-from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus
-from .activation import Tanh
+from .activation import CELU, ELU, GELU, GLU, SELU, LeakyReLU, LogSigmoid, LogSoftmax, Mish
+from .activation import ReLU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus, Softsign
+from .activation import Tanh, Tanhshrink
+from .activation_piecewise import Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6
+from .activation_piecewise import RReLU, Softshrink, Threshold
 from .conv import Conv1d, Conv2d
 from .containers import ModuleDict, ParameterDict, ParameterList
+from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dense, Dropout, Flatten, Identity, Linear
 from .losses import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+)
+from .losses_margin import (
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -103,7 +119,36 @@ __all__ = [
     "init",
     "parallel",
     "utils",
-    # (branch layers)
+    "CELU",
+    "GLU",
+    "SELU",
+    "LogSigmoid",
+    "Mish",
+    "Softmax2d",
+    "Softmin",
+    "Softsign",
+    "Tanhshrink",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "PReLU",
+    "ReLU6",
+    "RReLU",
+    "Softshrink",
+    "Threshold",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "GaussianNLLLoss",
+    "KLDivLoss",
+    "PoissonNLLLoss",
+    "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss",
+    "MarginRankingLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",

@@ -1,5 +1,7 @@
 """Activation layers (PyTorch's names and options): ReLU, Tanh, Sigmoid, GELU, LeakyReLU, SiLU,
-Softplus, ELU, Softmax, LogSoftmax. Each keeps its options and calls its functional form.
+Softplus, the ELU family (ELU, SELU, CELU), Mish, Softsign, Tanhshrink, LogSigmoid, GLU and the
+softmax family (Softmax, LogSoftmax, Softmin, Softmax2d); the piecewise-linear ones are in
+activation_piecewise.py. Each keeps its options and calls its functional form.
 
 Layer L5: imports tensor.py, nn/module.py and nn/functional.py (where the math lives).
 """
@@ -174,3 +176,136 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class SELU(Module):
+    """scale * elu(x, alpha) with PyTorch's constants (self-normalising networks).
+
+    >>> tg.nn.SELU()(tg.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.0507])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class CELU(Module):
+    """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise.
+
+    >>> tg.nn.CELU(2.0)(tg.tensor([-1.0, 2.0]))
+    tensor([-0.7869,  2.0000])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Mish(Module):
+    """x * tanh(softplus(x)) (PyTorch prints no options, inplace included).
+
+    >>> tg.nn.Mish()(tg.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)
+
+
+class Softsign(Module):
+    """x / (1 + |x|).
+
+    >>> tg.nn.Softsign()(tg.tensor([1.0]))
+    tensor([0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x).
+
+    >>> tg.nn.Tanhshrink()(tg.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), stable for any |x|.
+
+    >>> tg.nn.LogSigmoid()(tg.tensor([0.0]))
+    tensor([-0.6931])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class GLU(Module):
+    """a * sigmoid(b), a and b the halves of the input along dim.
+
+    >>> tg.nn.GLU()(tg.tensor([1.0, 0.0]))
+    tensor([0.5000])
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """softmax(-x) along dim (without dim: PyTorch's legacy choice, with its warning).
+
+    >>> tg.nn.Softmin(dim=0)(tg.tensor([0.0, 0.0]))
+    tensor([0.5000, 0.5000])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """softmax over the channels at each position of a (C, H, W) or (N, C, H, W) input.
+
+    >>> tg.nn.Softmax2d()(tg.zeros(2, 1, 1)).shape
+    (2, 1, 1)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)

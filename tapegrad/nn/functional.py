@@ -1,6 +1,8 @@
-"""tg.nn.functional: PyTorch's `F.` spellings. Activations, linear, dropout and pad live here; the
-convolutions and pooling, normalisations, lookups and losses in functional_conv, functional_norm,
-functional_sparse and functional_loss, and are re-exported here under PyTorch's names.
+"""tg.nn.functional: PyTorch's `F.` spellings. Linear, normalize, dropout and pad live here; the
+activations, convolutions and pooling, normalisations, lookups, losses and distances in
+functional_activation, functional_piecewise, functional_conv, functional_norm, functional_sparse,
+functional_loss, functional_margin, functional_likelihood and functional_distance, and are
+re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -10,16 +12,39 @@ each layer lives here once.
 from __future__ import annotations
 
 import math
-import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import primitives as P
 from ..random import numpy_generator as generator
-from ..math import cat, sigmoid, tanh, where
+from ..math import cat, sigmoid, tanh
 from ..tape.composite import mark
 from ..tensor import Tensor, apply
+from .functional_activation import (
+    _in_place,
+    _tensor,
+    celu,
+    elu,
+    gelu,
+    glu,
+    leaky_relu,
+    log_softmax,
+    logsigmoid,
+    mish,
+    relu,
+    selu,
+    softmax,
+    softmin,
+    softplus,
+    softsign,
+    silu,
+    tanhshrink,
+)
+from .functional_activation import celu_ as celu_, elu_ as elu_, leaky_relu_ as leaky_relu_
+from .functional_activation import relu_ as relu_, selu_ as selu_  # (the in-place forms: public,
+from .functional_piecewise import hardtanh_ as hardtanh_, rrelu_ as rrelu_  # outside __all__, whose
+from .functional_piecewise import threshold_ as threshold_  # names each have a formula)
 from .functional_attention import scaled_dot_product_attention
 from .functional_conv import (
     adaptive_avg_pool2d,
@@ -40,7 +65,29 @@ from .functional_loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from .functional_distance import cosine_similarity, pairwise_distance, pdist
+from .functional_likelihood import gaussian_nll_loss, kl_div, poisson_nll_loss
+from .functional_margin import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from .functional_norm import batch_norm, layer_norm
+from .functional_piecewise import (
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    prelu,
+    relu6,
+    rrelu,
+    softshrink,
+    threshold,
+)
 from .functional_sparse import embedding, one_hot
 
 __all__ = [
@@ -50,51 +97,65 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
     "conv1d",
     "conv2d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
     "embedding",
+    "gaussian_nll_loss",
     "gelu",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hinge_embedding_loss",
     "huber_loss",
+    "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
+    "logsigmoid",
+    "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
+    "pdist",
+    "poisson_nll_loss",
+    "prelu",
     "relu",
+    "relu6",
+    "rrelu",
     "scaled_dot_product_attention",
+    "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "triplet_margin_loss",
 ]
-
-
-def _tensor(x: Any, fn: str) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{fn} takes a tapegrad Tensor, got {type(x).__name__}; wrap it: tg.tensor(x)"
-        )
-    return x
-
-
-def _in_place(input: Tensor, inplace: bool, fn: Callable[[Tensor], Tensor]) -> Tensor:
-    """fn(input), or with inplace=True the result written into input (which is returned), as
-    PyTorch's `inplace=True`. fn reads a recorded copy, so the write cannot spoil what it saved."""
-    if not inplace:
-        return fn(input)
-    return input.copy_(fn(input.clone()))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -120,93 +181,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
 
-# ---- activations ------------------------------------------------------------------------------
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0), elementwise (its derivative at 0 is 0, as PyTorch's).
-
-    >>> F.relu(tg.tensor([-1.0, 2.0]))
-    tensor([0., 2.])
-    """
-    return _in_place(_tensor(input, "relu"), inplace, lambda x: x.relu())
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """x for x > 0, negative_slope * x otherwise (the slope is negative_slope at 0, as PyTorch's).
-
-    >>> F.leaky_relu(tg.tensor([-1.0, 2.0]), 0.1)
-    tensor([-0.1000,  2.0000])
-    """
-    _tensor(input, "leaky_relu")
-    return _in_place(input, inplace, lambda x: P.elementwise.leaky_relu(x, slope=negative_slope))
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x) (also called swish).
-
-    >>> F.silu(tg.tensor([0.0]))
-    tensor([0.])
-    """
-    x = _tensor(input, "silu")
-    return mark(_in_place(x, inplace, lambda x: x * x.sigmoid()), "silu", ("x",), (x,))
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), Phi the standard normal CDF: 0.5 x (1 + erf(x / sqrt 2)); with
-    approximate='tanh', 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (as PyTorch's).
-
-    >>> F.gelu(tg.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.8413])
-    """
-    x = _tensor(input, "gelu")
-    if approximate == "none" and x.dtype.kind == "f":
-        # (one primitive, whose table rule is the textbook's: nothing to fold for the teaching
-        # tools; its backward runs as one op, see primitives/gelu.py)
-        return P.gelu.gelu(x)
-    if approximate == "tanh":
-        inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
-        out = 0.5 * x * (1.0 + inner.tanh())
-    elif approximate == "none":  # (integers: promoted by the ops)
-        out = 0.5 * x * (1.0 + (x * math.sqrt(0.5)).erf())
-    else:
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return mark(out, "gelu", ("x",), (x,), {"approximate": approximate})
-
-
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch's, for
-    stability); its derivative sigmoid(beta * x), 1 in the linear part.
-
-    >>> F.softplus(tg.tensor([0.0, 30.0]))
-    tensor([ 0.6931, 30.0000])
-    """
-    x = _tensor(input, "softplus")
-    linear = x.numpy() * beta > threshold
-    # (the log branch on a safe input where it is not taken: no overflow, no 0 * inf in backward)
-    safe = where(linear, 0.0, x) * beta
-    out = where(linear, x, safe.exp().log1p() / beta)
-    return mark(out, "softplus", ("x",), (x,), {"beta": beta, "threshold": threshold})
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x for x > 0, alpha * (exp(x) - 1) otherwise (its derivative at 0 is alpha, as PyTorch's).
-
-    >>> F.elu(tg.tensor([-1.0, 2.0]))
-    tensor([-0.6321,  2.0000])
-    """
-    _tensor(input, "elu")
-
-    def fn(x: Tensor) -> Tensor:
-        # PyTorch's derivatives: alpha at 0, where the second derivative is 0 (its double backward
-        # masks x < 0), so 0 takes the line alpha * x; a NaN takes the exp branch (NaN, as
-        # PyTorch's vectorised kernel gives it)
-        values = x.numpy()
-        positive, zero = values > 0, values == 0
-        negative = where(positive | zero, 0.0, x).expm1() * alpha
-        return where(positive, x, where(zero, x * alpha, negative))
-
-    return mark(_in_place(input, inplace, fn), "elu", ("x",), (input,), {"alpha": alpha})
-
-
 def normalize(
     input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12, out: Any = None
 ) -> Tensor:
@@ -220,51 +194,6 @@ def normalize(
         raise TypeError("normalize: out= is not supported in tapegrad; use the returned tensor")
     out = x / x.norm(p, dim, keepdim=True).clip(eps)
     return mark(out, "normalize", ("x",), (x,), {"p": p, "dim": dim, "eps": eps})
-
-
-def _softmax_dim(input: Tensor, dim: int | None, name: str, stacklevel: int) -> int:
-    """PyTorch's legacy choice when no dim is given (axis 0 for 0-, 1- and 3-D input, else 1)."""
-    if dim is not None:
-        return dim
-    warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
-        f"dim=X as an argument.",
-        UserWarning,
-        stacklevel=stacklevel,
-    )
-    return 0 if input.ndim in (0, 1, 3) else 1
-
-
-def softmax(
-    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
-) -> Tensor:
-    """exp(x) / sum(exp(x)) along dim (computed stably); dtype casts the input first.
-
-    >>> F.softmax(tg.tensor([0.0, 0.0]), dim=0)
-    tensor([0.5000, 0.5000])
-    """
-    given = _tensor(input, "softmax")
-    x = given if dtype is None else given.astype(dtype)
-    dim = _softmax_dim(x, dim, "softmax", _stacklevel)
-    if dtype is None:  # (the Tensor method marks its call)
-        return x.softmax(dim)
-    return mark(x.softmax(dim), "softmax", ("x",), (given,), {"dim": dim})
-
-
-def log_softmax(
-    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
-) -> Tensor:
-    """x - logsumexp(x) along dim; dtype casts the input first.
-
-    >>> F.log_softmax(tg.tensor([0.0, 0.0]), dim=0)
-    tensor([-0.6931, -0.6931])
-    """
-    given = _tensor(input, "log_softmax")
-    x = given if dtype is None else given.astype(dtype)
-    dim = _softmax_dim(x, dim, "log_softmax", _stacklevel)
-    if dtype is None:  # (the Tensor method marks its call)
-        return x.log_softmax(dim)
-    return mark(x.log_softmax(dim), "log_softmax", ("x",), (given,), {"dim": dim})
 
 
 # ---- dropout ----------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 """Loss layers (PyTorch's signatures): MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss,
-CrossEntropyLoss, BCELoss, BCEWithLogitsLoss. Each keeps its options and calls its functional form.
+CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss; the
+margin and embedding losses are in losses_margin.py. Each keeps its options and calls its
+functional form.
 
-Layer L5: imports tensor.py, nn/module.py and nn/functional_loss.py (where the math lives). Class
-weights are buffers, as in PyTorch (so they appear in state_dict and follow to()).
+Layer L5: imports tensor.py, nn/module.py and nn/functional_loss.py, functional_likelihood.py
+(where the math lives). Class weights are buffers, as in PyTorch (so they appear in state_dict
+and follow to()).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from . import functional_likelihood as FLL
 from . import functional_loss as FL
 from .module import Module
 
@@ -218,4 +222,73 @@ class BCEWithLogitsLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return FL.binary_cross_entropy_with_logits(
             input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class KLDivLoss(_Loss):
+    """target * (log(target) - input) from log-probabilities; reduction='batchmean' divides the sum
+    by the batch size (the KL divergence), 'mean' by every element (with PyTorch's warning).
+
+    >>> tg.nn.KLDivLoss(reduction="sum")(tg.tensor([-1.0]), tg.tensor([0.5]))
+    tensor(0.1534)
+    """
+
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        if reduction == "batchmean" and size_average is None and reduce is None:
+            Module.__init__(self)
+            self.reduction = reduction
+        else:
+            super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return FLL.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class PoissonNLLLoss(_Loss):
+    """exp(input) - target * input (input: log-rates), or input - target * log(input + eps) with
+    log_input=False; full=True adds Stirling's term where target > 1.
+
+    >>> tg.nn.PoissonNLLLoss()(tg.tensor([0.0]), tg.tensor([1.0]))
+    tensor(1.)
+    """
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average: Any = None,
+        eps: float = 1e-8,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Any) -> Tensor:
+        return FLL.poisson_nll_loss(
+            log_input, target, self.log_input, self.full, eps=self.eps, reduction=self.reduction
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """(log(var) + (input - target)^2 / var) / 2, var clamped below at eps (the value only).
+
+    >>> tg.nn.GaussianNLLLoss()(tg.tensor([1.0]), tg.tensor([0.0]), tg.tensor([1.0]))
+    tensor(0.5000)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Any, var: Any) -> Tensor:
+        return FLL.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
         )

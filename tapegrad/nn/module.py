@@ -1,39 +1,26 @@
 """Module (alias Cell): registers Parameters, buffers and sub-modules on attribute assignment;
 Sequential, ModuleList.
 
-Layer L5: imports tensor.py, dtypes, tg.autograd.no_grad and nn/parameter.py. Parameter names
-are dotted paths (`fc.weight`); `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
+Layer L5: imports tensor.py, _state and nn/parameter.py; hooks, checkpoints and casting come from
+the mixins in nn/hooks.py, nn/module_state.py and nn/module_casting.py. Parameter names are
+dotted paths (`fc.weight`); `__call__` runs `forward` (PyTorch) or `construct` (MindSpore).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator
 
-import numpy as np
-
-from .. import dtypes as _dt
-from .._state import enter_module, leave_module, no_grad
+from .._state import enter_module, leave_module
 from ..tensor import Tensor
-from ..tensor.coerce import to_dtype
 from ..compat.cell_bprop import call_with_bprop
+from .hooks import HooksMixin, call_with_hooks
+from .module_casting import CastingMixin
+from .module_state import CheckpointMixin
 from .parameter import Parameter
 
 
-class LoadResult(NamedTuple):
-    """What load_state_dict(strict=False) could not match (as PyTorch's _IncompatibleKeys)."""
-
-    missing_keys: list
-    unexpected_keys: list
-
-    def __repr__(self) -> str:  # (PyTorch's wording, so printed results read the same)
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        missing, unexpected = self.missing_keys, self.unexpected_keys
-        return f"_IncompatibleKeys(missing_keys={missing}, unexpected_keys={unexpected})"
-
-
-class Module:
+class Module(HooksMixin, CheckpointMixin, CastingMixin):
     """Base class of layers and models: assign Parameters and Modules as attributes, define forward.
 
     >>> class Net(tg.nn.Module):
@@ -46,6 +33,9 @@ class Module:
     # MindSpore: a Cell may define `bprop(self, *inputs, out, dout)`, its own backward
     # (compat/cell_bprop.py); None here, so __call__ tests it without a failing lookup.
     bprop: Any = None
+    # Whether hooks are registered (nn/hooks.py keeps it); the class default serves modules made
+    # without __init__ (unpickled from an older version).
+    _hooked: bool = False
 
     def __init__(self) -> None:
         # object.__setattr__: these must exist before our __setattr__ can register anything.
@@ -54,6 +44,7 @@ class Module:
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_hooked", False)  # (in __dict__: __call__'s cheapest read)
 
     # ---- registration -------------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -183,10 +174,17 @@ class Module:
             )
         setattr(self, name, module)
 
+    register_module = add_module  # (PyTorch's other name for it)
+
     # ---- running ------------------------------------------------------------------------------
     # (typed as what nearly every forward returns, so `net(x)` is a Tensor to a type checker; a
     # forward returning a tuple, as MaxPool2d(return_indices=True), still unpacks as Tensors)
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        if self._hooked:  # (one attribute read is all a module without hooks pays for them)
+            return call_with_hooks(self, args, kwargs, self._call_forward)
+        return self._call_forward(args, kwargs)
+
+    def _call_forward(self, args: tuple, kwargs: dict) -> Any:
         previous = enter_module(self)  # nodes recorded inside remember this module (drawings)
         try:
             if type(self).bprop is not None:  # MindSpore: the Cell's own backward is used
@@ -253,18 +251,6 @@ class Module:
         """All buffers (persistent or not), in named_buffers() order."""
         return (b for _, b in self.named_buffers(recurse=recurse))
 
-    def _state_items(self) -> Iterator[tuple[str, Tensor]]:
-        """What a checkpoint holds, in PyTorch's state_dict order: for each module (parents first),
-        its parameters, then its persistent buffers. Shared tensors appear under every name."""
-        for mod_prefix, module in self.named_modules(remove_duplicate=False):
-            dot = f"{mod_prefix}." if mod_prefix else ""
-            for name, p in module._parameters.items():
-                if p is not None:
-                    yield dot + name, p
-            for name, b in module._buffers.items():
-                if b is not None and name not in module._non_persistent_buffers_set:
-                    yield dot + name, b
-
     def trainable_params(self, recurse: bool = True) -> list[Parameter]:
         """The parameters with requires_grad=True, in named_parameters() order (MindSpore)."""
         return [p for p in self.parameters(recurse) if p.requires_grad]
@@ -317,6 +303,68 @@ class Module:
         fn(self)
         return self
 
+    def get_submodule(self, target: str) -> "Module":
+        """The sub-module at dotted path `target` ("" is self); AttributeError if there is none.
+
+        >>> tg.nn.Sequential(tg.nn.Linear(2, 2)).get_submodule("0")
+        Linear(in_features=2, out_features=2, bias=True)
+        """
+        module: Module = self
+        for item in target.split(".") if target else []:
+            if not hasattr(module, item):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Put `module` at dotted path `target` (whose parent must exist); strict=True: only
+        replace an existing sub-module.
+
+        >>> net = tg.nn.Sequential(tg.nn.Linear(2, 2)); net.set_submodule("0", tg.nn.Tanh())
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path `target` (e.g. "fc.weight"); AttributeError if none.
+
+        >>> tg.nn.Linear(2, 1).get_parameter("bias").shape
+        (1,)
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path `target` (e.g. "bn.running_mean"); AttributeError if none.
+
+        >>> tg.nn.BatchNorm1d(2).get_buffer("running_var").tolist()
+        [1.0, 1.0]
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
+
     # ---- training helpers ---------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of all parameters (None by default, as PyTorch)."""
@@ -346,78 +394,6 @@ class Module:
             p.requires_grad = requires_grad
         return self
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> "Module":
-        """Cast every parameter (and its grad) and every floating buffer to a floating dtype, e.g.
-        `net.to(tg.float16)` (integer buffers such as num_batches_tracked keep theirs); a device
-        may be given too, as in PyTorch, but only the CPU exists here (`net.to("cpu")`)."""
-        dtype = to_dtype(args, dtype, device)
-        if dtype is None:
-            return self
-        dtype = _dt.as_dtype(dtype)
-        if dtype.kind != "f":
-            raise TypeError(f"parameters must stay floating point; cannot cast a Module to {dtype}")
-        for p in self.parameters():
-            p.data = p.numpy().astype(dtype)
-            if p.grad is not None:
-                p.grad = p.grad.detach().astype(dtype)
-        for b in self.buffers():
-            if b.dtype.kind == "f":
-                b.data = b.numpy().astype(dtype)
-        return self
-
-    def half(self) -> "Module":
-        """Cast the parameters and floating buffers to float16."""
-        return self.to(_dt.float16)
-
-    def float(self) -> "Module":
-        """Cast the parameters and floating buffers to float32."""
-        return self.to(_dt.float32)
-
-    def double(self) -> "Module":
-        """Cast the parameters and floating buffers to float64."""
-        return self.to(_dt.float64)
-
-    # ---- checkpoints --------------------------------------------------------------------------
-    def state_dict(self) -> "OrderedDict[str, Tensor]":
-        """{dotted name: tensor} of copies, so a saved state does not change as training goes on."""
-        return OrderedDict((name, Tensor(p.numpy())) for name, p in self._state_items())
-
-    def load_state_dict(self, state_dict: dict, strict: bool = True) -> LoadResult:
-        """Copy values into the parameters and buffers; strict=True: the keys must match exactly."""
-        if not hasattr(state_dict, "keys"):
-            raise TypeError(
-                f"load_state_dict expects a dict {{name: tensor}} (as returned by "
-                f"state_dict()), got {type(state_dict).__name__}"
-            )
-        own = OrderedDict(self._state_items())
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            raise RuntimeError(
-                f"error loading state_dict into {type(self).__name__}: missing keys {missing}, "
-                f"unexpected keys {unexpected}; the checkpoint must come from the same "
-                "architecture "
-                f"(or pass strict=False to load only the matching keys)"
-            )
-        values = {}
-        for name, p in own.items():  # check every shape before changing anything
-            if name not in state_dict:
-                continue
-            value = state_dict[name]
-            arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
-            if arr.shape != p.shape:
-                raise RuntimeError(
-                    f"error loading state_dict into {type(self).__name__}: size mismatch for "
-                    f"{name}: "
-                    f"the checkpoint has shape {arr.shape}, the model has shape {p.shape}; build "
-                    "the "
-                    f"model with the layer sizes the checkpoint was saved from"
-                )
-            values[name] = arr
-        for name, arr in values.items():
-            _copy_values(own[name], arr)
-        return LoadResult(missing, unexpected)
-
     # ---- printing -----------------------------------------------------------------------------
     def extra_repr(self) -> str:
         """The layer's settings shown inside its repr, e.g. `in_features=3, out_features=1`."""
@@ -437,12 +413,6 @@ class Module:
 
 
 Cell = Module
-
-
-def _copy_values(t: Tensor, values: np.ndarray) -> None:
-    """Write values into a parameter or buffer in place, cast to its dtype, without recording."""
-    with no_grad():
-        t.copy_(values.astype(t.dtype))  # copy_ bumps the version: stale graphs are detected
 
 
 class Sequential(Module):

@@ -13,8 +13,11 @@ indexing under vmap in batched_index.py, the values of a batched tensor in batch
 from . import attention, einsum, elementwise, fused, gelu, linalg, nn, normalization  # noqa: F401
 from . import fused_normalization, pooling, reduction, shape, transcendental  # noqa: F401
 from . import decompositions, factorizations, linear_systems, matrix_functions  # noqa: F401
+from . import special_functions  # noqa: F401
+from . import floating  # noqa: F401  (nextafter)
 from . import batched_functions  # noqa: F401  (NumPy's functions on batched values)
-from . import composite_layers, composite_losses, composites  # noqa: F401  (functions' rules)
+from . import composite_activations, composite_layers, composite_losses, composites  # noqa: F401
+from . import composite_margins  # noqa: F401  (functions' rules)
 from . import composite_resampling  # noqa: F401  (transposed convolutions, interpolate, shuffles)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 

@@ -7,8 +7,10 @@ do. Each rule is a Python expression over g, out and the function's inputs, eval
 `evaluate` with the symbols its notes define (N, onehot, softmax along the class axis, ...), and
 the tests hold every one equal to the gradients the tape computes. A rule's variant follows the
 call: `rule("cross_entropy", {"reduction": "sum"})` drops the / N. The rules themselves live by
-topic in composite_layers.py (softmax, activations, normalisations, layers' functions) and
-composite_losses.py; this module is their machinery (the package imports all three).
+topic in composite_layers.py (softmax, activations, normalisations, layers' functions),
+composite_activations.py (the other activations), composite_losses.py and composite_margins.py
+(margin and likelihood losses, distances); this module is their
+machinery (the package imports them all).
 """
 
 from __future__ import annotations

@@ -130,12 +130,13 @@ def x_zero_y_not_positive(x, y):
 
 
 # The normalized sinc, sin(pi x) / (pi x), 1 at 0 (NumPy's and PyTorch's); gradient 0 at 0
-# (written as PyTorch writes it: near 0 both cancel, and its second order is then PyTorch's too)
+# (written as PyTorch writes it: near 0 both cancel, and its second order is then PyTorch's too;
+# x * x is 1 where x is 0, so the branch where does not take divides no 0 by 0)
 sinc = _p(
     "sinc",
     "sin(pi * x) / (pi * x)",
     np.sinc,
-    x="where(x == 0, 0, (pi * x * cos(pi * x) - sin(pi * x)) / (pi * x * x) * g)",
+    x="where(x == 0, 0, (pi * x * cos(pi * x) - sin(pi * x)) / (pi * where(x == 0, 1, x * x)) * g)",
 )
 
 

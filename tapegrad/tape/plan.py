@@ -212,8 +212,23 @@ def deliver_to_leaves(
         if targets is None:
             owned = raw and not hooks and id(g) not in shared and getattr(g, "base", 0) is None
             registry.layer.accumulate(leaf, g, create_graph, owned)
+            if hooks is not None:  # (a leaf without hooks pays one `is` test)
+                run_post_accumulate_hooks(hooks.post, leaf)
         elif leaf in targets:
             captured[leaf] = g
+
+
+def run_post_accumulate_hooks(hooks: list, leaf: Any) -> None:
+    """register_post_accumulate_grad_hook's hooks, called with the leaf once its .grad holds the
+    new gradient; they return nothing (as PyTorch's)."""
+    for hook in list(hooks):
+        returned = hook(leaf)
+        if returned is not None:
+            raise TypeError(
+                f"post-accumulate-grad hook {getattr(hook, '__name__', hook)!s} returned "
+                f"{type(returned).__name__}; such hooks act on the tensor (its .grad) and must "
+                f"return None"
+            )
 
 
 def _not_owned(leaf_grads: dict, seeds: list) -> set:

@@ -57,7 +57,8 @@ def _addable(current: Tensor, g: np.ndarray) -> bool:
 
 
 class HookHandle:
-    """Returned by register_hook; `.remove()` unregisters the hook."""
+    """Returned by register_hook; `.remove()` (or the end of a `with` block) unregisters the
+    hook."""
 
     def __init__(self, hooks: list, hook: Callable) -> None:
         self._hooks, self._hook = hooks, hook
@@ -66,6 +67,47 @@ class HookHandle:
         """Unregister the hook (a second call does nothing)."""
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:  # (as PyTorch's handle: `with` removes the hook)
+        self.remove()
+
+
+class LeafHooks(list):
+    """A leaf's hooks on its gradient (called before it is accumulated), and in `.post` those
+    called after (register_post_accumulate_grad_hook): one slot for both, so the engine looks
+    once per leaf."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.post: list = []
+
+
+def leaf_hooks(t: TensorBase) -> LeafHooks:
+    """t's LeafHooks, made on first use."""
+    hooks = getattr(t, "_hooks", None)
+    if hooks is None:
+        hooks = t._hooks = LeafHooks()
+    return cast(LeafHooks, hooks)
+
+
+def register_post_accumulate_grad_hook(t: TensorBase, hook: Callable) -> HookHandle:
+    """Call hook(t) after each gradient is accumulated into the leaf t's .grad."""
+    if not t._requires_grad:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that does not require grad; "
+            "set requires_grad=True first"
+        )
+    if t._grad_fn is not None:
+        raise RuntimeError(
+            "post accumulate grad hooks cannot be registered on non-leaf tensors (they run when "
+            "a leaf's .grad is updated); use register_hook for this tensor's gradient"
+        )
+    post = leaf_hooks(t).post
+    post.append(hook)
+    return HookHandle(post, hook)
 
 
 def register_hook(t: TensorBase, hook: Callable) -> HookHandle:
@@ -83,10 +125,9 @@ def register_hook(t: TensorBase, hook: Callable) -> HookHandle:
                 hooks.insert(i, hooks.pop())
                 break
         return HookHandle(hooks, hook)
-    if getattr(t, "_hooks", None) is None:
-        t._hooks = []
-    t._hooks.append(hook)
-    return HookHandle(t._hooks, hook)
+    hooks = leaf_hooks(t)
+    hooks.append(hook)
+    return HookHandle(hooks, hook)
 
 
 def retain_grad(t: TensorBase) -> None:

@@ -284,6 +284,22 @@ class IndexingMixin(TensorBase):
         rows = np.stack(found, axis=1) if self.ndim else np.zeros((count, 0))
         return wrap(rows.astype(np.int64))
 
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor:
+        """nonzero() with exactly `size` rows: the first `size` found, or the rest filled with
+        fill_value (a shape known before the values are, as PyTorch's).
+
+        >>> tg.tensor([0, 1, 0, 2]).nonzero_static(size=3)
+        tensor([[ 1],
+                [ 3],
+                [-1]])
+        """
+        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
+            raise ValueError(f"nonzero_static: size must be a non-negative integer, got {size!r}")
+        found = self.nonzero()._data[:size]
+        rows = np.full((int(size), found.shape[1]), fill_value, dtype=np.int64)
+        rows[: len(found)] = found
+        return wrap(rows)
+
     def argwhere(self) -> Tensor:
         """nonzero(): the indices of the non-zero elements, one row each.
 

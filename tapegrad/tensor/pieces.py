@@ -182,7 +182,8 @@ class PiecesMixin(TensorBase):
         """
         return self.split(list(split_sizes), dim)
 
-    unsafe_split, unsafe_chunk = split, chunk  # (PyTorch's names for the same pieces)
+    # (PyTorch's names for the same pieces)
+    unsafe_split, unsafe_chunk, unsafe_split_with_sizes = split, chunk, split_with_sizes
 
     def narrow_copy(self, dim: int, start: Any, length: int) -> Tensor:
         """narrow, as a new tensor rather than a view.

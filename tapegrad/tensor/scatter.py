@@ -1,6 +1,7 @@
 """The scatter family: values written or added at indices, out of place and in place: scatter and
 scatter_add (positions along dim given per element, as gather's inverse), index_copy, index_add
-and index_fill (whole slices along dim), masked_scatter.
+and index_fill (whole slices along dim), masked_scatter, and select_scatter, slice_scatter and
+diagonal_scatter (a view of a copy overwritten).
 
 Layer L3: numpy, the rule table (index_put: a copy with some positions replaced; scatter_add:
 values added into zeros), the storage base, `record.apply`, indexing.py's index checks and
@@ -10,7 +11,7 @@ the source its own; an added one gives both.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _positions(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, np.ndarray]:
+def positions(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, np.ndarray]:
     """scatter's axis and per-element index (as gather's: same number of dimensions, no larger
     than self off dim, in bounds)."""
     idx = integer_index(index, name)
@@ -45,7 +46,7 @@ def _positions(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, np.
     return axis, idx
 
 
-def _source_part(src: Any, idx: np.ndarray, x: TensorBase, name: str) -> Any:
+def source_part(src: Any, idx: np.ndarray, x: TensorBase, name: str) -> Any:
     """The part of src that index covers (its leading block of index's shape); a number fills
     index's shape in x's dtype."""
     if not isinstance(src, TensorBase):
@@ -68,7 +69,7 @@ def same_dtype(x: TensorBase, src: TensorBase, name: str) -> None:
         )
 
 
-def _slices(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, tuple]:
+def whole_slices(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, tuple]:
     """index_add/copy/fill's axis and index expression (whole slices at a 1-D index; a 0-d self
     is one element along its dim 0: the index expression is then Ellipsis-free `()` or empty)."""
     idx = integer_index(index, name, max_ndim=1).reshape(-1)
@@ -79,7 +80,7 @@ def _slices(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, tuple]
     return axis, (slice(None),) * axis + (idx,)
 
 
-def _check_source(x: TensorBase, source: Any, axis: int, count: int, name: str) -> Tensor:
+def check_source(x: TensorBase, source: Any, axis: int, count: int, name: str) -> Tensor:
     """A source with self's shape except `count` slices along axis."""
     src = as_tensor(source)
     want = list(x.shape)
@@ -92,6 +93,21 @@ def _check_source(x: TensorBase, source: Any, axis: int, count: int, name: str) 
         )
     same_dtype(x, src, name)
     return src
+
+
+def _view_replaced(x: TensorBase, src: Any, view: Callable[[Tensor], Tensor]) -> Tensor:
+    """A copy of x whose view (a function of the copy) is overwritten with src, which must have
+    the view's shape exactly (no broadcasting, as PyTorch); the copy_ is recorded, so src gets
+    the view's gradient and x the rest."""
+    out = cast("Tensor", x).clone()
+    part, values = view(out), as_tensor(src)
+    if values.shape != part.shape:
+        raise ValueError(
+            f"expected src to have a size equal to the slice of self: src has shape "
+            f"{list(values.shape)}, the slice {list(part.shape)}"
+        )
+    part.copy_(values)
+    return out
 
 
 class ScatterMixin(TensorBase):
@@ -113,8 +129,8 @@ class ScatterMixin(TensorBase):
         """
         if (src is None) == (value is None):
             raise TypeError("scatter: give exactly one of src (a tensor) and value (a number)")
-        axis, idx = _positions(self, dim, index, "scatter")
-        part = _source_part(src if value is None else value, idx, self, "scatter")
+        axis, idx = positions(self, dim, index, "scatter")
+        part = source_part(src if value is None else value, idx, self, "scatter")
         if reduce is None:
             return apply(S.index_put, self, part, index=along_axis(idx, axis))
         if reduce == "add":
@@ -139,8 +155,8 @@ class ScatterMixin(TensorBase):
         >>> tg.zeros(3).scatter_add(0, tg.tensor([0, 2, 0]), tg.tensor([1.0, 2.0, 3.0]))
         tensor([4., 0., 2.])
         """
-        axis, idx = _positions(self, dim, index, "scatter_add")
-        part = _source_part(as_tensor(src), idx, self, "scatter_add")
+        axis, idx = positions(self, dim, index, "scatter_add")
+        part = source_part(as_tensor(src), idx, self, "scatter_add")
         added = apply(S.scatter_add, part, shape=self.shape, index=along_axis(idx, axis))
         return cast("Tensor", self) + added
 
@@ -152,8 +168,8 @@ class ScatterMixin(TensorBase):
                 [0., 0.],
                 [1., 1.]])
         """
-        axis, where = _slices(self, dim, index, "index_copy")
-        src = _check_source(self, source, axis, where[-1].size, "index_copy")
+        axis, where = whole_slices(self, dim, index, "index_copy")
+        src = check_source(self, source, axis, where[-1].size, "index_copy")
         return apply(S.index_put, self, src, index=where)
 
     def index_add(self, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Tensor:
@@ -163,8 +179,8 @@ class ScatterMixin(TensorBase):
         >>> tg.zeros(3).index_add(0, tg.tensor([0, 0, 2]), tg.tensor([1.0, 2.0, 5.0]))
         tensor([3., 0., 5.])
         """
-        axis, where = _slices(self, dim, index, "index_add")
-        src = _check_source(self, source, axis, where[-1].size, "index_add")
+        axis, where = whole_slices(self, dim, index, "index_add")
+        src = check_source(self, source, axis, where[-1].size, "index_add")
         src = src if alpha == 1 else src * alpha
         return cast("Tensor", self) + apply(S.scatter_add, src, shape=self.shape, index=where)
 
@@ -176,7 +192,7 @@ class ScatterMixin(TensorBase):
         tensor([[-1.,  1., -1.],
                 [-1.,  1., -1.]])
         """
-        _, where = _slices(self, dim, index, "index_fill")
+        _, where = whole_slices(self, dim, index, "index_fill")
         if where[-1].dtype.kind in "iu":  # (a slice filled twice gives value one gradient)
             where = where[:-1] + (np.unique(where[-1] % max(self.shape[len(where) - 1], 1)),)
         return apply(S.index_put, self, fill_value(self, value), index=where)
@@ -235,6 +251,44 @@ class ScatterMixin(TensorBase):
                 f"put: source has {src.numel()} elements, index {idx.size}; they must match"
             )
         return flat.index_put((idx.reshape(-1),), src, accumulate).reshape(*self.shape)
+
+    # ---- a whole view replaced (PyTorch casts src to self's dtype here) -----------------------
+    def select_scatter(self, src: Any, dim: int, index: int) -> Tensor:
+        """A copy of self with its select(dim, index) slice replaced by src (of that shape).
+
+        >>> tg.zeros(2, 2).select_scatter(tg.ones(2), 0, 1)
+        tensor([[0., 0.],
+                [1., 1.]])
+        """
+        return _view_replaced(self, src, lambda out: out.select(dim, index))
+
+    def slice_scatter(
+        self,
+        src: Any,
+        dim: int = 0,
+        start: int | None = None,
+        end: int | None = None,
+        step: int = 1,
+    ) -> Tensor:
+        """A copy of self with the slice start:end:step along dim replaced by src (of its shape).
+
+        >>> tg.zeros(3).slice_scatter(tg.ones(2), start=1)
+        tensor([0., 1., 1.])
+        """
+        if step <= 0:
+            raise ValueError(f"slice_scatter: slice step must be positive, got {step}")
+        axis = one_dim(dim, max(self.ndim, 1), "slice_scatter")
+        where = (slice(None),) * axis + (slice(start, end, step),)
+        return _view_replaced(self, src, lambda out: out[where])
+
+    def diagonal_scatter(self, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """A copy of self with its diagonal(offset, dim1, dim2) replaced by src (of its shape).
+
+        >>> tg.zeros(2, 2).diagonal_scatter(tg.ones(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+        """
+        return _view_replaced(self, src, lambda out: out.diagonal(offset, dim1, dim2))
 
     # ---- in place -----------------------------------------------------------------------------
     def scatter_(

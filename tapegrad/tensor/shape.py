@@ -229,6 +229,21 @@ class ShapeMixin(TensorBase):
         return self.transpose(-2, -1)
 
     @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (for real tensors: its transpose; a 0-D tensor as
+        it is); other ranks are refused, as PyTorch's.
+
+        >>> tg.ones(2, 3).H.shape
+        (3, 2)
+        """
+        if self.ndim not in (0, 2):
+            raise ValueError(
+                f"tensor.H is only supported on matrices (2-D tensors), got a {self.ndim}-D "
+                f"tensor; for batches of matrices use tensor.mH"
+            )
+        return self.transpose(0, 1) if self.ndim else cast("Tensor", self)
+
+    @property
     def mH(self) -> Tensor:
         """The conjugate transpose of the last two axes (for real tensors: mT)."""
         return self.transpose(-2, -1)

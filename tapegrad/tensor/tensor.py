@@ -1,15 +1,17 @@
 """Tensor: a NumPy array plus what autodiff needs (requires_grad, grad, grad_fn, hooks, version).
 
 Layer L3. The class is composed of its method rooms, one module per topic, each a mixin over the
-storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2,
-hypot, logit, ...), comparison.py (`<`, eq, all, sort),
-bitwise.py (`&`, `<<`, logical_and), reduction.py (sum, max, softmax, norm), statistics.py (var,
-std, cov, bincount), order_statistics.py (median, quantile, cummax), shape.py (reshape, permute,
-flip), pieces.py (split, narrow, tensor_split), indexing.py (`t[i]`, gather), scatter.py
-(scatter, index_add), linalg.py (`@`, mm, diag),
-inplace.py (`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py
-(astype, numpy, item). What stays here is the class itself: its constructor and the tape (backward,
-detach, clone, hooks). A new method goes into the room of its topic.
+storage base (base.py): elementwise.py (operators, exp, ...), transcendental.py (sinh, atan2, hypot,
+logit, ...), floating.py (frexp, ldexp, nextafter), comparison.py (`<`, eq, all, sort), runs.py
+(unique_consecutive), activations.py (hardshrink, prelu), bitwise.py (`&`, `<<`, logical_and),
+reduction.py (sum, max, softmax, norm), statistics.py (var, std, cov, bincount), order_statistics.py
+(median, quantile, cummax), shape.py (reshape, permute, flip), pieces.py (split, narrow,
+tensor_split), strided.py (as_strided), indexing.py (`t[i]`, gather), scatter.py (scatter,
+index_add), scatter_reduce.py (scatter_reduce, index_reduce), linalg.py (`@`, mm, diag), inplace.py
+(`+=`, add_, `t[i] = v`; writing.py writes them), random.py (normal_), conversion.py (astype, numpy,
+item), memory_kind.py (layout, is_sparse, pin_memory). What stays here is the class itself: its
+constructor and the tape (backward, detach, clone, hooks). A new method goes into the room of its
+topic.
 """
 
 from __future__ import annotations
@@ -22,24 +24,30 @@ from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..tape.node import Node
 from .base import DETACHED_IN_BACKWARD
+from .activations import ActivationsMixin
 from .bitwise import BitwiseMixin
 from .comparison import ComparisonMixin
 from .conversion import ConversionMixin
 from .elementwise import ElementwiseMixin
 from .factorizations import FactorizationsMixin
-from .grad import HookHandle, register_hook, retain_grad
+from .floating import FloatingMixin
+from .grad import HookHandle, register_hook, register_post_accumulate_grad_hook, retain_grad
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
 from .linear_systems import LinearSystemsMixin
+from .memory_kind import MemoryKindMixin
 from .order_statistics import OrderStatisticsMixin
 from .pieces import PiecesMixin
 from .random import RandomMixin
 from .record import apply, use_tensor_class
 from .reduction import ReductionMixin
+from .runs import RunsMixin
 from .scatter import ScatterMixin
+from .scatter_reduce import ScatterReduceMixin
 from .shape import ShapeMixin, check_memory_format
 from .statistics import StatisticsMixin
+from .strided import StridedMixin
 from .transcendental import TranscendentalMixin
 
 _new = object.__new__
@@ -48,21 +56,27 @@ _new = object.__new__
 class Tensor(
     ElementwiseMixin,
     TranscendentalMixin,
+    FloatingMixin,
     ComparisonMixin,
+    RunsMixin,
+    ActivationsMixin,
     BitwiseMixin,
     ReductionMixin,
     StatisticsMixin,
     OrderStatisticsMixin,
     ShapeMixin,
     PiecesMixin,
+    StridedMixin,
     IndexingMixin,
     ScatterMixin,
+    ScatterReduceMixin,
     LinalgMixin,
     LinearSystemsMixin,
     FactorizationsMixin,
     InplaceMixin,
     RandomMixin,
     ConversionMixin,
+    MemoryKindMixin,
 ):
     """An n-dimensional array that can record the ops applied to it, for reverse-mode autodiff.
 
@@ -151,6 +165,14 @@ class Tensor(
         >>> x = tg.tensor([1.0], requires_grad=True); h = x.register_hook(lambda g: g * 2)
         """
         return register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> HookHandle:
+        """Call hook(self) each time a backward has accumulated a gradient into this leaf's .grad
+        (an optimizer step per parameter, say); not on a non-leaf.
+
+        >>> w = tg.ones(2, requires_grad=True); h = w.register_post_accumulate_grad_hook(print)
+        """
+        return register_post_accumulate_grad_hook(self, hook)
 
     def retain_grad(self) -> None:
         """Keep .grad for this non-leaf tensor too (leaves always get it).

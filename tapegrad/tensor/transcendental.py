@@ -1,8 +1,9 @@
 """Transcendental methods beyond exp/log/sin/cos/tan/tanh (elementwise.py's): sinh, cosh, their
 inverses and the inverse trigonometric functions (with NumPy's arc* spellings, as PyTorch has),
 atan2, hypot, exp2, logaddexp(2), xlogy, sinc, logit, fmod, copysign, fmax/fmin, nan_to_num,
-deg2rad/rad2deg, and the sign and complex-number questions of real tensors (sgn, signbit, real,
-conj, ...); each with its in-place form where PyTorch has one.
+deg2rad/rad2deg, the sign and complex-number questions of real tensors (sgn, signbit, real,
+conj, ...) and PyTorch's special-function methods (lgamma, digamma, polygamma, mvlgamma, erfinv,
+i0); each with its in-place form where PyTorch has one.
 
 Layer L3: numpy, the rule table (primitives/transcendental.py), the storage base, record.py's apply
 and wrap, coerce.py, writing.py (in-place forms), and the one-input method makers of
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 
 from .. import dtypes
+from ..primitives import special_functions as S
 from ..primitives import transcendental as T
 from ..primitives.registry import Primitive
 from .base import TensorBase
@@ -303,3 +305,71 @@ class TranscendentalMixin(TensorBase):
             "imag is not implemented for tensors with non-complex dtypes (tapegrad's tensors are "
             "real); the imaginary part of a real tensor is zeros_like(x)"
         )
+
+    # ---- special functions (primitives/special_functions.py) ------------------------------------
+    lgamma, digamma = unary_method(S.lgamma), unary_method(S.digamma)
+    erfinv, i0 = unary_method(S.erfinv), unary_method(S.i0)
+    lgamma_, digamma_ = inplace_unary_method(S.lgamma), inplace_unary_method(S.digamma)
+    erfinv_, i0_ = inplace_unary_method(S.erfinv), inplace_unary_method(S.i0)
+
+    def polygamma(self, n: int) -> Tensor:
+        """The n-th derivative of digamma (n >= 0), elementwise; its gradient is polygamma(n + 1).
+
+        >>> tg.tensor([1.0]).polygamma(1)
+        tensor([1.6449])
+        """
+        return apply(S.polygamma, self, n=_order(n))
+
+    def polygamma_(self, n: int) -> Tensor:
+        """polygamma in place.
+
+        >>> x = tg.tensor([1.0]); x.polygamma_(1)
+        tensor([1.6449])
+        """
+        order = _order(n)
+        return unary_(self, "polygamma_", lambda old, _: S.polygamma(old, n=order))
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The log of the multivariate gamma function of dimension p (p >= 1), elementwise:
+        p (p - 1) / 4 log(pi) + sum over i < p of lgamma(self - i / 2).
+
+        >>> tg.tensor([2.5]).mvlgamma(2)
+        tensor([0.8570])
+        """
+        return _mvlgamma(self._floating("mvlgamma"), _dimension(p))
+
+    def mvlgamma_(self, p: int) -> Tensor:
+        """mvlgamma in place.
+
+        >>> x = tg.tensor([2.5]); x.mvlgamma_(2)
+        tensor([0.8570])
+        """
+        dimension = _dimension(p)
+        return unary_(self, "mvlgamma_", lambda old, _: _mvlgamma(old, dimension))
+
+
+def _order(n: Any) -> int:
+    """polygamma's n, checked as PyTorch checks it."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma: n must be an integer, got {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n = {n}).")
+    return int(n)
+
+
+def _dimension(p: Any) -> int:
+    """mvlgamma's p, checked as PyTorch checks it."""
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise TypeError(f"mvlgamma: p must be an integer, got {type(p).__name__}")
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1 (got p = {p})")
+    return int(p)
+
+
+def _mvlgamma(x: Any, p: int) -> Any:
+    """p (p - 1) / 4 log(pi) + sum over i < p of lgamma(x - i / 2), of a Tensor (recorded: its
+    derivative is lgamma's) or an array (an in-place form's forward)."""
+    total = S.lgamma(x)
+    for i in range(1, p):
+        total = total + S.lgamma(x - i / 2)
+    return total + p * (p - 1) / 4 * math.log(math.pi)

@@ -124,6 +124,13 @@ KIND_PRIMS = {
     "fmod": "fmod",  # (gradient 1 between the jumps, kept away)
     "copysign": "copysign",  # (x kept away from 0, the sign from a constant)
     "fmax_fmin": ("fmax", "fmin"),  # (ties kept away)
+    # special functions (primitives/special_functions.py), away from poles and kinks
+    "gamma_family": ("lgamma", "digamma", "polygamma"),
+    "normal_inverse": ("erfinv", "ndtri"),
+    "normal_cdf": ("ndtr", "log_ndtr", "erfcx"),
+    "bessel": ("i0", "i1", "i0e", "i1e"),
+    "entropy_terms": ("entr", "xlog1py", "zeta"),
+    "incomplete_gamma": ("gammainc", "gammaincc"),
     # square systems (primitives/linear_systems.py), on A A^T + I: positive-definite, conditioned
     "square_system": ("inv", "det", "logabsdet", "solve", "solve_triangular", "cholesky"),
     "eigh": ("eigvalsh", "eigh_vectors"),  # (on a matrix with well-separated eigenvalues)
@@ -131,6 +138,8 @@ KIND_PRIMS = {
     "qr": ("qr_q", "qr_r"),  # (of a well-conditioned matrix, tall, square or wide)
     "lu": ("lu_unpivoted", "lu_permutation"),  # (likewise; through P L U and lu_solve)
     "matrix_exp": "matrix_exp",
+    # float representation (primitives/floating.py)
+    "nextafter": "nextafter",  # (one ulp towards a constant: its gradient is g)
 }
 PIECEWISE = (
     "relu",
@@ -276,7 +285,16 @@ def _np_namespace(exact_casts: bool) -> dict:
         "erf": np.vectorize(math.erf, otypes=[np.float64]),
         "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
         "expm": _np_expm,
+        "sp": _scipy_special(),
     }
+
+
+def _scipy_special():
+    """scipy.special, the special functions' reference values (in tests only: the package never
+    imports scipy)."""
+    import scipy.special
+
+    return scipy.special
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1446,16 +1464,17 @@ class _Gen:
         return self.emit(kind, tg_rhs, b_np)
 
     def op_qr(self, kind):
-        """Q or R of B = I + A (tall, square or wide, the identity's ones on its diagonal) for a
-        value A of entries up to 0.1: B's leading columns stay well-conditioned."""
+        """Q or R of B = I + 0.3 + A (tall, square or wide) for a value A of entries up to 0.1:
+        B's leading columns stay well-conditioned, and no column is ever triangular already (at
+        such a B, LAPACK's Householder QR switches sign: finite differences would straddle it)."""
         a = self.pick(
             lambda s: len(s) >= 2 and s[-2] <= 4 and s[-1] <= 4,
             new_shape=self.choice([(3, 2), (2, 2), (2, 3), (2, 3, 3)]),
         )
         rows, cols = self.shape_of(a)[-2:]
         a_tg, a_np = self.scaled(a, a, 0.1)
-        eye = f"np.eye({rows}, {cols})"
-        b_tg, b_np = f"({a_tg} + tg.tensor({eye}))", f"({a_np} + {eye})"
+        base = f"(np.eye({rows}, {cols}) + 0.3)"
+        b_tg, b_np = f"({a_tg} + tg.tensor({base}))", f"({a_np} + {base})"
         part = self.choice(["Q", "R"])
         index = "0" if part == "Q" else "1"
         return self.emit(kind, f"tg.linalg.qr({b_tg}).{part}", f"np.linalg.qr({b_np})[{index}]")
@@ -1549,6 +1568,61 @@ class _Gen:
         )
         form = self.choice(["{a}.{fn}({p})", "tg.{fn}({a}, {p})"])
         return self.emit(kind, form.format(a=a_tg, p=p_tg, fn=fn), f"{np_fn}({a_np}, {p_np})")
+
+    # ---- special functions -----------------------------------------------------------------------
+    def op_gamma_family(self, kind):
+        """lgamma, digamma, polygamma(n) on [0.5, 4.5], away from the poles at 0, -1, ..."""
+        a = self.pick()
+        a_tg, a_np = self.positive(a, a, lo=0.5, hi=4.0)
+        fn, np_fn = self.choice(
+            [("lgamma()", "sp.gammaln({})"), ("digamma()", "sp.digamma({})")]
+            + [("polygamma(1)", "sp.polygamma(1, {})"), ("polygamma(2)", "sp.polygamma(2, {})")]
+        )
+        return self.emit(kind, f"{a_tg}.{fn}", np_fn.format(a_np))
+
+    def op_normal_inverse(self, kind):
+        """erfinv inside (-0.9, 0.9), ndtri inside (0.05, 0.95)."""
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 0.9)
+        if self.flag():
+            return self.emit(kind, f"tg.erfinv({a_tg})", f"sp.erfinv({a_np})")
+        p_tg, p_np = f"({a_tg} * 0.5 + 0.5)", f"({a_np} * 0.5 + 0.5)"
+        return self.emit(kind, f"tg.special.ndtri({p_tg})", f"sp.ndtri({p_np})")
+
+    def op_normal_cdf(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 6.0)
+        fn = self.choice(["ndtr", "log_ndtr", "erfcx"])
+        return self.emit(kind, f"tg.special.{fn}({a_tg})", f"sp.{fn}({a_np})")
+
+    def op_bessel(self, kind):
+        """i0, i1 and the scaled ones on [0.25, 6] (i0e and i1e have a kink at 0)."""
+        a = self.pick()
+        a_tg, a_np = self.positive(a, a, lo=0.25, hi=6.0)
+        fn = self.choice(["i0", "i1", "i0e", "i1e"])
+        return self.emit(kind, f"tg.special.{fn}({a_tg})", f"sp.{fn}({a_np})")
+
+    def op_entropy_terms(self, kind):
+        """entr(a) and zeta(2.5, a) with a in [0.5, 4]; xlog1py(a, p) with p in [0.5, 4]."""
+        a = self.pick()
+        form = self.choice(["entr", "xlog1py", "zeta"])
+        if form != "xlog1py":
+            p_tg, p_np = self.positive(a, a)
+            tg_call = "entr({})" if form == "entr" else "zeta(2.5, {})"
+            return self.emit(
+                kind, "tg.special." + tg_call.format(p_tg), "sp." + tg_call.format(p_np)
+            )
+        p_tg, p_np, _ = self.partner(self.shape_of(a), allow_scalar=False, allow_const=False)
+        p_tg, p_np = self.positive(p_tg, p_np)
+        a_tg, a_np = self.scaled(a, a, 4.0)
+        return self.emit(kind, f"tg.special.xlog1py({a_tg}, {p_tg})", f"sp.xlog1py({a_np}, {p_np})")
+
+    def op_incomplete_gamma(self, kind):
+        """gammainc(2.5, x) and gammaincc(2.5, x) for x in [0.5, 4] (a constant: no derivative)."""
+        a = self.pick()
+        p_tg, p_np = self.positive(a, a)
+        fn = self.choice(["gammainc", "gammaincc"])
+        return self.emit(kind, f"tg.special.{fn}(2.5, {p_tg})", f"sp.{fn}(2.5, {p_np})")
 
     def op_xlogy(self, kind):
         a = self.pick()
@@ -1669,6 +1743,12 @@ class _Gen:
             out.pop()
         eq = f"{term},{''.join(other)}" + ("" if self.flag() else "->" + "".join(out))
         return self.emit(kind, f"tg.einsum({eq!r}, {a_tg}, {p})", f"np.einsum({eq!r}, {a_np}, {p})")
+
+    def op_nextafter(self, kind):
+        a = self.pick()
+        a_tg, a_np = self.scaled(a, a, 2.0)
+        toward = self.choice(["-1.0", "3.0"])
+        return self.emit(kind, f"{a_tg}.nextafter({toward})", f"np.nextafter({a_np}, {toward})")
 
 
 @st.composite

@@ -322,6 +322,24 @@ DTYPE_CASES = {
     "logaddexp": lambda a, b, m: a.logaddexp(b),
     "logaddexp2": lambda a, b, m: a.logaddexp2(b),
     "xlogy": lambda a, b, m: a.xlogy(b),
+    # special functions (primitives/special_functions.py)
+    "lgamma": lambda a, b, m: a.lgamma(),
+    "digamma": lambda a, b, m: a.digamma(),
+    "polygamma": lambda a, b, m: a.polygamma(2),
+    "zeta": lambda a, b, m: tg.special.zeta((b + 2.0).detach(), a),
+    "erfinv": lambda a, b, m: ((a - 1.0) * 0.9).erfinv(),
+    "erfcx": lambda a, b, m: tg.special.erfcx(a * 2.0 - 2.0),
+    "ndtr": lambda a, b, m: tg.special.ndtr(a - 1.0),
+    "ndtri": lambda a, b, m: tg.special.ndtri(a * 0.5),
+    "log_ndtr": lambda a, b, m: tg.special.log_ndtr(a * 4.0 - 4.0),
+    "i0": lambda a, b, m: a.i0(),
+    "i1": lambda a, b, m: tg.special.i1(a),
+    "i0e": lambda a, b, m: tg.special.i0e(a),
+    "i1e": lambda a, b, m: tg.special.i1e(a),
+    "entr": lambda a, b, m: tg.special.entr(a),
+    "xlog1py": lambda a, b, m: tg.special.xlog1py(a, b),
+    "gammainc": lambda a, b, m: tg.special.gammainc((b * 2.0).detach(), a * 3.0),
+    "gammaincc": lambda a, b, m: tg.special.gammaincc((b * 2.0).detach(), a * 3.0),
     "fmod": lambda a, b, m: (a * 3).fmod(b),
     "copysign": lambda a, b, m: a.copysign(b - 1.0),
     "fmax": lambda a, b, m: tg.fmax(a, b),
@@ -378,6 +396,7 @@ DTYPE_CASES = {
         padding=(0, 0, 0, 0),
         divisor=4,
     ),
+    "nextafter": lambda a, b, m: a.nextafter(b),
 }
 
 
