@@ -34,6 +34,19 @@ def tapegrad_name(path: str) -> Any:
     return found
 
 
+def _functional_namesake(fn: Any) -> Any:
+    """A torch function given as an argument (TransformerEncoderLayer(activation=F.gelu)) as the
+    program would pass it after its import lines change: tg.nn.functional's (or tg's) namesake;
+    the torch function itself where tapegrad has none (it then fails as it would for a user)."""
+    name = getattr(fn, "__name__", "")
+    for path in (f"nn.functional.{name}", name):
+        try:
+            return tapegrad_name(path)
+        except MissingName:
+            continue
+    return fn
+
+
 def tapegrad_dtype(dtype: torch.dtype) -> Any:
     """torch.float64 -> tg.float64 (torch.bool -> tg.bool_ where tapegrad has no tg.bool)."""
     name = str(dtype).removeprefix("torch.")
@@ -69,6 +82,8 @@ class Translator:
             return type(value)(self(v) for v in value)
         if isinstance(value, dict):
             return {k: self(v) for k, v in value.items()}
+        if callable(value) and str(getattr(value, "__module__", "")).startswith("torch"):
+            return _functional_namesake(value)
         return value
 
     def _tensor(self, t: torch.Tensor) -> Any:
