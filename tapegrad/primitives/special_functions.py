@@ -93,18 +93,13 @@ log_ndtr = _p("log_ndtr", "log(ndtr(x))", N.log_ndtr, x="g * exp(-(out + x * x /
 
 # ---- the modified Bessel functions of the first kind ---------------------------------------------
 i0 = _p("i0", "modified Bessel I0(x)", B.i0, x="g * i1(x)")
-i1 = _p(
-    "i1",
-    "modified Bessel I1(x)",
-    B.i1,
-    x="g * where(x == 0, 0.5, i0(x) - out / where(x == 0, 1, x))",
-)
+i1 = _p("i1", "modified Bessel I1(x)", B.i1, x="g * where(x == 0, 0.5, i0(x) - out / x)")
 i0e = _p("i0e", "exp(-|x|) * modified Bessel I0(x)", B.i0e, x="g * (i1e(x) - sign(x) * out)")
 i1e = _p(
     "i1e",
     "exp(-|x|) * modified Bessel I1(x)",
     B.i1e,
-    x="g * where(x == 0, 0.5, i0e(x) - out * (sign(x) + 1 / where(x == 0, 1, x)))",
+    x="g * where(x == 0, 0.5, i0e(x) - out * (sign(x) + 1 / x))",
 )
 
 
