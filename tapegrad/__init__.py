@@ -67,6 +67,9 @@ from .dtypes import bfloat16, bool_, double, float16, float32, float64, half, in
 from .dtypes import int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
 from .math import *  # noqa: F403  (the free functions: math.__all__, by topic)
+from .linear_algebra import *  # noqa: F403  (math.py's too; starred again here for mypy, which
+
+# does not follow math.py's `__all__ += linear_algebra.__all__`)
 from .combining import *  # noqa: F403  (hstack, meshgrid, broadcast_tensors...: its __all__)
 from .dtypes import get_default_dtype, set_default_dtype
 from ._state import (
@@ -176,7 +179,7 @@ __all__ = [
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
     "bitwise_right_shift", "logical_and", "logical_or", "logical_not", "logical_xor", "all", "any",
-    "argsort", "sort", "topk", "unique",
+    "argsort", "sort", "topk", "unique", "isclose", "equal",
     # functions (tapegrad/math.py): shape
     "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
@@ -195,10 +198,10 @@ __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
     "block_diag", "cdist",
-    # functions (tapegrad/math.py): linear algebra
+    # functions (tapegrad/linear_algebra.py, star-imported by math.py): linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
+    "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
     # functions (tapegrad/math.py): in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",

@@ -1,29 +1,30 @@
 """Free-function forms of the ops (`tg.sin(x)`, `tg.cat([a, b])`, ...): thin wrappers over Tensor.
 
-Layer L4: imports the Tensor layer. No rules here: every op's math lives once, in primitives/, and
-its argument parsing once, in the Tensor method of its room (`tg.exp(x)` is `x.exp()` for any x a
-tensor can be made of, with the method's signature and docstring).
+Layer L4: imports the Tensor layer (linear algebra's: linear_algebra.py, star-imported here so
+tapegrad.math stays the one list of free functions). No rules here: every op's math lives once,
+in primitives/, and its argument parsing once, in the Tensor method of its room (`tg.exp(x)` is
+`x.exp()` for any x a tensor can be made of, with the method's signature and docstring).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Concatenate, ParamSpec, Sequence, TypeVar, overload
+from typing import Any, Sequence, overload
 
 import numpy as np
 
 from . import primitives as P
+from . import linear_algebra
+from ._free import FreeFunctions
 from ._utils import one_axis
+from .linear_algebra import *  # noqa: F403  (its functions are tapegrad.math's too: its __all__)
 from .tensor import MaxResult, MinResult, Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor
 from .tensor.elementwise import where as _where
 from .tensor import integration as _integration
 from .tensor import searching as _searching
-from .tensor import factorizations as _factorizations
 
-Params = ParamSpec("Params")
-Result = TypeVar("Result")
-
-# What `from .math import *` gives tapegrad's namespace: every function here, by topic.
+# What `from .math import *` gives tapegrad's namespace: every function here, by topic (and those
+# of the topic modules it star-imports: linear_algebra.py's, added below).
 # fmt: off
 __all__ = [
     # elementwise
@@ -52,7 +53,7 @@ __all__ = [
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
     "bitwise_right_shift", "logical_and", "logical_or", "logical_not", "logical_xor", "all", "any",
-    "argsort", "sort", "topk", "unique",
+    "argsort", "sort", "topk", "unique", "isclose", "equal",
     # shape
     "flatten", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand_dims",
     "broadcast_to", "expand", "split", "narrow", "unbind", "flip", "tile", "roll", "chunk",
@@ -67,43 +68,17 @@ __all__ = [
     "scatter_reduce", "index_reduce", "select_scatter", "slice_scatter", "diagonal_scatter",
     "frexp", "ldexp", "nextafter", "unique_consecutive",
     "as_strided", "as_strided_scatter",
-    # linear algebra
-    "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
-    "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
-    "isclose", "equal", "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
-    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
     "frac_", "square_", "clamp_", "clip_", "fill_", "zero_",
 ]
 # fmt: on
+__all__ += linear_algebra.__all__
 
 
-def _function(
-    method: Callable[Concatenate[Tensor, Params], Result],
-) -> Callable[Concatenate[TensorLike, Params], Result]:
-    """tg.<name>(x, ...) as x.<name>(...), for x a tensor or what one is made of (PyTorch has
-    both), with the method's name and docstring."""
-
-    def function(x: TensorLike, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-        return method(as_tensor(x), *args, **kwargs)
-
-    function.__name__ = function.__qualname__ = method.__name__
-    function.__doc__ = method.__doc__
-    return function
-
-
-def _same(function: Callable[Params, Result]) -> Callable[Params, Result]:
-    """A function of the Tensor layer's (tg.searchsorted, ...) as tapegrad's own, with its
-    signature and docstring."""
-
-    def same(*args: Params.args, **kwargs: Params.kwargs) -> Result:
-        return function(*args, **kwargs)
-
-    same.__name__ = same.__qualname__ = function.__name__
-    same.__doc__, same.__wrapped__ = function.__doc__, function  # type: ignore[attr-defined]
-    return same
+_made_here = FreeFunctions(__name__)
+_function, _same = _made_here.of_method, _made_here.same
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -364,6 +339,7 @@ logical_xor, logical_not = _function(Tensor.logical_xor), _function(Tensor.logic
 all, any = _function(Tensor.all), _function(Tensor.any)
 sort, argsort, topk = _function(Tensor.sort), _function(Tensor.argsort), _function(Tensor.topk)
 unique = _function(Tensor.unique)
+isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
 
 # ---- shape -------------------------------------------------------------------------------------
 reshape, flatten = _function(Tensor.reshape), _function(Tensor.flatten)
@@ -497,55 +473,6 @@ def _positions_of(counts: Tensor) -> Tensor:
     if counts.ndim != 1:
         raise ValueError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
     return as_tensor(np.arange(counts.shape[0], dtype=np.int64))
-
-
-# ---- linear algebra ----------------------------------------------------------------------------
-matmul, mm, bmm = _function(Tensor.matmul), _function(Tensor.mm), _function(Tensor.bmm)
-outer, trace, diag = _function(Tensor.outer), _function(Tensor.trace), _function(Tensor.diag)
-ger = outer  # (PyTorch's old name)
-tril, triu = _function(Tensor.tril), _function(Tensor.triu)
-
-
-dot = _function(Tensor.dot)
-mv, inner, vdot = _function(Tensor.mv), _function(Tensor.inner), _function(Tensor.vdot)
-kron, cross, dist = _function(Tensor.kron), _function(Tensor.cross), _function(Tensor.dist)
-addmm, addmv = _function(Tensor.addmm), _function(Tensor.addmv)
-addbmm, baddbmm = _function(Tensor.addbmm), _function(Tensor.baddbmm)
-isclose, equal = _function(Tensor.isclose), _function(Tensor.equal)
-det, logdet, slogdet = _function(Tensor.det), _function(Tensor.logdet), _function(Tensor.slogdet)
-inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
-matrix_power = _function(Tensor.matrix_power)
-cholesky_solve = _function(Tensor.cholesky_solve)
-qr, matrix_exp, lu = _function(Tensor.qr), _function(Tensor.matrix_exp), _function(Tensor.lu)
-
-
-def lu_unpack(
-    LU_data: TensorLike, LU_pivots: TensorLike, unpack_data: bool = True, unpack_pivots: bool = True
-) -> _factorizations.LUResult:
-    """(P, L, U) with A = P L U from lu_factor's (LU, pivots); the parts not unpacked are empty.
-
-    >>> tg.lu_unpack(*tg.linalg.lu_factor(tg.tensor([[1.0, 2.0], [3.0, 4.0]]))).P
-    tensor([[0., 1.],
-            [1., 0.]])
-    """
-    return _factorizations.lu_unpack(
-        as_tensor(LU_data), as_tensor(LU_pivots), unpack_data, unpack_pivots
-    )
-
-
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """Einstein summation: `equation` names each operand's axes by letters ('ij,jk->ik' is a matrix
-    product); '...' stands for unnamed axes (broadcast); without '->' the output is the letters
-    used once, sorted. Operands may also come as one list.
-
-    >>> tg.einsum("i,i->", tg.tensor([1.0, 2.0]), tg.tensor([3.0, 4.0]))
-    tensor(11.)
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    tensors = [as_tensor(x) for x in operands]
-    spelled = P.einsum.spell_out(equation, [x.shape for x in tensors])
-    return apply(P.einsum.einsum, *tensors, equation=spelled)
 
 
 # ---- in place (torch.exp_(x) and friends) ------------------------------------------------------

@@ -17,7 +17,7 @@ API_MD = Path(__file__).resolve().parents[1].parent / "shared" / "API.md"
 # The implementation modules: reachable as attributes (tg.math.exp), never public names. (The
 # tapegrad.tensor package is shadowed by tg.tensor, the factory, which is public.)
 INTERNAL = ("compat", "creation", "dtypes", "functional", "math", "primitives", "serialization")
-INTERNAL += ("combining",)
+INTERNAL += ("combining", "linear_algebra")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
@@ -50,15 +50,19 @@ def test_star_import_gives_exactly_all():
 
 
 def test_every_free_function_is_public():
-    """tapegrad/math.py's __all__ (what __init__ star-imports) is every function defined there, and
-    all of it is in tg.__all__ (which lists the names again, for mypy)."""
+    """tapegrad/math.py's __all__ (what __init__ star-imports) is every function defined there or
+    in the topic modules it star-imports (linear_algebra.py), and all of it is in tg.__all__ (which
+    lists the names again, for mypy)."""
+    import tapegrad.linear_algebra as la
     import tapegrad.math as m
 
+    homes = {m.__name__, la.__name__}
     defined = {
         n
         for n, v in vars(m).items()
-        if not n.startswith("_") and callable(v) and getattr(v, "__module__", "") == m.__name__
+        if not n.startswith("_") and callable(v) and getattr(v, "__module__", "") in homes
     }
+    assert set(la.__all__) <= set(m.__all__)
     assert set(m.__all__) == defined
     assert set(m.__all__) <= set(tg.__all__)
     assert len(set(m.__all__)) == len(m.__all__)
