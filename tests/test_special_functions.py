@@ -362,3 +362,54 @@ def test_incomplete_gamma_gradients():
         with pytest.raises(NotImplementedError, match=f"{name} with respect to a"):
             shape = _leaf([1.0])
             tg.autograd.grad(fn(shape, x[:1]).sum(), [shape])
+
+
+# ---- the Bessel functions' derivatives on a wide grid, through both backward paths -------------
+BESSEL_GRID = np.concatenate(
+    [np.linspace(-30.0, 30.0, 2001), [0.0, -0.0, 1e-30, -1e-30, 1e-8, -1e-8, 1e-3, -1e-3]]
+    + [[np.nan, np.inf, -np.inf]]  # (NaN among finite values: i1's gradient there is 1/2)
+)
+FINITE = np.isfinite(BESSEL_GRID)
+
+
+def _bessel_derivatives(name, dtype):
+    """d/dx and d²/dx² of tg.special.<name> at every grid point: the first through the raw rules
+    (backward()) and recorded (create_graph=True); the second through the recorded first one,
+    by backward() and by create_graph=True again."""
+    fn = getattr(tg.special, name)
+    x = tg.tensor(BESSEL_GRID.astype(dtype), requires_grad=True)
+    fn(x).sum().backward()
+    raw = x.grad.numpy().copy()
+    x.grad = None
+    (recorded,) = tg.autograd.grad(fn(x).sum(), [x], create_graph=True)
+    (second_recorded,) = tg.autograd.grad(recorded.sum(), [x], create_graph=True)
+    recorded.sum().backward()
+    return raw, recorded.detach().numpy(), x.grad.numpy(), second_recorded.detach().numpy()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e"])
+def test_bessel_derivatives_on_a_wide_grid_match_torch_by_both_paths(name, dtype):
+    torch = pytest.importorskip("torch")
+    raw, recorded, second_raw, second_recorded = _bessel_derivatives(name, dtype)
+    for got in (raw, recorded, second_raw, second_recorded):
+        assert got.dtype == dtype
+        assert not np.isnan(got[FINITE]).any(), BESSEL_GRID[FINITE][np.isnan(got[FINITE])]
+    t = torch.tensor(BESSEL_GRID.astype(dtype), requires_grad=True)
+    (first,) = torch.autograd.grad(getattr(torch.special, name)(t).sum(), [t], create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), [t])
+    rtol, atol = (1e-4, 1e-6) if dtype == np.float32 else (1e-10, 1e-14)
+    _close(raw, first.detach().numpy(), rtol=rtol, atol=atol)
+    _close(recorded, first.detach().numpy(), rtol=rtol, atol=atol)
+    # (both differentiate I0 - I1/x, whose terms cancel near 0: an error of a few eps / |x|)
+    eps = np.finfo(dtype).eps
+    conditioning = 4 * eps / np.maximum(np.abs(BESSEL_GRID), eps)
+    for got in (second_raw, second_recorded):
+        want = second.numpy()
+        with np.errstate(invalid="ignore"):
+            off = ~(np.abs(got - want) <= atol + conditioning + rtol * np.abs(want))
+        off &= ~((got == want) | (np.isnan(got) & np.isnan(want)))  # (inf, NaN: exactly torch's)
+        assert not off.any(), (BESSEL_GRID[off], got[off], want[off])
+    # the two paths run the same rule: they agree more closely than either does with torch
+    _close(raw, recorded, rtol=1e-6 if dtype == np.float32 else 1e-13)
+    _close(second_raw, second_recorded, rtol=1e-6 if dtype == np.float32 else 1e-13)

@@ -7,7 +7,7 @@ normal_functions, bessel_functions) with its textbook rule.
 Layer L1: numpy, registry, elementwise.py (whose primitives the rules call), the numerics modules
 and batching (every op here batches pointwise). Where PyTorch has no derivative (zeta in x,
 gammainc and gammaincc in a), the rule raises as PyTorch's backward does; at the edges the rules
-give PyTorch's values (i1's gradient at 0 is 1/2, entr's is +inf).
+give PyTorch's values (i1's gradient at 0, and below machine epsilon, is 1/2; entr's is +inf).
 """
 
 from __future__ import annotations
@@ -93,14 +93,32 @@ log_ndtr = _p("log_ndtr", "log(ndtr(x))", N.log_ndtr, x="g * exp(-(out + x * x /
 
 # ---- the modified Bessel functions of the first kind ---------------------------------------------
 i0 = _p("i0", "modified Bessel I0(x)", B.i0, x="g * i1(x)")
-i1 = _p("i1", "modified Bessel I1(x)", B.i1, x="g * where(x == 0, 0.5, i0(x) - out / x)")
+i1 = _p(
+    "i1",
+    "modified Bessel I1(x)",
+    B.i1,
+    x="g * where(tiny(x), 0.5, i0(off_zero(x)) - out / off_zero(x))",
+)
 i0e = _p("i0e", "exp(-|x|) * modified Bessel I0(x)", B.i0e, x="g * (i1e(x) - sign(x) * out)")
 i1e = _p(
     "i1e",
     "exp(-|x|) * modified Bessel I1(x)",
     B.i1e,
-    x="g * where(x == 0, 0.5, i0e(x) - out * (sign(x) + 1 / x))",
+    x="g * where(tiny(x), 0.5, i0e(off_zero(x)) - out * (sign(x) + 1 / off_zero(x)))",
 )
+
+
+def tiny(x: Any) -> Any:
+    """Where |x| is not above the dtype's machine epsilon (NaN included): there i1's and i1e's
+    gradient is their limit at 0, 1/2, as PyTorch's (a constant: the second derivative is 0)."""
+    a = value(x)
+    return ~(np.abs(a) > np.finfo(a.dtype).eps)
+
+
+def off_zero(x: Any) -> Any:
+    """x with its tiny elements replaced by eps, so the 1/x of the branch where() discards stays
+    finite and leaks no NaN into second derivatives (PyTorch's guard, the same points)."""
+    return where(tiny(x), float(np.finfo(value(x).dtype).eps), x)
 
 
 # ---- entropy terms -------------------------------------------------------------------------------

@@ -174,13 +174,6 @@ DELIBERATE: tuple[Difference, ...] = (
 # Known and not fixed yet (issue 26 and what the run found): each shrinks to nothing when fixed.
 OPEN: tuple[Difference, ...] = (
     Difference(
-        "i1's and i1e's second derivative at x = 0 is NaN (PyTorch: 0): their rule's 1/x sits in "
-        "the branch where() discards at 0 and leaks NaN upward; guarding it with where(x == 0, "
-        "1, x) made first-order gradients NaN elsewhere in the raw backward (reverted): to fix",
-        entries=("special.i1", "special.i1e"),
-        category="second-order gradient NaN",
-    ),
-    Difference(
         "sinc's second derivative close to 0: both frameworks differentiate the same first-order "
         "formula, whose two terms cancel there, recorded in another order; a few elements in a "
         "million (|x| near 1e-5) keep only a few correct digits, differently in each",
