@@ -167,7 +167,7 @@ __all__ = [
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # functions (tapegrad/math.py): special functions
-    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
+    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0", "igamma", "igammac",
     # functions (tapegrad/math.py): reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",

@@ -41,7 +41,7 @@ __all__ = [
     "rad2deg", "atan2", "hypot", "xlogy", "arctan2", "logaddexp", "logaddexp2", "fmod", "copysign",
     "fmax", "fmin", "sgn", "signbit", "isposinf", "isneginf", "isreal", "conj", "real", "imag",
     # special functions
-    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0",
+    "lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0", "igamma", "igammac",
     # reductions
     "mean", "prod", "sum", "logsumexp", "std", "var", "std_mean", "var_mean", "amax", "amin",
     "argmax", "argmin", "log_softmax", "softmax", "cumsum", "norm", "cumprod", "max", "min",
@@ -213,6 +213,7 @@ isreal, conj = _function(Tensor.isreal), _function(Tensor.conj)
 # ---- special functions (tensor/transcendental.py; more in tg.special) --------------------------
 lgamma, digamma = _function(Tensor.lgamma), _function(Tensor.digamma)
 erfinv, i0, mvlgamma = _function(Tensor.erfinv), _function(Tensor.i0), _function(Tensor.mvlgamma)
+igamma, igammac = _function(Tensor.igamma), _function(Tensor.igammac)  # (special.gammainc(c))
 
 
 def polygamma(n: int, input: TensorLike) -> Tensor:

@@ -413,3 +413,29 @@ def test_bessel_derivatives_on_a_wide_grid_match_torch_by_both_paths(name, dtype
     # the two paths run the same rule: they agree more closely than either does with torch
     _close(raw, recorded, rtol=1e-6 if dtype == np.float32 else 1e-13)
     _close(second_raw, second_recorded, rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_igamma_and_igammac_are_pytorchs_names_of_gammainc_and_gammaincc():
+    torch = pytest.importorskip("torch")
+    assert tg.special.gammainc is tg.igamma and tg.special.gammaincc is tg.igammac
+    a_values, x_values = [0.5, 2.5, 7.0], [0.3, 1.5, 9.0]
+    for name in ("igamma", "igammac"):
+        a, x = tg.tensor(a_values, dtype=tg.float64), _leaf(x_values)
+        ta = torch.tensor(a_values, dtype=torch.float64)
+        tx = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
+        got, want = getattr(tg, name)(a, x), getattr(torch, name)(ta, tx)
+        _close(got.numpy(), want.detach().numpy())
+        _close(getattr(a, name)(x).detach().numpy(), want.detach().numpy())
+        (g,) = tg.autograd.grad(got.sum(), [x])
+        (tg_want,) = torch.autograd.grad(want.sum(), [tx])
+        _close(g.numpy(), tg_want.numpy())
+        assert tg.autograd.gradgradcheck(lambda v: getattr(tg, name)(a, v), (x,))
+        # in place: self is a; other broadcast to its shape, never the other way (PyTorch's)
+        b = a.clone()
+        assert getattr(b, name + "_")(x.detach()) is b
+        _close(b.numpy(), want.detach().numpy())
+        with pytest.raises(RuntimeError):
+            getattr(tg.tensor([1.0]), name + "_")(tg.tensor([1.0, 2.0]))
+        with pytest.raises(NotImplementedError, match="with respect to a"):
+            shape = _leaf([1.0])
+            tg.autograd.grad(getattr(tg, name)(shape, x[:1].detach()).sum(), [shape])

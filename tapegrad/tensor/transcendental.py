@@ -3,7 +3,7 @@ inverses and the inverse trigonometric functions (with NumPy's arc* spellings, a
 atan2, hypot, exp2, logaddexp(2), xlogy, sinc, logit, fmod, copysign, fmax/fmin, nan_to_num,
 deg2rad/rad2deg, the sign and complex-number questions of real tensors (sgn, signbit, real,
 conj, ...) and PyTorch's special-function methods (lgamma, digamma, polygamma, mvlgamma, erfinv,
-i0); each with its in-place form where PyTorch has one.
+i0, igamma, igammac); each with its in-place form where PyTorch has one.
 
 Layer L3: numpy, the rule table (primitives/transcendental.py), the storage base, record.py's apply
 and wrap, coerce.py, writing.py (in-place forms), and the one-input method makers of
@@ -311,6 +311,19 @@ class TranscendentalMixin(TensorBase):
     erfinv, i0 = unary_method(S.erfinv), unary_method(S.i0)
     lgamma_, digamma_ = inplace_unary_method(S.lgamma), inplace_unary_method(S.digamma)
     erfinv_, i0_ = inplace_unary_method(S.erfinv), inplace_unary_method(S.i0)
+    # the regularized incomplete gamma functions P(self, other) and Q(self, other): torch.igamma
+    # and igammac, which torch.special calls gammainc and gammaincc
+    igamma = _binary(
+        S.gammainc,
+        "tg.tensor([1.0, 2.0]).igamma(tg.tensor([1.0, 1.0]))",
+        "tensor([0.6321, 0.2642])",
+    )
+    igammac = _binary(
+        S.gammaincc,
+        "tg.tensor([1.0, 2.0]).igammac(tg.tensor([1.0, 1.0]))",
+        "tensor([0.3679, 0.7358])",
+    )
+    igamma_, igammac_ = _binary_(S.gammainc), _binary_(S.gammaincc)
 
     def polygamma(self, n: int) -> Tensor:
         """The n-th derivative of digamma (n >= 0), elementwise; its gradient is polygamma(n + 1).
