@@ -29,6 +29,7 @@ from .tensor.decompositions import EighResult, SVDResult
 from .tensor.factorizations import LUFactorExResult, LUFactorResult, LUResult, QRResult
 from .tensor.factorizations import lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, qr
 from .tensor.linear_systems import SlogdetResult
+from .matrix_measures import cond, matrix_rank
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
@@ -36,7 +37,7 @@ __all__ = [
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
     "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
     "QRResult", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "LUFactorResult",
-    "LUFactorExResult", "LUResult",
+    "LUFactorExResult", "LUResult", "matrix_rank", "cond",
 ]  # fmt: skip
 
 
