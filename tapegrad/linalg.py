@@ -1,6 +1,8 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
-inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr, LU and matrix_exp.
+inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr, LU and matrix_exp;
+matrix_rank and cond (matrix_measures.py), tensorinv, tensorsolve and vander (tensor_equations.py);
+eig and eigvals refused (complex results).
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
 primitives/linear_systems.py (rules) and tensor/linear_systems.py (checks); the norms and
@@ -12,7 +14,7 @@ tensor/factorizations.py, primitives/factorizations.py and matrix_functions.py.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple, NoReturn, Sequence
 
 import numpy as np
 
@@ -30,6 +32,7 @@ from .tensor.factorizations import LUFactorExResult, LUFactorResult, LUResult, Q
 from .tensor.factorizations import lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, qr
 from .tensor.linear_systems import SlogdetResult
 from .matrix_measures import cond, matrix_rank
+from .tensor_equations import tensorinv, tensorsolve, vander
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
@@ -37,7 +40,8 @@ __all__ = [
     "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "LinAlgError", "SlogdetResult",
     "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
     "QRResult", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "LUFactorResult",
-    "LUFactorExResult", "LUResult", "matrix_rank", "cond",
+    "LUFactorExResult", "LUResult", "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander",
+    "eig", "eigvals",
 ]  # fmt: skip
 
 
@@ -295,6 +299,24 @@ def solve_triangular(
             [1.]])
     """
     return LS.solve_triangular(as_tensor(A), as_tensor(B), upper, left, unitriangular)
+
+
+def eig(A: TensorLike) -> NoReturn:
+    """Refused: a general matrix's eigenvalues are complex and tapegrad's tensors are real."""
+    raise _no_complex("eig", as_tensor(A))
+
+
+def eigvals(A: TensorLike) -> NoReturn:
+    """Refused, as eig: the eigenvalues of a general matrix are complex."""
+    raise _no_complex("eigvals", as_tensor(A))
+
+
+def _no_complex(name: str, a: Tensor) -> TypeError:
+    return TypeError(
+        f"linalg.{name}: a general matrix's eigenvalues are complex (PyTorch returns complex "
+        f"tensors) and tapegrad has no complex dtype; for a symmetric matrix use linalg.eigh / "
+        f"eigvalsh (real), or the singular values (linalg.svdvals); got shape {list(a.shape)}"
+    )
 
 
 def eigh(A: TensorLike, UPLO: str = "L") -> EighResult:
