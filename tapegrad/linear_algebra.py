@@ -20,6 +20,7 @@ __all__ = [
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
+    "svd", "pinverse", "cholesky_inverse", "triangular_solve",
 ]
 # fmt: on
 
@@ -71,3 +72,11 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     tensors = [as_tensor(x) for x in operands]
     spelled = P.einsum.spell_out(equation, [x.shape for x in tensors])
     return apply(P.einsum.einsum, *tensors, equation=spelled)
+
+
+# PyTorch's older forms (tensor/legacy_linalg.py): svd gives V, triangular_solve takes B first
+svd, pinverse = _function(Tensor.svd), _function(Tensor.pinverse)
+cholesky_inverse, triangular_solve = (
+    _function(Tensor.cholesky_inverse),
+    _function(Tensor.triangular_solve),
+)

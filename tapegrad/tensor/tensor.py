@@ -35,6 +35,7 @@ from .grad import HookHandle, register_hook, register_post_accumulate_grad_hook,
 from .indexing import IndexingMixin
 from .inplace import InplaceMixin
 from .linalg import LinalgMixin
+from .legacy_linalg import LegacyLinalgMixin
 from .linear_systems import LinearSystemsMixin
 from .memory_kind import MemoryKindMixin
 from .order_statistics import OrderStatisticsMixin
@@ -72,6 +73,7 @@ class Tensor(
     ScatterReduceMixin,
     LinalgMixin,
     LinearSystemsMixin,
+    LegacyLinalgMixin,
     FactorizationsMixin,
     InplaceMixin,
     RandomMixin,
