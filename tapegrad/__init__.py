@@ -203,7 +203,7 @@ __all__ = [
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
-    "svd", "pinverse", "cholesky_inverse", "triangular_solve",
+    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr",
     # functions (tapegrad/math.py): in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",

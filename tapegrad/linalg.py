@@ -1,7 +1,8 @@
 """`tg.linalg`: torch.linalg's functions as PyTorch defines them (names, keywords, batching over
 leading axes, named-tuple results, errors): norms, products, and square systems (det, slogdet,
 inv, solve, cholesky, solve_triangular, matrix_power), eigh and svd, qr, LU and matrix_exp;
-matrix_rank and cond (matrix_measures.py), tensorinv, tensorsolve and vander (tensor_equations.py);
+matrix_rank and cond (matrix_measures.py), tensorinv, tensorsolve and vander (tensor_equations.py),
+householder_product (tensor/legacy_linalg.py);
 eig and eigvals refused (complex results).
 
 Layer L4: a namespace of functions over the Tensor layer. The math of the square systems lives in
@@ -33,6 +34,7 @@ from .tensor.factorizations import lu, lu_factor, lu_factor_ex, lu_solve, matrix
 from .tensor.linear_systems import SlogdetResult
 from .matrix_measures import cond, matrix_rank
 from .tensor_equations import tensorinv, tensorsolve, vander
+from .tensor.legacy_linalg import householder_product
 
 __all__ = [
     "matmul", "vector_norm", "matrix_norm", "norm", "vecdot", "multi_dot", "matrix_power",
@@ -41,7 +43,7 @@ __all__ = [
     "EighResult", "svd", "svdvals", "SVDResult", "pinv", "lstsq", "LstsqResult", "qr",
     "QRResult", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "LUFactorResult",
     "LUFactorExResult", "LUResult", "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander",
-    "eig", "eigvals",
+    "eig", "eigvals", "householder_product",
 ]  # fmt: skip
 
 

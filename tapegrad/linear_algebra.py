@@ -20,7 +20,7 @@ __all__ = [
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
-    "svd", "pinverse", "cholesky_inverse", "triangular_solve",
+    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr",
 ]
 # fmt: on
 
@@ -80,3 +80,4 @@ cholesky_inverse, triangular_solve = (
     _function(Tensor.cholesky_inverse),
     _function(Tensor.triangular_solve),
 )
+orgqr = _function(Tensor.orgqr)  # (linalg.householder_product)

@@ -1,6 +1,7 @@
 """PyTorch's older linear algebra methods, kept by torch beside torch.linalg: svd (U, S, V, not
 Vh; some / compute_uv), pinverse (rcond), cholesky_inverse and triangular_solve (B first, the
-named tuple (solution, cloned_coefficient)); each composed from the torch.linalg forms here.
+named tuple (solution, cloned_coefficient)), orgqr (linalg.householder_product: the product of
+the Householder reflectors geqrf stores); each composed from recorded ops.
 
 Layer L3: decompositions.py, linear_systems.py and the pinv primitive.
 """
@@ -35,6 +36,40 @@ class TriangularSolveResult(NamedTuple):
 
     solution: Tensor
     cloned_coefficient: Tensor
+
+
+def householder_product(A: TensorLike, tau: TensorLike) -> Tensor:
+    """The m x n matrix of the first n columns of the product of the Householder reflectors
+    stored in A's columns (below the diagonal) and tau (leading axes are batch axes).
+
+    >>> tg.linalg.householder_product(tg.zeros(2, 2), tg.zeros(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    a, t = as_tensor(A), as_tensor(tau)
+    name = "torch.linalg.householder_product"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = a.shape[-2:]
+    if m < n:
+        raise RuntimeError(
+            f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
+    if t.ndim != a.ndim - 1 or t.shape[-1] > n:
+        raise RuntimeError(
+            f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1], and tau "
+            f"must have one dimension less than input (got input {list(a.shape)}, tau "
+            f"{list(t.shape)})"
+        )
+    below = as_tensor(np.tril(np.ones((m, n), dtype=a.dtype), -1))
+    eye = np.eye(m, n, dtype=a.dtype)
+    vectors = a * below + as_tensor(eye)  # (unit diagonal, zeros above: v_i's fixed parts)
+    q = as_tensor(np.broadcast_to(eye, a.shape[:-2] + (m, n)).copy())
+    for i in reversed(range(t.shape[-1])):  # (Q = H_1 (H_2 (... H_k I)))
+        v = vectors[..., :, i : i + 1]
+        q = q - (t[..., i : i + 1].unsqueeze(-1) * v) * (v.mT @ q)
+    # (on the tape even for k = 0, as PyTorch's: sums over empty slices add exact zeros)
+    return q + a[..., :0, :].sum(-2, keepdim=True) + t[..., :0].sum(-1)[..., None, None]
 
 
 class LegacyLinalgMixin(TensorBase):
@@ -99,3 +134,12 @@ class LegacyLinalgMixin(TensorBase):
         coefficient = a.mT if transpose else a
         x = solve_triangular(coefficient, self, upper != transpose, True, unitriangular)
         return TriangularSolveResult(x, a.clone())
+
+    def orgqr(self, input2: TensorLike) -> Tensor:
+        """linalg.householder_product(self, input2): Q from geqrf's reflectors and tau.
+
+        >>> tg.zeros(2, 2).orgqr(tg.zeros(2))
+        tensor([[1., 0.],
+                [0., 1.]])
+        """
+        return householder_product(self, input2)
