@@ -37,6 +37,7 @@ from .inplace import InplaceMixin
 from .linalg import LinalgMixin
 from .legacy_linalg import LegacyLinalgMixin
 from .linear_systems import LinearSystemsMixin
+from .python_callables import PythonCallablesMixin
 from .memory_kind import MemoryKindMixin
 from .order_statistics import OrderStatisticsMixin
 from .pieces import PiecesMixin
@@ -74,6 +75,7 @@ class Tensor(
     LinalgMixin,
     LinearSystemsMixin,
     LegacyLinalgMixin,
+    PythonCallablesMixin,
     FactorizationsMixin,
     InplaceMixin,
     RandomMixin,
