@@ -102,3 +102,16 @@ def test_as_strided_in_place_reshapes_self_and_refuses_grad():
     assert x.as_strided_((2,), (2,)) is x and x.tolist() == [0.0, 2.0]
     with pytest.raises(RuntimeError, match="requires grad"):
         tg.ones(4, requires_grad=True).as_strided_((2,), (1,))
+
+
+def test_new_empty_strided_is_pytorchs_layout():
+    torch = pytest.importorskip("torch")
+    for size, stride in [((2, 3), (3, 1)), ((2, 3), (1, 2)), ((0, 4), (4, 1)), ((), ())]:
+        got = tg.ones(2).new_empty_strided(size, stride)
+        want = torch.ones(2).new_empty_strided(size, stride)
+        assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+        assert got.dtype == tg.float32 and not got.requires_grad
+    typed = tg.ones(2).new_empty_strided((2,), (1,), dtype=tg.int64, requires_grad=False)
+    assert typed.dtype == tg.int64
+    leaf = tg.ones(2, dtype=tg.float64).new_empty_strided((3,), (2,), requires_grad=True)
+    assert leaf.requires_grad and leaf.is_leaf and leaf.dtype == tg.float64
