@@ -207,6 +207,6 @@ __all__ = [
     # functions (tapegrad/math.py): in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
-    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_",
+    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_", "resize_as_",
 ]
 # fmt: on

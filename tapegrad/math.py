@@ -71,7 +71,7 @@ __all__ = [
     # in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
-    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_",
+    "frac_", "square_", "clamp_", "clip_", "fill_", "zero_", "resize_as_",
 ]
 # fmt: on
 __all__ += linear_algebra.__all__
@@ -487,3 +487,4 @@ ceil_, trunc_, round_ = _function(Tensor.ceil_), _function(Tensor.trunc_), _func
 frac_, square_ = _function(Tensor.frac_), _function(Tensor.square_)
 clamp_ = clip_ = _function(Tensor.clamp_)
 zero_, fill_ = _function(Tensor.zero_), _function(Tensor.fill_)
+resize_as_ = _function(Tensor.resize_as_)

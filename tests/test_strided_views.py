@@ -115,3 +115,35 @@ def test_new_empty_strided_is_pytorchs_layout():
     assert typed.dtype == tg.int64
     leaf = tg.ones(2, dtype=tg.float64).new_empty_strided((3,), (2,), requires_grad=True)
     assert leaf.requires_grad and leaf.is_leaf and leaf.dtype == tg.float64
+
+
+@pytest.mark.parametrize("sizes", [(2, 2), (3, 3), (6,), (0,), (1, 2, 3)])
+def test_resize_reads_memory_in_storage_order_as_torch(sizes):
+    torch = pytest.importorskip("torch")
+    builds = [
+        lambda m: m.arange(6.0),
+        lambda m: m.arange(6.0).reshape(2, 3).t(),  # (storage order, not logical order)
+        lambda m: m.arange(12.0)[2:8],  # (an offset into a bigger memory)
+    ]
+    for build in builds:
+        got, want = build(tg), build(torch)
+        assert got.resize_(*sizes) is got
+        want.resize_(*sizes)
+        assert got.shape == tuple(want.shape)
+        kept = min(6, int(np.prod(sizes)))  # (beyond: PyTorch's memory is uninitialised)
+        np.testing.assert_array_equal(got.numpy().ravel()[:kept], want.numpy().ravel()[:kept])
+
+
+def test_resize_shrinking_shares_memory_and_guards_the_tape():
+    x = tg.arange(6.0)
+    x.resize_((2, 2))
+    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    assert tg.zeros(4).resize_as_(tg.ones(2, 2)).shape == (2, 2)
+    assert tg.resize_as_(tg.zeros(4), tg.ones(1, 3)).shape == (1, 3)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        tg.ones(2, requires_grad=True).resize_(3)
+    w, c = tg.ones(3, requires_grad=True), tg.arange(3.0)
+    y = (c * w).sum()
+    c.resize_(3)  # (saved for w's gradient, then changed: the backward refuses, as PyTorch)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.backward()

@@ -1,6 +1,6 @@
 """Views by explicit geometry: as_strided (sizes, strides in elements and a storage offset, on the
-memory the tensor shares with its base, as PyTorch's), as_strided_scatter, and new_empty_strided
-(fresh memory in a given layout).
+memory the tensor shares with its base, as PyTorch's), as_strided_scatter, new_empty_strided
+(fresh memory in a given layout) and resize_ / resize_as_ (a new shape over the same memory).
 
 Layer L3: numpy, the rule table (getitem: the view's elements picked from self, so the gradient
 adds back into the elements read, PyTorch's for a tensor whose elements do not overlap) and
@@ -159,6 +159,42 @@ class StridedMixin(TensorBase):
             )
         self._data = self.as_strided(size, stride, storage_offset)._data
         return cast("Tensor", self)
+
+    def resize_(self, *sizes: Any, memory_format: Any = None) -> Tensor:
+        """self reshaped in place to `sizes` over its memory read in storage order (PyTorch's):
+        shrinking keeps the first elements (a view of the same memory), growing adds zeros
+        (PyTorch: uninitialised). Not on a tensor that requires grad, as PyTorch.
+
+        >>> x = tg.arange(6.0); x.resize_(2, 2)
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = tuple(sizes[0]) if len(sizes) == 1 and not np.isscalar(sizes[0]) else sizes
+        shape = tuple(int(n) for n in shape)
+        if any(n < 0 for n in shape):
+            raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
+        count = int(np.prod(shape))
+        try:  # (the memory from self's first element on, in storage order)
+            memory = _storage(self)[self.storage_offset() :]
+        except ValueError:  # (memory tapegrad does not know the start of: self's elements)
+            memory = self._data.reshape(-1)
+        if count > memory.size:
+            grown = np.zeros(count, dtype=self._data.dtype)
+            grown[: memory.size] = memory
+            memory = grown
+        self._data = memory[:count].reshape(shape)
+        self._version_counter()[0] += 1  # (anything saved from the old value is stale)
+        return cast("Tensor", self)
+
+    def resize_as_(self, the_template: TensorBase, memory_format: Any = None) -> Tensor:
+        """resize_ to the_template's shape.
+
+        >>> tg.zeros(4).resize_as_(tg.ones(2, 2)).shape
+        (2, 2)
+        """
+        return self.resize_(the_template.shape)
 
     def as_strided_scatter(
         self,
