@@ -34,6 +34,7 @@ X234 = R.standard_normal((2, 3, 4))
 X3222 = R.standard_normal((2, 3, 2, 2))
 X2622 = np.random.default_rng(4).standard_normal((2, 6, 2, 2))
 X238 = R.standard_normal((2, 3, 8))
+X23345 = np.random.default_rng(5).standard_normal((2, 3, 3, 4, 5))
 IDX = np.array([[0, 1, 3], [1, 1, 4]])
 
 
@@ -386,6 +387,23 @@ CALLS = [
         "adaptive_avg_pool2d",
         _one(lambda lib, F, t, x: F.adaptive_avg_pool2d(x, (2, 1)), X3222),
         "rows",
+    ),
+    Call("adaptive_avg_pool1d", _one(lambda lib, F, t, x: F.adaptive_avg_pool1d(x, 3), X238), "3"),
+    Call(
+        "adaptive_avg_pool3d",
+        _one(lambda lib, F, t, x: F.adaptive_avg_pool3d(x, (2, None, 3)), X23345),
+        "uneven",
+    ),
+    Call("adaptive_max_pool1d", _one(lambda lib, F, t, x: F.adaptive_max_pool1d(x, 3), X238), "3"),
+    Call(
+        "adaptive_max_pool2d",
+        _one(lambda lib, F, t, x: F.adaptive_max_pool2d(x, (None, 3)), X23345[0]),
+        "none",
+    ),
+    Call(
+        "adaptive_max_pool3d",
+        _one(lambda lib, F, t, x: F.adaptive_max_pool3d(x, (2, 2, 3)), X23345),
+        "uneven",
     ),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),

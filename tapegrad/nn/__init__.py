@@ -61,6 +61,10 @@ from .resampling import UpsamplingNearest2d
 from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
 from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
 
+# ---- PyTorch's layers, second batch (branch layers2) ----
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
+from .pooling import AdaptiveMaxPool3d
+
 __all__ = [
     "Adam",
     "AdaptiveAvgPool2d",
@@ -183,4 +187,9 @@ __all__ = [
     "MultiheadAttention",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
 ]

@@ -322,3 +322,11 @@ from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle  
 __all__ += ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rms_norm"]
 __all__ += ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_response_norm"]
+
+# ---- PyTorch's other layers' functions, second batch (branch layers2) ----
+from .functional_adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool3d  # noqa: E402
+from .functional_adaptive_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .functional_adaptive_pool import adaptive_max_pool3d  # noqa: E402
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d"]
+__all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d"]
