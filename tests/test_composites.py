@@ -94,6 +94,16 @@ def _one(fn: Callable, a: np.ndarray = X42) -> Callable:
     return build
 
 
+def _bilinear(bias: bool) -> Callable:
+    def build(lib, F, t):
+        x1, x2 = t(X234, True), t(X234[:, :, :3] * 0.5, True)
+        w = t(np.random.default_rng(3).standard_normal((5, 4, 3)), True)
+        b = t(np.random.default_rng(6).standard_normal(5), True) if bias else None
+        return F.bilinear(x1, x2, w, b), [x1, x2, w] + ([b] if bias else [])
+
+    return build
+
+
 def _norm(layer: bool, shape: tuple, affine: bool, running: bool = False) -> Callable:
     def build(lib, F, t):
         R = np.random.default_rng(7)  # (the same values for both libraries)
@@ -405,6 +415,8 @@ CALLS = [
         _one(lambda lib, F, t, x: F.adaptive_max_pool3d(x, (2, 2, 3)), X23345),
         "uneven",
     ),
+    Call("bilinear", _bilinear(True), "bias"),
+    Call("bilinear", _bilinear(False), "no-bias"),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),

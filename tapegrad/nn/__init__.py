@@ -64,6 +64,7 @@ from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad
 # ---- PyTorch's layers, second batch (branch layers2) ----
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
 from .pooling import AdaptiveMaxPool3d
+from .bilinear import Bilinear
 
 __all__ = [
     "Adam",
@@ -192,4 +193,5 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "Bilinear",
 ]

@@ -327,6 +327,7 @@ __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_respo
 from .functional_adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool3d  # noqa: E402
 from .functional_adaptive_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
 from .functional_adaptive_pool import adaptive_max_pool3d  # noqa: E402
+from .functional_bilinear import bilinear  # noqa: E402
 
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d"]
-__all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d"]
+__all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d", "bilinear"]
