@@ -94,6 +94,17 @@ def _one(fn: Callable, a: np.ndarray = X42) -> Callable:
     return build
 
 
+def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        w = t(np.random.default_rng(8).standard_normal((6, 3)), True)
+        idx, offsets = lib.tensor([1, 3, 4, 1, 0, 5, 3]), lib.tensor([0, 3, 3, 5])
+        weights = t(np.linspace(0.5, 2.0, 7), True) if psw else None
+        out = F.embedding_bag(idx, w, offsets, mode=mode, per_sample_weights=weights, **kw)
+        return out, [w] + ([weights] if psw else [])
+
+    return build
+
+
 def _bilinear(bias: bool) -> Callable:
     def build(lib, F, t):
         x1, x2 = t(X234, True), t(X234[:, :, :3] * 0.5, True)
@@ -417,6 +428,9 @@ CALLS = [
     ),
     Call("bilinear", _bilinear(True), "bias"),
     Call("bilinear", _bilinear(False), "no-bias"),
+    Call("embedding_bag", _bag("sum", psw=True), "sum-psw"),
+    Call("embedding_bag", _bag("mean", padding_idx=3), "mean-padding"),
+    Call("embedding_bag", _bag("max"), "max"),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),

@@ -65,6 +65,7 @@ from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
 from .pooling import AdaptiveMaxPool3d
 from .bilinear import Bilinear
+from .embedding_bag import EmbeddingBag
 
 __all__ = [
     "Adam",
@@ -194,4 +195,5 @@ __all__ = [
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
     "Bilinear",
+    "EmbeddingBag",
 ]
