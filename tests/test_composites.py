@@ -431,6 +431,7 @@ CALLS = [
     Call("embedding_bag", _bag("sum", psw=True), "sum-psw"),
     Call("embedding_bag", _bag("mean", padding_idx=3), "mean-padding"),
     Call("embedding_bag", _bag("max"), "max"),
+    Call("channel_shuffle", _one(lambda lib, F, t, x: F.channel_shuffle(x, 3), X2622), "3"),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),

@@ -66,6 +66,7 @@ from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, Ad
 from .pooling import AdaptiveMaxPool3d
 from .bilinear import Bilinear
 from .embedding_bag import EmbeddingBag
+from .resampling import ChannelShuffle
 
 __all__ = [
     "Adam",
@@ -196,4 +197,5 @@ __all__ = [
     "AdaptiveMaxPool3d",
     "Bilinear",
     "EmbeddingBag",
+    "ChannelShuffle",
 ]
