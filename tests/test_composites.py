@@ -432,6 +432,16 @@ CALLS = [
     Call("embedding_bag", _bag("mean", padding_idx=3), "mean-padding"),
     Call("embedding_bag", _bag("max"), "max"),
     Call("channel_shuffle", _one(lambda lib, F, t, x: F.channel_shuffle(x, 3), X2622), "3"),
+    Call(
+        "unfold",
+        _one(lambda lib, F, t, x: F.unfold(x, 2, padding=1, stride=(2, 1)), X23345[0]),
+        "pad",
+    ),
+    Call(
+        "fold",
+        _one(lambda lib, F, t, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X3222.reshape(12, 2)),
+        "dilated",
+    ),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),

@@ -67,6 +67,7 @@ from .pooling import AdaptiveMaxPool3d
 from .bilinear import Bilinear
 from .embedding_bag import EmbeddingBag
 from .resampling import ChannelShuffle
+from .fold import Fold, Unfold
 
 __all__ = [
     "Adam",
@@ -198,4 +199,6 @@ __all__ = [
     "Bilinear",
     "EmbeddingBag",
     "ChannelShuffle",
+    "Fold",
+    "Unfold",
 ]
