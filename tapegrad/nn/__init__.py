@@ -68,6 +68,7 @@ from .bilinear import Bilinear
 from .embedding_bag import EmbeddingBag
 from .resampling import ChannelShuffle
 from .fold import Fold, Unfold
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 
 __all__ = [
     "Adam",
@@ -201,4 +202,7 @@ __all__ = [
     "ChannelShuffle",
     "Fold",
     "Unfold",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
 ]
