@@ -164,3 +164,14 @@ def test_layers_against_torch() -> None:
         got, want = ours(arg)(tg.tensor(x)), theirs(arg)(torch.tensor(x))
         assert repr(ours(arg)) == repr(theirs(arg))
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("module", ["functional_adaptive_pool", "pooling"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

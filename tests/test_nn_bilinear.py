@@ -81,3 +81,14 @@ def test_errors() -> None:
         F.bilinear(np.ones((2, 3)), t(2, 4), w)
     with pytest.raises(ValueError, match="in1_features must be a positive int"):
         nn.Bilinear(0, 4, 5)
+
+
+@pytest.mark.parametrize("module", ["bilinear", "functional_bilinear"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

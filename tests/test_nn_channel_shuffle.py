@@ -45,3 +45,14 @@ def test_errors() -> None:
         F.channel_shuffle(tg.ones(1, 6, 2), 0)
     with pytest.raises(TypeError, match="must be int"):
         F.channel_shuffle(tg.ones(1, 6, 2), 2.0)
+
+
+@pytest.mark.parametrize("module", ["resampling", "functional_resampling"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

@@ -169,3 +169,14 @@ def test_errors() -> None:
         F.embedding_bag(tg.tensor([1, 12]), w, tg.tensor([0]))
     with pytest.raises(ValueError, match="1D or 2D"):
         F.embedding_bag(tg.tensor(IDX.reshape(2, 2, 2)), w)
+
+
+@pytest.mark.parametrize("module", ["embedding_bag", "functional_embedding_bag"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

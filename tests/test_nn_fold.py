@@ -116,3 +116,14 @@ def test_errors() -> None:
         F.fold(tg.ones(1, 12, 15), (5, 5), 2)
     with pytest.raises(TypeError, match="kernel_size must be an int or a tuple of 2"):
         F.unfold(tg.ones(1, 2, 3, 3), (1, 2, 3))
+
+
+@pytest.mark.parametrize("module", ["fold", "functional_fold"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

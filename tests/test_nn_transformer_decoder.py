@@ -148,3 +148,14 @@ def test_errors() -> None:
         nn.TransformerDecoderLayer(8, 2, activation="tanh")
     with pytest.raises(TypeError, match="decoder_layer must be a Module"):
         nn.TransformerDecoder("layer", 2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("module", ["transformer_decoder"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    found = importlib.import_module(f"tapegrad.nn.{module}")
+    flags = doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

@@ -25,8 +25,8 @@ _ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": relu, "gelu": gel
 def activation_function(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
     """The feed-forward block's activation: 'relu', 'gelu' or the callable given.
 
-    >>> activation_function("gelu") is F.gelu
-    True
+    >>> activation_function("gelu").__name__
+    'gelu'
     """
     if isinstance(activation, str):
         if activation not in _ACTIVATIONS:
