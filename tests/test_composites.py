@@ -94,6 +94,16 @@ def _one(fn: Callable, a: np.ndarray = X42) -> Callable:
     return build
 
 
+def _unpool(dims: int) -> Callable:
+    def build(lib, F, t):
+        data = X23345[0, ..., :4] if dims == 2 else X238
+        _, idx = getattr(F, f"max_pool{dims}d")(t(data), 2, return_indices=True)
+        x = t(np.random.default_rng(12).standard_normal(tuple(idx.shape)), True)
+        return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
+
+    return build
+
+
 def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
     def build(lib, F, t):
         w = t(np.random.default_rng(8).standard_normal((6, 3)), True)
@@ -442,6 +452,8 @@ CALLS = [
         _one(lambda lib, F, t, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X3222.reshape(12, 2)),
         "dilated",
     ),
+    Call("max_unpool1d", _unpool(1), "stride2"),
+    Call("max_unpool2d", _unpool(2), "plain"),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),

@@ -63,7 +63,7 @@ from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad
 
 # ---- PyTorch's layers, second batch (branch layers2) ----
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
-from .pooling import AdaptiveMaxPool3d
+from .pooling import AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d
 from .bilinear import Bilinear
 from .embedding_bag import EmbeddingBag
 from .resampling import ChannelShuffle
@@ -205,4 +205,6 @@ __all__ = [
     "Transformer",
     "TransformerDecoder",
     "TransformerDecoderLayer",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
 ]

@@ -331,7 +331,8 @@ from .functional_bilinear import bilinear  # noqa: E402
 from .functional_embedding_bag import embedding_bag  # noqa: E402
 from .functional_resampling import channel_shuffle  # noqa: E402
 from .functional_fold import fold, unfold  # noqa: E402
+from .functional_unpool import max_unpool1d, max_unpool2d  # noqa: E402
 
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d"]
 __all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d", "bilinear", "embedding_bag"]
-__all__ += ["channel_shuffle", "fold", "unfold"]
+__all__ += ["channel_shuffle", "fold", "unfold", "max_unpool1d", "max_unpool2d"]

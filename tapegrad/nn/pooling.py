@@ -1,9 +1,9 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d, MaxUnpool1d/2d
 (PyTorch's signatures and repr).
 
 The settings are checked when the layer is made (PyTorch checks them at the first call); the math is
-tapegrad.nn.functional_conv's and functional_adaptive_pool's. Layer L5: imports tensor.py and the nn
-package's module, functional_conv and functional_adaptive_pool.
+tapegrad.nn.functional_conv's, functional_adaptive_pool's and functional_unpool's. Layer L5: imports
+tensor.py and the nn package's module and those three.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .functional_conv import (
     parse_ints,
 )
 from .functional_adaptive_pool import adaptive_avg_pool_nd, adaptive_max_pool_nd, adaptive_sizes
+from .functional_unpool import max_unpool_nd
 from .module import Module
 
 
@@ -265,3 +266,55 @@ class AdaptiveMaxPool3d(_AdaptivePoolNd):
     """
 
     dims, maximum = 3, True
+
+
+class _MaxUnpoolNd(Module):
+    dims = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        name = type(self).__name__
+        # (kept as tuples, as PyTorch shows them)
+        self.kernel_size = parse_ints(kernel_size, "kernel_size", self.dims, 1, name)
+        self.stride = (
+            self.kernel_size if stride is None else parse_ints(stride, "stride", self.dims, 1, name)
+        )
+        self.padding = parse_ints(padding, "padding", self.dims, 0, name)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return max_unpool_nd(
+            input,
+            indices,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            output_size,
+            dims=self.dims,
+            layer=f"max_unpool{self.dims}d",
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """MaxPool2d's partial inverse: values back at their indices (return_indices=True), zeros
+    elsewhere.
+
+    >>> pool, unpool = tg.nn.MaxPool2d(2, return_indices=True), tg.nn.MaxUnpool2d(2)
+    >>> unpool(*pool(tg.ones(1, 1, 4, 4))).shape
+    (1, 1, 4, 4)
+    """
+
+    dims = 2
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """MaxPool1d's partial inverse along L.
+
+    >>> pool, unpool = tg.nn.MaxPool1d(2, return_indices=True), tg.nn.MaxUnpool1d(2)
+    >>> unpool(*pool(tg.ones(1, 1, 6))).shape
+    (1, 1, 6)
+    """
+
+    dims = 1

@@ -1,5 +1,6 @@
-"""The textbook rules of adaptive pooling in 1 and 3 dimensions and of adaptive max pooling, run
-as several primitives (matmuls with averaging matrices; a gather at the windows' maxima).
+"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling and of
+max unpooling, run as several primitives (matmuls with averaging matrices; a gather at the
+windows' maxima; a scatter into zeros).
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule and its symbols are);
 adaptive_avg_pool2d's rule, the matrices of the rows and the columns, is in composite_layers.py.
@@ -78,3 +79,34 @@ def _adaptive_max_pool2d(p: dict) -> Rule:
 @composite("adaptive_max_pool3d", _max_symbols)
 def _adaptive_max_pool3d(p: dict) -> Rule:
     return _max_rule(3)
+
+
+def _unpool_symbols(p: dict, v: dict) -> dict:
+    dims = p["dims"]
+
+    def gather(g: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """g's values at each index of the flattened last `dims` axes."""
+        lead = index.shape[:-dims]
+        rows = np.reshape(g, (*lead, -1))
+        return np.take_along_axis(rows, np.reshape(index, (*lead, -1)), -1).reshape(index.shape)
+
+    return {"indices": p["indices"], "gather": gather}
+
+
+def _unpool_rule(dims: int) -> Rule:
+    return Rule(
+        f"max_unpool{dims}d",
+        "scatter(x, indices)",
+        {"x": "gather(g, indices)"},
+        ("each x written into zeros at its index over the output plane; g read back there",),
+    )
+
+
+@composite("max_unpool1d", _unpool_symbols)
+def _max_unpool1d(p: dict) -> Rule:
+    return _unpool_rule(1)
+
+
+@composite("max_unpool2d", _unpool_symbols)
+def _max_unpool2d(p: dict) -> Rule:
+    return _unpool_rule(2)
