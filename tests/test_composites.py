@@ -21,6 +21,8 @@ from tapegrad.primitives import composites
 from tapegrad.tape.plan import execution_order
 from tapegrad.teach import grouping, tapeinfo
 
+from composite_layer_calls import LAYER_CALLS
+
 R = np.random.default_rng(0)
 X43 = R.standard_normal((4, 3))
 Y4 = np.array([0, 2, 1, 2])
@@ -34,7 +36,6 @@ X234 = R.standard_normal((2, 3, 4))
 X3222 = R.standard_normal((2, 3, 2, 2))
 X2622 = np.random.default_rng(4).standard_normal((2, 6, 2, 2))
 X238 = R.standard_normal((2, 3, 8))
-X23345 = np.random.default_rng(5).standard_normal((2, 3, 3, 4, 5))
 IDX = np.array([[0, 1, 3], [1, 1, 4]])
 
 
@@ -90,37 +91,6 @@ def _one(fn: Callable, a: np.ndarray = X42) -> Callable:
     def build(lib, F, t):
         x = t(a, True)
         return fn(lib, F, t, x), [x]
-
-    return build
-
-
-def _unpool(dims: int) -> Callable:
-    def build(lib, F, t):
-        data = X23345[0, ..., :4] if dims == 2 else X238
-        _, idx = getattr(F, f"max_pool{dims}d")(t(data), 2, return_indices=True)
-        x = t(np.random.default_rng(12).standard_normal(tuple(idx.shape)), True)
-        return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
-
-    return build
-
-
-def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
-    def build(lib, F, t):
-        w = t(np.random.default_rng(8).standard_normal((6, 3)), True)
-        idx, offsets = lib.tensor([1, 3, 4, 1, 0, 5, 3]), lib.tensor([0, 3, 3, 5])
-        weights = t(np.linspace(0.5, 2.0, 7), True) if psw else None
-        out = F.embedding_bag(idx, w, offsets, mode=mode, per_sample_weights=weights, **kw)
-        return out, [w] + ([weights] if psw else [])
-
-    return build
-
-
-def _bilinear(bias: bool) -> Callable:
-    def build(lib, F, t):
-        x1, x2 = t(X234, True), t(X234[:, :, :3] * 0.5, True)
-        w = t(np.random.default_rng(3).standard_normal((5, 4, 3)), True)
-        b = t(np.random.default_rng(6).standard_normal(5), True) if bias else None
-        return F.bilinear(x1, x2, w, b), [x1, x2, w] + ([b] if bias else [])
 
     return build
 
@@ -419,46 +389,12 @@ CALLS = [
         _one(lambda lib, F, t, x: F.adaptive_avg_pool2d(x, (2, 1)), X3222),
         "rows",
     ),
-    Call("adaptive_avg_pool1d", _one(lambda lib, F, t, x: F.adaptive_avg_pool1d(x, 3), X238), "3"),
-    Call(
-        "adaptive_avg_pool3d",
-        _one(lambda lib, F, t, x: F.adaptive_avg_pool3d(x, (2, None, 3)), X23345),
-        "uneven",
-    ),
-    Call("adaptive_max_pool1d", _one(lambda lib, F, t, x: F.adaptive_max_pool1d(x, 3), X238), "3"),
-    Call(
-        "adaptive_max_pool2d",
-        _one(lambda lib, F, t, x: F.adaptive_max_pool2d(x, (None, 3)), X23345[0]),
-        "none",
-    ),
-    Call(
-        "adaptive_max_pool3d",
-        _one(lambda lib, F, t, x: F.adaptive_max_pool3d(x, (2, 2, 3)), X23345),
-        "uneven",
-    ),
-    Call("bilinear", _bilinear(True), "bias"),
-    Call("bilinear", _bilinear(False), "no-bias"),
-    Call("embedding_bag", _bag("sum", psw=True), "sum-psw"),
-    Call("embedding_bag", _bag("mean", padding_idx=3), "mean-padding"),
-    Call("embedding_bag", _bag("max"), "max"),
-    Call("channel_shuffle", _one(lambda lib, F, t, x: F.channel_shuffle(x, 3), X2622), "3"),
-    Call(
-        "unfold",
-        _one(lambda lib, F, t, x: F.unfold(x, 2, padding=1, stride=(2, 1)), X23345[0]),
-        "pad",
-    ),
-    Call(
-        "fold",
-        _one(lambda lib, F, t, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X3222.reshape(12, 2)),
-        "dilated",
-    ),
-    Call("max_unpool1d", _unpool(1), "stride2"),
-    Call("max_unpool2d", _unpool(2), "plain"),
     Call("linear", _wrapped("linear", (2, 8)), "no-bias"),
     Call("conv1d", _wrapped("conv1d", (4, 3, 3), (4,), padding=1), "conv1d"),
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),
     Call("avg_pool1d", _wrapped("avg_pool1d", kernel_size=3, stride=2), "avg_pool1d"),
 ]
+CALLS += [Call(name, build, id) for name, build, id in LAYER_CALLS]  # (by topic)
 
 
 def tg_tensor(a: np.ndarray, grad: bool = False) -> tg.Tensor:
