@@ -44,12 +44,12 @@ def _bags(idx: np.ndarray, offsets: Any, include_last_offset: bool) -> tuple[int
             f"and shape {starts.shape}"
         )
     if starts.size and starts[0] != 0:
-        raise ValueError(
+        raise RuntimeError(
             f"embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
             f"has to start from position 0. However, got {starts[0]}"
         )
     if starts.size and starts[-1] > idx.size:
-        raise ValueError(
+        raise RuntimeError(
             f"embedding_bag: offsets[-1] can not be greater than input's length {idx.size} but "
             f"got offsets[-1] of {starts[-1]}"
         )
