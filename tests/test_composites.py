@@ -21,6 +21,8 @@ from tapegrad.primitives import composites
 from tapegrad.tape.plan import execution_order
 from tapegrad.teach import grouping, tapeinfo
 
+from composite_layer_calls import LAYER_CALLS
+
 R = np.random.default_rng(0)
 X43 = R.standard_normal((4, 3))
 Y4 = np.array([0, 2, 1, 2])
@@ -392,6 +394,7 @@ CALLS = [
     Call("max_pool1d", _wrapped("max_pool1d", kernel_size=2), "max_pool1d"),
     Call("avg_pool1d", _wrapped("avg_pool1d", kernel_size=3, stride=2), "avg_pool1d"),
 ]
+CALLS += [Call(name, build, id) for name, build, id in LAYER_CALLS]  # (by topic)
 
 
 def tg_tensor(a: np.ndarray, grad: bool = False) -> tg.Tensor:

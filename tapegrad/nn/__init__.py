@@ -61,6 +61,15 @@ from .resampling import UpsamplingNearest2d
 from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
 from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
 
+# ---- PyTorch's layers, second batch (branch layers2) ----
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
+from .pooling import AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d
+from .bilinear import Bilinear
+from .embedding_bag import EmbeddingBag
+from .resampling import ChannelShuffle
+from .fold import Fold, Unfold
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
+
 __all__ = [
     "Adam",
     "AdaptiveAvgPool2d",
@@ -183,4 +192,19 @@ __all__ = [
     "MultiheadAttention",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "Bilinear",
+    "EmbeddingBag",
+    "ChannelShuffle",
+    "Fold",
+    "Unfold",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
 ]

@@ -322,3 +322,17 @@ from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle  
 __all__ += ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rms_norm"]
 __all__ += ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_response_norm"]
+
+# ---- PyTorch's other layers' functions, second batch (branch layers2) ----
+from .functional_adaptive_pool import adaptive_avg_pool1d, adaptive_avg_pool3d  # noqa: E402
+from .functional_adaptive_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .functional_adaptive_pool import adaptive_max_pool3d  # noqa: E402
+from .functional_bilinear import bilinear  # noqa: E402
+from .functional_embedding_bag import embedding_bag  # noqa: E402
+from .functional_resampling import channel_shuffle  # noqa: E402
+from .functional_fold import fold, unfold  # noqa: E402
+from .functional_unpool import max_unpool1d, max_unpool2d  # noqa: E402
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d"]
+__all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d", "bilinear", "embedding_bag"]
+__all__ += ["channel_shuffle", "fold", "unfold", "max_unpool1d", "max_unpool2d"]

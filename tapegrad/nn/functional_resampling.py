@@ -1,10 +1,11 @@
 """Resampling as functions: interpolate (modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
-with align_corners, size or scale_factor) and pixel_shuffle / pixel_unshuffle. PyTorch's
+with align_corners, size or scale_factor), pixel_shuffle / pixel_unshuffle and channel_shuffle.
+PyTorch's
 signatures, output sizes, source coordinates and errors.
 
 Each interpolation is linear in the input and separable: per resized axis a constant matrix (each
 row the weights of one output position over the input's), applied by matmul, so its gradient is
-the transposed matrices' product, to any order. The pixel shuffles are a reshape and a permute.
+the transposed matrices' product, to any order. The shuffles are a reshape and a permute.
 
 Layer L5: imports tensor.py and tapegrad's composite marks.
 """
@@ -194,3 +195,32 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     order = tuple(range(k)) + tuple(k + i for i in (0, 2, 4, 1, 3))
     out = blocks.permute(*order).reshape(*lead, c * r * r, h // r, w // r)
     return mark(out, "pixel_unshuffle", ("x",), (x,), {"downscale_factor": r})
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with C = groups * k: channel g * k + i moves to i * groups + g (ShuffleNet's
+    mixing of grouped convolutions' channels).
+
+    >>> F.channel_shuffle(tg.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    x = tensor_argument(input, "channel_shuffle")
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)):
+        raise TypeError(f"channel_shuffle(): argument 'groups' must be int, not {type(groups)}")
+    if x.ndim <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(x.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"channel_shuffle: number of groups to divide channels in must be positive, got "
+            f"{groups}"
+        )
+    n, c, *rest = x.shape
+    if c % groups:
+        raise RuntimeError(
+            f"channel_shuffle: number of channels must be divisible by groups. Got {c} "
+            f"channels and {groups} groups."
+        )
+    out = x.reshape(n, groups, c // groups, *rest).swapaxes(1, 2).reshape(n, c, *rest)
+    return mark(out, "channel_shuffle", ("x",), (x,), {"groups": int(groups)})

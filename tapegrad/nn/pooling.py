@@ -1,8 +1,9 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d (PyTorch's signatures and repr).
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d, MaxUnpool1d/2d
+(PyTorch's signatures and repr).
 
 The settings are checked when the layer is made (PyTorch checks them at the first call); the math is
-tapegrad.nn.functional_conv's. Layer L5: imports tensor.py and the nn package's module and
-functional_conv.
+tapegrad.nn.functional_conv's, functional_adaptive_pool's and functional_unpool's. Layer L5: imports
+tensor.py and the nn package's module and those three.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from .functional_conv import (
     max_pool_nd,
     parse_ints,
 )
+from .functional_adaptive_pool import adaptive_avg_pool_nd, adaptive_max_pool_nd, adaptive_sizes
+from .functional_unpool import max_unpool_nd
 from .module import Module
 
 
@@ -185,3 +188,133 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+# ---- adaptive pooling in 1 and 3 dimensions, and adaptive max pooling (branch layers2) ----------
+class _AdaptivePoolNd(Module):
+    dims = 1
+    maximum = False
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        name = type(self).__name__
+        adaptive_sizes(output_size, (1,) * self.dims, self.dims, name)  # (checks it now)
+        self.output_size = output_size
+        self.return_indices = bool(return_indices)
+
+    def forward(self, input: Tensor) -> Any:
+        layer = f"adaptive_{'max' if self.maximum else 'avg'}_pool{self.dims}d"
+        if self.maximum:
+            return adaptive_max_pool_nd(
+                input, self.output_size, self.return_indices, dims=self.dims, layer=layer
+            )
+        return adaptive_avg_pool_nd(input, self.output_size, dims=self.dims, layer=layer)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePoolNd):
+    """Average into a fixed output_size along L of (N, C, L) or (C, L), whatever the input's size.
+
+    >>> tg.nn.AdaptiveAvgPool1d(3)(tg.ones(2, 4, 10)).shape
+    (2, 4, 3)
+    """
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    """Average into a fixed output_size (D, H, W) of (N, C, D, H, W) or (C, D, H, W); None: kept.
+
+    >>> tg.nn.AdaptiveAvgPool3d((1, None, 2))(tg.ones(1, 2, 4, 5, 6)).shape
+    (1, 2, 1, 5, 2)
+    """
+
+    dims = 3
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptivePoolNd):
+    """Max into a fixed output_size along L; return_indices=True also gives the argmax positions.
+
+    >>> tg.nn.AdaptiveMaxPool1d(2)(tg.ones(1, 3, 7)).shape
+    (1, 3, 2)
+    """
+
+    maximum = True
+
+
+class AdaptiveMaxPool2d(_AdaptivePoolNd):
+    """Max into a fixed output_size (H, W) (None keeps one); the indices are flat over H*W.
+
+    >>> tg.nn.AdaptiveMaxPool2d((2, None))(tg.ones(1, 3, 5, 4)).shape
+    (1, 3, 2, 4)
+    """
+
+    dims, maximum = 2, True
+
+
+class AdaptiveMaxPool3d(_AdaptivePoolNd):
+    """Max into a fixed output_size (D, H, W) (None keeps one); the indices are flat over D*H*W.
+
+    >>> tg.nn.AdaptiveMaxPool3d(1)(tg.ones(1, 3, 4, 4, 4)).shape
+    (1, 3, 1, 1, 1)
+    """
+
+    dims, maximum = 3, True
+
+
+class _MaxUnpoolNd(Module):
+    dims = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        name = type(self).__name__
+        # (kept as tuples, as PyTorch shows them)
+        self.kernel_size = parse_ints(kernel_size, "kernel_size", self.dims, 1, name)
+        self.stride = (
+            self.kernel_size if stride is None else parse_ints(stride, "stride", self.dims, 1, name)
+        )
+        self.padding = parse_ints(padding, "padding", self.dims, 0, name)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return max_unpool_nd(
+            input,
+            indices,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            output_size,
+            dims=self.dims,
+            layer=f"max_unpool{self.dims}d",
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """MaxPool2d's partial inverse: values back at their indices (return_indices=True), zeros
+    elsewhere.
+
+    >>> pool, unpool = tg.nn.MaxPool2d(2, return_indices=True), tg.nn.MaxUnpool2d(2)
+    >>> unpool(*pool(tg.ones(1, 1, 4, 4))).shape
+    (1, 1, 4, 4)
+    """
+
+    dims = 2
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """MaxPool1d's partial inverse along L.
+
+    >>> pool, unpool = tg.nn.MaxPool1d(2, return_indices=True), tg.nn.MaxUnpool1d(2)
+    >>> unpool(*pool(tg.ones(1, 1, 6))).shape
+    (1, 1, 6)
+    """
+
+    dims = 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
-from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle
+from .functional_resampling import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle
 from .module import Module
 
 
@@ -112,3 +112,21 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """(N, C, *) -> (N, C, *) with the channels of `groups` groups interleaved.
+
+    >>> tg.nn.ChannelShuffle(2)(tg.arange(4.0).reshape(1, 4, 1)).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

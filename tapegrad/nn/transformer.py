@@ -22,6 +22,19 @@ from .normalization import LayerNorm
 _ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": relu, "gelu": gelu}
 
 
+def activation_function(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    """The feed-forward block's activation: 'relu', 'gelu' or the callable given.
+
+    >>> activation_function("gelu").__name__
+    'gelu'
+    """
+    if isinstance(activation, str):
+        if activation not in _ACTIVATIONS:
+            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+        return _ACTIVATIONS[activation]
+    return activation
+
+
 class TransformerEncoderLayer(Module):
     """One encoder block: x + dropout1(self_attn(x)), then x + dropout2(linear2(dropout(
     activation(linear1(x))))), each followed (or, with norm_first, preceded) by a LayerNorm.
@@ -58,11 +71,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = _ACTIVATIONS[activation]
-        self.activation = activation
+        self.activation = activation_function(activation)
 
     def forward(
         self,

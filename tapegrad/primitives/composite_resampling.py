@@ -1,6 +1,6 @@
 """The textbook rules of the functions that resample a signal or an image, run as several
 primitives: the transposed convolutions (conv2d's input gradient, run forward), interpolate (one
-constant matrix per axis) and the pixel shuffles (a reshape and a permute).
+constant matrix per axis) and the pixel and channel shuffles (a reshape and a permute).
 
 Layer L1: numpy, the convolution primitives (nn.py) and composites.py's machinery (see there for
 what a rule, its symbols and its variants are); interpolate shares adaptive pooling's symbols.
@@ -124,5 +124,28 @@ def _pixel_unshuffle(p: dict) -> Rule:
         (
             f"r = {p.get('downscale_factor', 'downscale_factor')}: r x r blocks of pixels become "
             f"channels; the gradient goes back by the inverse",
+        ),
+    )
+
+
+def _channel_shuffle(x: np.ndarray, groups: int) -> np.ndarray:
+    n, c, *rest = x.shape
+    return x.reshape(n, groups, c // groups, *rest).swapaxes(1, 2).reshape(x.shape)
+
+
+def _channel_symbols(p: dict, v: dict) -> dict:
+    groups = p.get("groups", 1)
+    return {"groups": groups, "k": v["x"].shape[1] // groups, "channel_shuffle": _channel_shuffle}
+
+
+@composite("channel_shuffle", _channel_symbols)
+def _channel_shuffle_rule(p: dict) -> Rule:
+    return Rule(
+        "channel_shuffle",
+        "channel_shuffle(x, groups)",
+        {"x": "channel_shuffle(g, k)"},
+        (
+            f"groups = {p.get('groups', 'groups')}, k = C / groups: the channels as a groups x k "
+            f"grid, transposed; the gradient goes back by the k x groups transpose",
         ),
     )

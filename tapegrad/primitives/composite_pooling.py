@@ -1,0 +1,112 @@
+"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling and of
+max unpooling, run as several primitives (matmuls with averaging matrices; a gather at the
+windows' maxima; a scatter into zeros).
+
+Layer L1: numpy and composites.py's machinery (see there for what a rule and its symbols are);
+adaptive_avg_pool2d's rule, the matrices of the rows and the columns, is in composite_layers.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .composites import Rule, composite, scatter_add
+
+
+def _matrix(v: dict, label: str, n: int) -> np.ndarray:
+    """An averaging matrix of the call, or the identity for an axis it did not pool."""
+    return v[label] if v.get(label) is not None else np.eye(n)
+
+
+def _average(t: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each of the last three axes of t multiplied by its matrix (rows: output positions)."""
+    return np.einsum("id,jh,kw,...dhw->...ijk", d, a, b, t)
+
+
+@composite("adaptive_avg_pool1d", lambda p, v: {"B": _matrix(v, "B", v["x"].shape[-1])})
+def _adaptive_avg_pool1d(p: dict) -> Rule:
+    return Rule(
+        "adaptive_avg_pool1d",
+        "x @ T(B)",
+        {"x": "g @ B", "B": None},
+        ("B: the averaging matrix of the last axis (each row averages one window)",),
+    )
+
+
+def _three_symbols(p: dict, v: dict) -> dict:
+    depth, rows, cols = v["x"].shape[-3:]
+    d, a, b = (_matrix(v, k, n) for k, n in zip("DAB", (depth, rows, cols)))
+    return {"D": d, "A": a, "B": b, "average": _average}
+
+
+@composite("adaptive_avg_pool3d", _three_symbols)
+def _adaptive_avg_pool3d(p: dict) -> Rule:
+    return Rule(
+        "adaptive_avg_pool3d",
+        "average(x, D, A, B)",
+        {"x": "average(g, T(D), T(A), T(B))", "D": None, "A": None, "B": None},
+        (
+            "D, A, B: the averaging matrices of depth, rows and columns; average multiplies each "
+            "of the last three axes by its matrix",
+        ),
+    )
+
+
+def _max_symbols(p: dict, v: dict) -> dict:
+    source = p["source"]
+    return {"scatter_add": scatter_add, "source": source() if callable(source) else source}
+
+
+def _max_rule(dims: int) -> Rule:
+    return Rule(
+        f"adaptive_max_pool{dims}d",
+        "x[source]",
+        {"x": "scatter_add(g, source, x.shape)"},
+        ("source: for each entry of out, the flat position in x of its window's maximum",),
+    )
+
+
+@composite("adaptive_max_pool1d", _max_symbols)
+def _adaptive_max_pool1d(p: dict) -> Rule:
+    return _max_rule(1)
+
+
+@composite("adaptive_max_pool2d", _max_symbols)
+def _adaptive_max_pool2d(p: dict) -> Rule:
+    return _max_rule(2)
+
+
+@composite("adaptive_max_pool3d", _max_symbols)
+def _adaptive_max_pool3d(p: dict) -> Rule:
+    return _max_rule(3)
+
+
+def _unpool_symbols(p: dict, v: dict) -> dict:
+    dims = p["dims"]
+
+    def gather(g: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """g's values at each index of the flattened last `dims` axes."""
+        lead = index.shape[:-dims]
+        rows = np.reshape(g, (*lead, -1))
+        return np.take_along_axis(rows, np.reshape(index, (*lead, -1)), -1).reshape(index.shape)
+
+    return {"indices": p["indices"], "gather": gather}
+
+
+def _unpool_rule(dims: int) -> Rule:
+    return Rule(
+        f"max_unpool{dims}d",
+        "scatter(x, indices)",
+        {"x": "gather(g, indices)"},
+        ("each x written into zeros at its index over the output plane; g read back there",),
+    )
+
+
+@composite("max_unpool1d", _unpool_symbols)
+def _max_unpool1d(p: dict) -> Rule:
+    return _unpool_rule(1)
+
+
+@composite("max_unpool2d", _unpool_symbols)
+def _max_unpool2d(p: dict) -> Rule:
+    return _unpool_rule(2)

@@ -1,0 +1,86 @@
+"""The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold): (name, build, id) rows, each
+build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+R = np.random.default_rng(5)
+X238 = R.standard_normal((2, 3, 8))
+X234 = R.standard_normal((2, 3, 4))
+X23345 = R.standard_normal((2, 3, 3, 4, 5))
+X2622 = R.standard_normal((2, 6, 2, 2))
+X12_2 = R.standard_normal((12, 2))
+
+
+def _one(fn: Callable, a: np.ndarray) -> Callable:
+    def build(lib, F, t):
+        x = t(a, True)
+        return fn(F, x), [x]
+
+    return build
+
+
+def _unpool(dims: int) -> Callable:
+    def build(lib, F, t):
+        data = X23345[0, ..., :4] if dims == 2 else X238
+        _, idx = getattr(F, f"max_pool{dims}d")(t(data), 2, return_indices=True)
+        x = t(np.random.default_rng(12).standard_normal(tuple(idx.shape)), True)
+        return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
+
+    return build
+
+
+def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        w = t(np.random.default_rng(8).standard_normal((6, 3)), True)
+        idx, offsets = lib.tensor([1, 3, 4, 1, 0, 5, 3]), lib.tensor([0, 3, 3, 5])
+        weights = t(np.linspace(0.5, 2.0, 7), True) if psw else None
+        out = F.embedding_bag(idx, w, offsets, mode=mode, per_sample_weights=weights, **kw)
+        return out, [w] + ([weights] if psw else [])
+
+    return build
+
+
+def _bilinear(bias: bool) -> Callable:
+    def build(lib, F, t):
+        x1, x2 = t(X234, True), t(X234[:, :, :3] * 0.5, True)
+        w = t(np.random.default_rng(3).standard_normal((5, 4, 3)), True)
+        b = t(np.random.default_rng(6).standard_normal(5), True) if bias else None
+        return F.bilinear(x1, x2, w, b), [x1, x2, w] + ([b] if bias else [])
+
+    return build
+
+
+LAYER_CALLS = [
+    ("adaptive_avg_pool1d", _one(lambda F, x: F.adaptive_avg_pool1d(x, 3), X238), "3"),
+    (
+        "adaptive_avg_pool3d",
+        _one(lambda F, x: F.adaptive_avg_pool3d(x, (2, None, 3)), X23345),
+        "uneven",
+    ),
+    ("adaptive_max_pool1d", _one(lambda F, x: F.adaptive_max_pool1d(x, 3), X238), "3"),
+    (
+        "adaptive_max_pool2d",
+        _one(lambda F, x: F.adaptive_max_pool2d(x, (None, 3)), X23345[0]),
+        "none",
+    ),
+    (
+        "adaptive_max_pool3d",
+        _one(lambda F, x: F.adaptive_max_pool3d(x, (2, 2, 3)), X23345),
+        "uneven",
+    ),
+    ("bilinear", _bilinear(True), "bias"),
+    ("bilinear", _bilinear(False), "no-bias"),
+    ("embedding_bag", _bag("sum", psw=True), "sum-psw"),
+    ("embedding_bag", _bag("mean", padding_idx=3), "mean-padding"),
+    ("embedding_bag", _bag("max"), "max"),
+    ("channel_shuffle", _one(lambda F, x: F.channel_shuffle(x, 3), X2622), "3"),
+    ("unfold", _one(lambda F, x: F.unfold(x, 2, padding=1, stride=(2, 1)), X23345[0]), "pad"),
+    ("fold", _one(lambda F, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X12_2), "dilated"),
+    ("max_unpool1d", _unpool(1), "stride2"),
+    ("max_unpool2d", _unpool(2), "plain"),
+]
