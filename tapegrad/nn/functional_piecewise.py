@@ -23,6 +23,7 @@ from ..math import where
 from ..random import numpy_generator as generator
 from ..tape.composite import mark
 from ..tensor import Tensor
+from ..tensor.activations import nan_or_zero, shrink_lambd
 from .functional_arguments import in_place, tensor_argument
 
 
@@ -143,16 +144,8 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _threshold(input, threshold, value, inplace=True)
 
 
-def _nan_or_zero(values: np.ndarray) -> np.ndarray:
-    """0, and NaN where the input is NaN (a shrink's constant part)."""
-    return np.where(np.isnan(values), values, 0).astype(values.dtype)
-
-
 def _lambd(input: Tensor, lambd: Any, fn: str) -> float:
-    x = tensor_argument(input, fn)
-    if x.dtype.kind != "f":
-        raise TypeError(f'{fn}: "{fn}_cpu" not implemented for integer input ({x.dtype})')
-    return _number(lambd, "lambd", fn)
+    return shrink_lambd(tensor_argument(input, fn), lambd, fn)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -162,9 +155,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     tensor([-1.0000,  0.0000,  0.7000])
     """
     lam = _lambd(input, lambd, "hardshrink")
-    values = input.numpy()
-    out = _passing(input, (values < -lam) | (values > lam), _nan_or_zero(values))
-    return mark(out, "hardshrink", ("x",), (input,), {"lambd": lam})
+    return mark(input.hardshrink(lam), "hardshrink", ("x",), (input,), {"lambd": lam})
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -180,7 +171,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     outside = (values < -lam) | (values > lam)
     # (outside, the input shifted toward 0 by a constant)
     shift = np.where(outside, np.sign(values) * lam, 0.0).astype(input.dtype)
-    out = where(outside, input - shift, _nan_or_zero(values))
+    out = where(outside, input - shift, nan_or_zero(values))
     return mark(out, "softshrink", ("x",), (input,), {"lambd": lam})
 
 
