@@ -21,12 +21,18 @@ from .recurrent import _GATES, State, _init_uniform, _nonlinearity, _size, _step
 
 
 class _CellBase(Module):
-    """Shared by the cells: weight_ih (gates, input), weight_hh (gates, hidden), bias_ih/bias_hh."""
+    """Shared by the cells: weight_ih (gates, input), weight_hh (gates, hidden), bias_ih/bias_hh;
+    its __init__ is LSTMCell's and GRUCell's (PyTorch's signature)."""
 
     mode = ""
 
     def __init__(
-        self, input_size: int, hidden_size: int, bias: bool, device: Any, dtype: Any
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         self.input_size = _size(input_size, "input_size")
@@ -143,16 +149,6 @@ class LSTMCell(_CellBase):
 
     mode = "LSTM"
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(input_size, hidden_size, bias, device, dtype)
-
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
     ) -> tuple[Tensor, Tensor]:
@@ -174,16 +170,6 @@ class GRUCell(_CellBase):
     """
 
     mode = "GRU"
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(input_size, hidden_size, bias, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """h', the next hidden state."""
