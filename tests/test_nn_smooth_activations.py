@@ -167,6 +167,12 @@ def test_layers_call_their_function_and_print_as_pytorchs() -> None:
         ("alpha_dropout", lambda a: F.alpha_dropout(a)),
         ("group_norm", lambda a: F.group_norm(a, 1)),
         ("pixel_shuffle", lambda a: F.pixel_shuffle(a, 1)),
+        ("layer_norm", lambda a: F.layer_norm(a, (2,))),
+        ("batch_norm", lambda a: F.batch_norm(a, None, None, training=True)),
+        ("pdist", lambda a: F.pdist(a)),
+        ("RNNCell", lambda a: tg.nn.RNNCell(2, 3)(a)),
+        ("Unflatten", lambda a: tg.nn.Unflatten(1, (2, 1))(a)),
+        ("LayerNorm", lambda a: tg.nn.LayerNorm(2)(a)),
     ],
 )
 def test_every_functional_module_refuses_a_non_tensor_naming_the_function(name, call) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from ..tensor import Tensor
 from .functional_arguments import tensor_argument
 from .functional_group_norm import group_norm, instance_norm, local_response_norm, rms_norm
-from .functional_norm import check_layer_norm_input
+from .functional_norm import check_layer_norm_input, normalized_shape_tuple
 from .module import Module
 from .normalization import _AffineNorm, _BatchNorm, positive_int
 
@@ -159,8 +159,7 @@ class RMSNorm(_AffineNorm):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        self.normalized_shape = tuple(int(n) for n in shape)
+        self.normalized_shape = normalized_shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self._affine_parameters(self.normalized_shape, elementwise_affine, None, dtype)
         self.to(device=device)

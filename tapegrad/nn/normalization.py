@@ -15,7 +15,8 @@ from .. import dtypes as _dt
 from ..autograd import no_grad
 from ..tensor import Tensor
 from . import init as _init
-from .functional_norm import batch_norm, check_batch_norm_input, check_layer_norm_input, layer_norm
+from .functional_norm import batch_norm, check_batch_norm_input, check_layer_norm_input
+from .functional_norm import layer_norm, normalized_shape_tuple
 from .module import Module
 from .parameter import Parameter
 
@@ -189,8 +190,7 @@ class LayerNorm(_AffineNorm):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        self.normalized_shape = tuple(int(n) for n in shape)
+        self.normalized_shape = normalized_shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         self._affine_parameters(self.normalized_shape, elementwise_affine, bias, dtype)
         self.to(device=device)

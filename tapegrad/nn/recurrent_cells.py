@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from .functional import linear
+from .functional_arguments import tensor_argument
 from .module import Module
 from .parameter import Parameter
 from .recurrent import _GATES, State, _init_uniform, _nonlinearity, _size, _step
@@ -58,8 +59,7 @@ class _CellBase(Module):
     def _check(self, input: Any, states: list) -> tuple[Tensor, list, bool]:
         """input and states with a batch axis, after PyTorch's checks; whether it was added."""
         name = type(self).__name__
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name} takes a tapegrad Tensor, got {type(input).__name__}")
+        tensor_argument(input, name)
         if input.ndim not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
         if input.shape[-1] != self.input_size:
