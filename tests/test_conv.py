@@ -305,8 +305,16 @@ def test_reprs_match_pytorch():
     [
         (lambda: tg.nn.Conv2d(3, 8, 3, stride=1.5), TypeError, "stride must be an int"),
         (lambda: tg.nn.Conv2d(3, 8, 3, stride=0), ValueError, "stride must be positive"),
-        (lambda: tg.nn.Conv2d(3, 8, 3, groups=2), ValueError, "in_channels=3 must be divisible"),
-        (lambda: tg.nn.Conv2d(4, 6, 3, groups=4), ValueError, "out_channels=6 must be divisible"),
+        (
+            lambda: tg.nn.Conv2d(3, 8, 3, groups=2),
+            ValueError,
+            r"in_channels must be divisible by groups \(got in_channels=3, groups=2\)",
+        ),
+        (
+            lambda: tg.nn.Conv2d(4, 6, 3, groups=4),
+            ValueError,
+            r"out_channels must be divisible by groups \(got out_channels=6, groups=4\)",
+        ),
         (lambda: tg.nn.Conv2d(3, 8, 3, stride=2, padding="same"), ValueError, "strided"),
         (lambda: tg.nn.Conv2d(3, 8, 3, padding=-1), ValueError, "padding must be non-negative"),
         (lambda: tg.nn.Conv2d(3, 8, 3, padding="full"), ValueError, "'valid' or 'same'"),

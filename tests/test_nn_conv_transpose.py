@@ -182,3 +182,43 @@ def test_docstring_examples_run():
         flags = doctest.NORMALIZE_WHITESPACE
         result = doctest.testmod(module, extraglobs={"tg": tg, "F": F}, optionflags=flags)
         assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_bias_of_another_dtype_is_added_in_the_inputs_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    x, w, b = _rand(1, 2, 3), _rand(2, 3, 2), _rand(3)
+    ours_b = tg.tensor(b, requires_grad=True)  # float64 beside a float32 input and weight
+    out = F.conv_transpose1d(tg.tensor(x, dtype=np.float32), tg.tensor(w, dtype=np.float32), ours_b)
+    theirs_b = torch.tensor(b, requires_grad=True)
+    ref = torch.nn.functional.conv_transpose1d(
+        torch.tensor(x, dtype=torch.float32), torch.tensor(w, dtype=torch.float32), theirs_b
+    )
+    assert out.dtype == np.float32 and ref.dtype == torch.float32
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    ref.sum().backward()
+    assert ours_b.grad.dtype == np.float64
+    np.testing.assert_allclose(ours_b.grad.numpy(), theirs_b.grad.numpy())
+
+
+@pytest.mark.parametrize("layer", ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"])
+def test_every_convolution_has_pytorchs_attributes_and_reset_parameters(layer):
+    # one rule (conv._ConvBase) makes, initialises and prints both kinds of convolution
+    torch = pytest.importorskip("torch")
+    kwargs = {"stride": 2, "groups": 2, "bias": False, "dilation": 2}
+    ours, theirs = (
+        getattr(nn, layer)(4, 6, 3, **kwargs),
+        getattr(torch.nn, layer)(4, 6, 3, **kwargs),
+    )
+    assert repr(ours) == repr(theirs)
+    for name in ("kernel_size", "stride", "padding", "dilation", "output_padding", "groups"):
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert ours.weight.shape == tuple(theirs.weight.shape) and ours.bias is None
+    tg.manual_seed(3)
+    ours.reset_parameters()
+    first = ours.weight.numpy().copy()
+    tg.manual_seed(3)
+    ours.reset_parameters()
+    np.testing.assert_array_equal(ours.weight.numpy(), first)
+    bound = 1 / np.sqrt(np.prod(ours.weight.shape[1:]))  # kaiming_uniform(a=sqrt(5))
+    assert np.abs(first).max() <= bound and np.abs(first).max() > bound / 2

@@ -219,3 +219,37 @@ def test_docstring_examples_run():
             module, extraglobs={"tg": tg, "F": F}, optionflags=doctest.NORMALIZE_WHITESPACE
         )
         assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [
+        ("GroupNorm", (2, 4), {}),
+        ("GroupNorm", (2, 4), {"affine": False}),
+        ("GroupNorm", (2, 4), {"bias": False}),
+        ("InstanceNorm1d", (3,), {"affine": True}),
+        ("InstanceNorm2d", (3,), {"affine": True, "bias": False}),
+        ("RMSNorm", ((2, 3),), {}),
+        ("RMSNorm", (3,), {"elementwise_affine": False}),
+        ("LayerNorm", ((2, 3),), {"bias": False}),
+        ("LayerNorm", (3,), {"elementwise_affine": False}),
+        ("BatchNorm1d", (3,), {"affine": False}),
+        ("BatchNorm2d", (3,), {"bias": False}),
+    ],
+)
+def test_affine_parameters_and_their_reset_are_pytorchs(name, args, kwargs):
+    # one rule (normalization._AffineNorm) makes and resets every norm layer's weight and bias
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    for attr in ("weight", "bias"):
+        assert hasattr(ours, attr) == hasattr(theirs, attr), attr
+        mine, yours = getattr(ours, attr, None), getattr(theirs, attr, None)
+        assert (mine is None) == (yours is None), attr
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    for p in ours.parameters():
+        p.set_data(np.full(p.shape, 7.0))
+    ours.reset_parameters()
+    theirs.reset_parameters()
+    for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        np.testing.assert_array_equal(p.numpy(), q.detach().numpy(), err_msg=n)
+        assert p.dtype == np.float32, n

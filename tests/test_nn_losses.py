@@ -39,7 +39,7 @@ def test_regression_losses_closed_forms(reduction):
     ]
     for loss, elementwise in cases:
         got = loss(tg.tensor(x), tg.tensor(y))
-        assert np.allclose(got.numpy(), REDUCE[reduction](elementwise)), repr(loss)
+        assert np.allclose(got.numpy(), REDUCE[reduction](elementwise)), (loss, reduction)
 
 
 def test_regression_losses_gradients_and_weights():
@@ -104,7 +104,7 @@ def test_reduction_options_legacy_flags_and_bad_values():
         nn.SmoothL1Loss(beta=-1.0)
     with pytest.raises(ValueError, match="non-positive values for delta"):
         F.huber_loss(x, y, delta=0.0)
-    assert repr(nn.L1Loss(reduction="sum")) == "L1Loss(reduction='sum')"
+    assert repr(nn.L1Loss(reduction="sum")) == "L1Loss()"  # (as PyTorch's: no options shown)
 
 
 def _nll_reference(logp, target, weight, ignore_index, reduction):
@@ -452,3 +452,39 @@ def test_mse_loss_of_empty_inputs_has_empty_gradients_to_second_order(reduction)
     assert g.shape == (0, 3) and g.grad_fn is not None
     (h,) = tg.autograd.grad(g.sum(), x, allow_unused=True)
     assert h is None or h.shape == (0, 3)
+
+
+LOSS_OPTIONS = {  # each loss with options other than its defaults (repr shows none, as PyTorch's)
+    "MSELoss": {"reduction": "sum"},
+    "L1Loss": {"reduction": "none"},
+    "SmoothL1Loss": {"reduction": "sum", "beta": 2.0},
+    "HuberLoss": {"reduction": "sum", "delta": 2.0},
+    "NLLLoss": {"weight": [1.0, 2.0], "ignore_index": 1, "reduction": "sum"},
+    "CrossEntropyLoss": {"weight": [1.0, 2.0], "label_smoothing": 0.1, "reduction": "none"},
+    "BCELoss": {"weight": [1.0, 2.0], "reduction": "sum"},
+    "BCEWithLogitsLoss": {"pos_weight": [2.0], "reduction": "sum"},
+    "KLDivLoss": {"reduction": "batchmean", "log_target": True},
+    "PoissonNLLLoss": {"log_input": False, "full": True, "eps": 1e-3, "reduction": "sum"},
+    "GaussianNLLLoss": {"full": True, "eps": 1e-3, "reduction": "sum"},
+    "MarginRankingLoss": {"margin": 0.5, "reduction": "sum"},
+    "HingeEmbeddingLoss": {"margin": 2.0, "reduction": "none"},
+    "SoftMarginLoss": {"reduction": "sum"},
+    "MultiLabelSoftMarginLoss": {"weight": [1.0, 2.0], "reduction": "sum"},
+    "MultiMarginLoss": {"p": 2, "margin": 0.5, "weight": [1.0, 2.0], "reduction": "sum"},
+    "CosineEmbeddingLoss": {"margin": 0.5, "reduction": "sum"},
+    "TripletMarginLoss": {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "sum"},
+}
+
+
+def test_every_loss_class_is_covered_here():
+    losses = {n for n in dir(nn) if n.endswith("Loss") and isinstance(getattr(nn, n), type)}
+    assert losses == set(LOSS_OPTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_OPTIONS))
+@pytest.mark.parametrize("with_options", [False, True])
+def test_loss_reprs_equal_pytorchs(name, with_options):
+    torch = pytest.importorskip("torch")
+    options = LOSS_OPTIONS[name] if with_options else {}
+    theirs = {k: torch.tensor(v) if isinstance(v, list) else v for k, v in options.items()}
+    assert repr(getattr(nn, name)(**options)) == repr(getattr(torch.nn, name)(**theirs))

@@ -166,8 +166,35 @@ def test_layers_call_their_functions() -> None:
     for got, want in cases:
         assert got.item() == pytest.approx(want.item(), rel=1e-14)
     assert [name for name, _ in nn.MultiMarginLoss(weight=w).named_buffers()] == ["weight"]
-    assert repr(nn.KLDivLoss(reduction="batchmean")) == "KLDivLoss(reduction='batchmean')"
+    assert repr(nn.KLDivLoss(reduction="batchmean")) == "KLDivLoss()"  # (as PyTorch's)
     with pytest.raises(ValueError, match="only p == 1 and p == 2"):
         nn.MultiMarginLoss(p=3)
     with pytest.raises(TypeError):
         nn.GaussianNLLLoss(True)  # (keyword-only, as PyTorch's)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MarginRankingLoss",
+        "HingeEmbeddingLoss",
+        "SoftMarginLoss",
+        "MultiLabelSoftMarginLoss",
+        "MultiMarginLoss",
+        "CosineEmbeddingLoss",
+        "TripletMarginLoss",
+    ],
+)
+def test_margin_loss_signatures_and_options_are_pytorchs(name):
+    # the shared bases (_MarginLoss, losses._WeightedLoss) keep each class's own signature
+    import inspect
+
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(tg.nn, name), getattr(torch.nn, name)
+    mine, yours = inspect.signature(ours).parameters, inspect.signature(theirs).parameters
+    assert list(mine) == list(yours)
+    assert [p.default for p in mine.values()] == [p.default for p in yours.values()]
+    a, b = ours(reduction="sum"), theirs(reduction="sum")
+    for option in ("margin", "p", "eps", "swap", "reduction"):
+        assert getattr(a, option, None) == getattr(b, option, None), option
+    assert (getattr(a, "weight", None) is None) == (getattr(b, "weight", None) is None)

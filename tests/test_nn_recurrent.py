@@ -260,3 +260,16 @@ def test_docstring_examples_run():
         flags = doctest.NORMALIZE_WHITESPACE
         result = doctest.testmod(module, extraglobs={"tg": tg}, optionflags=flags)
         assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("name", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_cell_signatures_are_pytorchs(name):
+    # the cells share _CellBase's __init__ (LSTMCell's and GRUCell's are it)
+    import inspect
+
+    torch = pytest.importorskip("torch")
+    mine = inspect.signature(getattr(tg.nn, name)).parameters
+    yours = inspect.signature(getattr(torch.nn, name)).parameters
+    assert [(p.name, p.default) for p in mine.values()] == [
+        (p.name, p.default) for p in yours.values()
+    ]

@@ -151,3 +151,39 @@ def test_layers_call_their_function_and_print_as_pytorchs() -> None:
     }
     for layer, text in reprs.items():
         assert repr(layer) == text
+
+
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("relu", lambda a: F.relu(a)),
+        ("gelu", lambda a: F.gelu(a)),
+        ("softmax", lambda a: F.softmax(a, 0)),
+        ("hardtanh", lambda a: F.hardtanh(a)),
+        ("prelu", lambda a: F.prelu(a, tg.ones(1))),
+        ("normalize", lambda a: F.normalize(a)),
+        ("dropout", lambda a: F.dropout(a)),
+        ("pad", lambda a: F.pad(a, (1, 1))),
+        ("alpha_dropout", lambda a: F.alpha_dropout(a)),
+        ("group_norm", lambda a: F.group_norm(a, 1)),
+        ("pixel_shuffle", lambda a: F.pixel_shuffle(a, 1)),
+        ("layer_norm", lambda a: F.layer_norm(a, (2,))),
+        ("batch_norm", lambda a: F.batch_norm(a, None, None, training=True)),
+        ("pdist", lambda a: F.pdist(a)),
+        ("RNNCell", lambda a: tg.nn.RNNCell(2, 3)(a)),
+        ("Unflatten", lambda a: tg.nn.Unflatten(1, (2, 1))(a)),
+        ("LayerNorm", lambda a: tg.nn.LayerNorm(2)(a)),
+    ],
+)
+def test_every_functional_module_refuses_a_non_tensor_naming_the_function(name, call) -> None:
+    # one check (nn/functional_arguments.py) serves functional.py and its topic modules alike
+    with pytest.raises(TypeError, match=rf"^{name} takes a tapegrad Tensor, got ndarray; wrap it"):
+        call(np.ones((1, 2, 2)))
+
+
+def test_inplace_writes_into_the_input_in_every_functional_module() -> None:
+    for fn in (F.relu, F.hardtanh, lambda v, inplace: F.dropout(v, 0.0, True, inplace)):
+        x = tg.tensor([-1.0, 0.5])
+        out = fn(x, inplace=True)
+        assert out is x
+        assert np.array_equal(x.numpy(), fn(tg.tensor([-1.0, 0.5]), inplace=False).numpy())

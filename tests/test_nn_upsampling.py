@@ -169,3 +169,16 @@ def test_docstring_examples_run():
         flags = doctest.NORMALIZE_WHITESPACE
         result = doctest.testmod(module, extraglobs={"tg": tg, "F": F}, optionflags=flags)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("fn", ["pixel_shuffle", "pixel_unshuffle"])
+def test_shuffles_refuse_fewer_than_three_dimensions_as_pytorch(fn):
+    # one check (_shuffle_arguments) serves both
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(torch.nn.functional, fn)(torch.ones(4, 4), 2)
+    with pytest.raises(RuntimeError) as ours:
+        getattr(tg.nn.functional, fn)(tg.ones(4, 4), 2)
+    assert str(ours.value) == str(theirs.value)
+    with pytest.raises(TypeError, match=f"^{fn} takes a tapegrad Tensor"):
+        getattr(tg.nn.functional, fn)(np.ones((1, 4, 4)), 2)

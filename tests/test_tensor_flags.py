@@ -123,3 +123,18 @@ def test_hardshrink_method_agrees_with_functional_and_torch_at_nan_and_bounds():
     mine = tg.tensor(values).hardshrink()
     np.testing.assert_array_equal(mine.numpy(), tg.nn.functional.hardshrink(tg.tensor(values)))
     np.testing.assert_array_equal(mine.numpy(), torch.tensor(values).hardshrink().numpy())
+
+
+def test_hardshrink_method_has_pytorchs_gradient_at_nan_and_refuses_integers():
+    # one implementation (Tensor.hardshrink), which F.hardshrink calls and marks
+    torch = pytest.importorskip("torch")
+    values = [float("nan"), -0.5, 0.5, 0.2, -1.0, 2.0] + [0.0] * 10  # (PyTorch's vector kernel)
+    mine = tg.tensor(values, requires_grad=True)
+    mine.hardshrink().sum().backward()
+    theirs = torch.tensor(values, requires_grad=True)
+    theirs.hardshrink().sum().backward()
+    np.testing.assert_array_equal(mine.grad.numpy(), theirs.grad.numpy())
+    with pytest.raises(TypeError, match="hardshrink_cpu.*not implemented for integer input"):
+        tg.tensor([1, 2]).hardshrink()
+    with pytest.raises(TypeError, match="hardshrink: lambd must be a number"):
+        tg.ones(2).hardshrink("0.5")

@@ -24,10 +24,85 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 _NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-class _ConvNd(Module):
-    """What Conv1d and Conv2d share: argument checks, parameters, padding modes, repr."""
+class _ConvBase(Module):
+    """What convolutions and transposed convolutions share (PyTorch's _ConvNd): the channel and
+    group checks, kernel_size/stride/dilation, weight and bias with PyTorch's init, the repr."""
 
     dims = 2
+    _transposed = False  # weight (in, out / groups, *k) instead of (out, in / groups, *k)
+
+    def _conv_parameters(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any,
+        dilation: Any,
+        groups: int,
+        bias: bool,
+        dtype: Any,
+    ) -> None:
+        name, dims = type(self).__name__, self.dims
+        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+                raise ValueError(f"{name}: {arg} must be a positive int, got {n!r}")
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
+            raise ValueError(f"{name}: groups must be a positive int, got {groups!r}")
+        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if n % groups:
+                raise ValueError(
+                    f"{name}: {arg} must be divisible by groups (got {arg}={n}, groups={groups})"
+                )
+        self.kernel_size = parse_ints(kernel_size, "kernel_size", dims, 1, name)
+        self.stride = parse_ints(stride, "stride", dims, 1, name)
+        self.dilation = parse_ints(dilation, "dilation", dims, 1, name)
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.groups = int(groups)
+        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+        if self._transposed:
+            first, second = self.in_channels, self.out_channels
+        else:
+            first, second = self.out_channels, self.in_channels
+        self.weight = Parameter(np.empty((first, second // self.groups) + self.kernel_size, dtype))
+        if bias:
+            self.bias = Parameter(np.empty((self.out_channels,), dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's init: weight kaiming_uniform(a=sqrt(5)), bias U(-1/sqrt(fan_in), ...), fan_in
+        from the weight's layout (its second axis times the kernel).
+
+        >>> tg.nn.Conv1d(1, 1, 1, bias=False).reset_parameters()
+        """
+        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1.0 / math.sqrt(_init.calculate_fan_in_and_fan_out(self.weight)[0])
+            _init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        if self.padding != (0,) * self.dims:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self.dims:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self.dims:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class _ConvNd(_ConvBase):
+    """What Conv1d and Conv2d share: padding (ints, 'valid', 'same') and padding modes."""
 
     def __init__(
         self,
@@ -45,17 +120,9 @@ class _ConvNd(Module):
     ) -> None:
         super().__init__()
         name, dims = type(self).__name__, self.dims
-        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-                raise ValueError(f"{name}: {arg} must be a positive int, got {n!r}")
-        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
-            raise ValueError(f"{name}: groups must be a positive int, got {groups!r}")
-        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if n % groups:
-                raise ValueError(f"{name}: {arg}={n} must be divisible by groups={groups}")
-        self.kernel_size = parse_ints(kernel_size, "kernel_size", dims, 1, name)
-        self.stride = parse_ints(stride, "stride", dims, 1, name)
-        self.dilation = parse_ints(dilation, "dilation", dims, 1, name)
+        self._conv_parameters(
+            in_channels, out_channels, kernel_size, stride, dilation, groups, bias, dtype
+        )
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
                 raise ValueError(
@@ -74,18 +141,8 @@ class _ConvNd(Module):
             raise ValueError(
                 f"{name}: padding_mode must be one of {_PADDING_MODES}, got {padding_mode!r}"
             )
-        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.groups, self.padding_mode = int(groups), padding_mode
-        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
-        shape = (self.out_channels, self.in_channels // self.groups) + self.kernel_size
-        self.weight = Parameter(np.empty(shape, dtype))
-        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if bias:
-            self.bias = Parameter(np.empty((self.out_channels,), dtype))
-            bound = 1.0 / math.sqrt(_init.calculate_fan_in_and_fan_out(self.weight)[0])
-            _init.uniform_(self.bias, -bound, bound)
-        else:
-            self.register_parameter("bias", None)
+        self.padding_mode = padding_mode
+        self.output_padding = (0,) * dims  # (PyTorch's Conv has it too, always zeros)
         self.to(device=device)  # (only the CPU exists: anything else is a clear error)
 
     def _check_input(self, input: Any) -> None:
@@ -151,24 +208,6 @@ class _ConvNd(Module):
             dims=self.dims,
             layer=repr(self),
         )
-
-    def extra_repr(self) -> str:
-        s = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}"
-        )
-        if self.padding != (0,) * self.dims:
-            padding = self.padding
-            s += f", padding={padding}"
-        if self.dilation != (1,) * self.dims:
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode}"
-        return s
 
 
 class Conv2d(_ConvNd):

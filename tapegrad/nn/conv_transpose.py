@@ -2,30 +2,24 @@
 weight layout (in_channels, out_channels / groups, *kernel_size), init, repr and forward's
 output_size.
 
-Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, init and
-functional_conv_transpose (the math).
+Layer L5: imports tensor/ and the nn package's conv (the parameters, init and repr every
+convolution shares) and functional_conv_transpose (the math).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
-import numpy as np
-
-from .. import dtypes as _dt
 from ..tensor import Tensor
-from . import init as _init
+from .conv import _ConvBase
 from .functional_conv import parse_ints
 from .functional_conv_transpose import conv_transpose_nd, output_geometry
-from .module import Module
-from .parameter import Parameter
 
 
-class _ConvTransposeNd(Module):
-    """What ConvTranspose1d and ConvTranspose2d share: checks, parameters, output_size, repr."""
+class _ConvTransposeNd(_ConvBase):
+    """What ConvTranspose1d and ConvTranspose2d share: padding, output_padding, output_size."""
 
-    dims = 2
+    _transposed = True
 
     def __init__(
         self,
@@ -44,42 +38,17 @@ class _ConvTransposeNd(Module):
     ) -> None:
         super().__init__()
         name, dims = type(self).__name__, self.dims
-        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-                raise ValueError(f"{name}: {arg} must be a positive int, got {n!r}")
-        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
-            raise ValueError(f"{name}: groups must be a positive int, got {groups!r}")
-        for arg, n in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if n % groups:
-                raise ValueError(f"{arg} must be divisible by groups")
+        self._conv_parameters(
+            in_channels, out_channels, kernel_size, stride, dilation, groups, bias, dtype
+        )
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         if isinstance(padding, str):
             raise ValueError(f"{name}: padding must be an int or a tuple of ints, got {padding!r}")
-        self.kernel_size = parse_ints(kernel_size, "kernel_size", dims, 1, name)
-        self.stride = parse_ints(stride, "stride", dims, 1, name)
         self.padding = parse_ints(padding, "padding", dims, 0, name)
         self.output_padding = parse_ints(output_padding, "output_padding", dims, 0, name)
-        self.dilation = parse_ints(dilation, "dilation", dims, 1, name)
-        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.groups, self.padding_mode = int(groups), padding_mode
-        dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
-        shape = (self.in_channels, self.out_channels // self.groups) + self.kernel_size
-        self.weight = Parameter(np.empty(shape, dtype))
-        if bias:
-            self.bias = Parameter(np.empty((self.out_channels,), dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        self.padding_mode = padding_mode
         self.to(device=device)
-
-    def reset_parameters(self) -> None:
-        """PyTorch's init: weight kaiming_uniform(a=sqrt(5)), bias U(-1/sqrt(fan_in), ...), fan_in
-        from the weight's layout (out_channels / groups * kernel)."""
-        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1.0 / math.sqrt(_init.calculate_fan_in_and_fan_out(self.weight)[0])
-            _init.uniform_(self.bias, -bound, bound)
 
     def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
         """self.output_padding, or what makes the output output_size (PyTorch's rule)."""
@@ -127,23 +96,6 @@ class _ConvTransposeNd(Module):
             dims=self.dims,
             layer=repr(self),
         )
-
-    def extra_repr(self) -> str:
-        s = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}"
-        )
-        if self.padding != (0,) * self.dims:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * self.dims:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * self.dims:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
 
 
 class ConvTranspose2d(_ConvTransposeNd):

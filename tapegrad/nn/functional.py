@@ -22,8 +22,6 @@ from ..math import cat, sigmoid, tanh
 from ..tape.composite import mark
 from ..tensor import Tensor, apply
 from .functional_activation import (
-    _in_place,
-    _tensor,
     celu,
     elu,
     gelu,
@@ -45,6 +43,7 @@ from .functional_activation import celu_ as celu_, elu_ as elu_, leaky_relu_ as 
 from .functional_activation import relu_ as relu_, selu_ as selu_  # (the in-place forms: public,
 from .functional_piecewise import hardtanh_ as hardtanh_, rrelu_ as rrelu_  # outside __all__, whose
 from .functional_piecewise import threshold_ as threshold_  # names each have a formula)
+from .functional_arguments import in_place, tensor_argument
 from .functional_attention import scaled_dot_product_attention
 from .functional_conv import (
     adaptive_avg_pool2d,
@@ -189,7 +188,7 @@ def normalize(
     >>> F.normalize(tg.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
-    x = _tensor(input, "normalize")
+    x = tensor_argument(input, "normalize")
     if out is not None:
         raise TypeError("normalize: out= is not supported in tapegrad; use the returned tensor")
     out = x / x.norm(p, dim, keepdim=True).clip(eps)
@@ -204,7 +203,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     >>> F.dropout(tg.ones(3), 0.5, training=False)
     tensor([1., 1., 1.])
     """
-    x = _tensor(input, "dropout")
+    x = tensor_argument(input, "dropout")
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(
             f"dropout probability has to be between 0 and 1 (p in [0, 1]), but got {p!r}"
@@ -213,11 +212,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return x
     if p == 1.0:
         keep = np.zeros(x.shape, bool)
-        out = _in_place(x, inplace, lambda v: v * 0.0)
+        out = in_place(x, inplace, lambda v: v * 0.0)
     else:
         keep = generator().random(x.shape) >= p  # a constant mask: its derivative is zero
         scale = (keep / (1.0 - p)).astype(x.dtype)
-        out = _in_place(x, inplace, lambda v: v * scale)
+        out = in_place(x, inplace, lambda v: v * scale)
     return mark(out, "dropout", ("x", "mask"), (x, keep), {"p": p})
 
 
@@ -236,7 +235,7 @@ def pad(
     >>> F.pad(tg.tensor([[1.0, 2.0]]), (1, 2))
     tensor([[0., 1., 2., 0., 0.]])
     """
-    x = _tensor(input, "pad")
+    x = tensor_argument(input, "pad")
     sizes = [int(s) for s in pad]
     if len(sizes) % 2:
         raise ValueError(f"pad: padding length must be divisible by 2 (pairs), got {tuple(pad)}")

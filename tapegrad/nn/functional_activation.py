@@ -13,29 +13,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 from .. import primitives as P
 from ..math import where
 from ..tape.composite import mark
 from ..tensor import Tensor
-
-
-def _tensor(x: Any, fn: str) -> Tensor:
-    """x, if it is a Tensor (else a TypeError naming fn)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{fn} takes a tapegrad Tensor, got {type(x).__name__}; wrap it: tg.tensor(x)"
-        )
-    return x
-
-
-def _in_place(input: Tensor, inplace: bool, fn: Callable[[Tensor], Tensor]) -> Tensor:
-    """fn(input), or with inplace=True the result written into input (which is returned), as
-    PyTorch's `inplace=True`. fn reads a recorded copy, so the write cannot spoil what it saved."""
-    if not inplace:
-        return fn(input)
-    return input.copy_(fn(input.clone()))
+from .functional_arguments import in_place, tensor_argument
 
 
 # ---- activations ------------------------------------------------------------------------------
@@ -45,7 +29,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu(tg.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    return _in_place(_tensor(input, "relu"), inplace, lambda x: x.relu())
+    return in_place(tensor_argument(input, "relu"), inplace, lambda x: x.relu())
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -54,8 +38,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> F.leaky_relu(tg.tensor([-1.0, 2.0]), 0.1)
     tensor([-0.1000,  2.0000])
     """
-    _tensor(input, "leaky_relu")
-    return _in_place(input, inplace, lambda x: P.elementwise.leaky_relu(x, slope=negative_slope))
+    tensor_argument(input, "leaky_relu")
+    return in_place(input, inplace, lambda x: P.elementwise.leaky_relu(x, slope=negative_slope))
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -64,8 +48,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.silu(tg.tensor([0.0]))
     tensor([0.])
     """
-    x = _tensor(input, "silu")
-    return mark(_in_place(x, inplace, lambda x: x * x.sigmoid()), "silu", ("x",), (x,))
+    x = tensor_argument(input, "silu")
+    return mark(in_place(x, inplace, lambda x: x * x.sigmoid()), "silu", ("x",), (x,))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -75,7 +59,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     >>> F.gelu(tg.tensor([0.0, 1.0]))
     tensor([0.0000, 0.8413])
     """
-    x = _tensor(input, "gelu")
+    x = tensor_argument(input, "gelu")
     if approximate == "none" and x.dtype.kind == "f":
         # (one primitive, whose table rule is the textbook's: nothing to fold for the teaching
         # tools; its backward runs as one op, see primitives/gelu.py)
@@ -97,7 +81,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     >>> F.softplus(tg.tensor([0.0, 30.0]))
     tensor([ 0.6931, 30.0000])
     """
-    x = _tensor(input, "softplus")
+    x = tensor_argument(input, "softplus")
     linear = x.numpy() * beta > threshold
     # (the log branch on a safe input where it is not taken: no overflow, no 0 * inf in backward)
     safe = where(linear, 0.0, x) * beta
@@ -126,8 +110,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> F.elu(tg.tensor([-1.0, 2.0]))
     tensor([-0.6321,  2.0000])
     """
-    _tensor(input, "elu")
-    out = _in_place(input, inplace, lambda x: _elu(x, alpha))
+    tensor_argument(input, "elu")
+    out = in_place(input, inplace, lambda x: _elu(x, alpha))
     return mark(out, "elu", ("x",), (input,), {"alpha": alpha})
 
 
@@ -142,8 +126,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.selu(tg.tensor([0.0, 1.0]))
     tensor([0.0000, 1.0507])
     """
-    _tensor(input, "selu")
-    out = _in_place(input, inplace, lambda x: _elu(x, SELU_ALPHA, SELU_SCALE))
+    tensor_argument(input, "selu")
+    out = in_place(input, inplace, lambda x: _elu(x, SELU_ALPHA, SELU_SCALE))
     return mark(out, "selu", ("x",), (input,))
 
 
@@ -153,10 +137,10 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> F.celu(tg.tensor([-1.0, 2.0]), alpha=2.0)
     tensor([-0.7869,  2.0000])
     """
-    _tensor(input, "celu")
+    tensor_argument(input, "celu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU (it divides the input)")
-    out = _in_place(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha))
+    out = in_place(input, inplace, lambda x: _elu(x, alpha, 1.0, 1.0 / alpha))
     return mark(out, "celu", ("x",), (input,), {"alpha": alpha})
 
 
@@ -173,8 +157,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.mish(tg.tensor([0.0, 1.0]))
     tensor([0.0000, 0.8651])
     """
-    _tensor(input, "mish")
-    out = _in_place(input, inplace, lambda x: x * _softplus_unit(x).tanh())
+    tensor_argument(input, "mish")
+    out = in_place(input, inplace, lambda x: x * _softplus_unit(x).tanh())
     return mark(out, "mish", ("x",), (input,))
 
 
@@ -184,7 +168,7 @@ def softsign(input: Tensor) -> Tensor:
     >>> F.softsign(tg.tensor([-1.0, 3.0]))
     tensor([-0.5000,  0.7500])
     """
-    x = _tensor(input, "softsign")
+    x = tensor_argument(input, "softsign")
     return mark(x / (x.abs() + 1.0), "softsign", ("x",), (x,))
 
 
@@ -194,7 +178,7 @@ def tanhshrink(input: Tensor) -> Tensor:
     >>> F.tanhshrink(tg.tensor([0.0, 1.0]))
     tensor([0.0000, 0.2384])
     """
-    x = _tensor(input, "tanhshrink")
+    x = tensor_argument(input, "tanhshrink")
     return mark(x - x.tanh(), "tanhshrink", ("x",), (x,))
 
 
@@ -204,7 +188,7 @@ def logsigmoid(input: Tensor) -> Tensor:
     >>> F.logsigmoid(tg.tensor([0.0, -100.0]))
     tensor([  -0.6931, -100.0000])
     """
-    x = _tensor(input, "logsigmoid")
+    x = tensor_argument(input, "logsigmoid")
     return mark(-_softplus_unit(-x), "logsigmoid", ("x",), (x,))
 
 
@@ -214,7 +198,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     >>> F.glu(tg.tensor([1.0, 0.0]))
     tensor([0.5000])
     """
-    x = _tensor(input, "glu")
+    x = tensor_argument(input, "glu")
     if x.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not -x.ndim <= dim < x.ndim:
@@ -252,7 +236,7 @@ def softmax(
     >>> F.softmax(tg.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    given = _tensor(input, "softmax")
+    given = tensor_argument(input, "softmax")
     x = given if dtype is None else given.astype(dtype)
     dim = _softmax_dim(x, dim, "softmax", _stacklevel)
     if dtype is None:  # (the Tensor method marks its call)
@@ -268,7 +252,7 @@ def log_softmax(
     >>> F.log_softmax(tg.tensor([0.0, 0.0]), dim=0)
     tensor([-0.6931, -0.6931])
     """
-    given = _tensor(input, "log_softmax")
+    given = tensor_argument(input, "log_softmax")
     x = given if dtype is None else given.astype(dtype)
     dim = _softmax_dim(x, dim, "log_softmax", _stacklevel)
     if dtype is None:  # (the Tensor method marks its call)
@@ -284,7 +268,7 @@ def softmin(
     >>> F.softmin(tg.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    given = _tensor(input, "softmin")
+    given = tensor_argument(input, "softmin")
     x = given if dtype is None else given.astype(dtype)
     dim = _softmax_dim(x, dim, "softmin", _stacklevel)
     return mark((-x).softmax(dim), "softmin", ("x",), (given,), {"dim": dim})

@@ -1,7 +1,9 @@
-"""What the functional modules outside functional.py share about their arguments: the check that
-an input is a Tensor (a clear TypeError naming the function) and PyTorch's `inplace=True`.
+"""What every functional module (functional.py and its topic modules) shares about its arguments:
+the check that an input is a Tensor (a clear TypeError naming the function) and PyTorch's
+`inplace=True`.
 
-Layer L5: imports tensor.py only, so any functional module may use it without a cycle.
+Layer L5: imports tensor/ only, so functional.py, which re-exports the topic modules, and each
+topic module can import it without a cycle.
 """
 
 from __future__ import annotations

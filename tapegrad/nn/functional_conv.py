@@ -99,6 +99,32 @@ def _four(pads: tuple) -> tuple:
     return ((0, 0) + pads[0]) if len(pads) == 1 else pads[0] + pads[1]
 
 
+def check_weight(weight: Any, groups: Any, dims: int, layout: str, layer: str) -> None:
+    """A clear error unless weight is a (dims + 2)-D Tensor (`layout`, then the kernel's axes)
+    and groups a positive int: the checks every convolution makes.
+
+    >>> check_weight(tg.ones(4, 3, 5), 1, 1, "out_channels, in_channels/groups", "conv1d")
+    """
+    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
+        raise ValueError(
+            f"{layer}: weight must be a {dims + 2}-D Tensor ({layout}, "
+            f"{'kernel' if dims == 1 else 'kH, kW'}), got "
+            f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}"
+        )
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
+
+
+def check_bias(bias: Any, out_channels: int, layer: str) -> None:
+    """A clear error unless bias is None or a Tensor of shape (out_channels,).
+
+    >>> check_bias(tg.zeros(4), 4, "conv1d")
+    """
+    if bias is not None and (not isinstance(bias, Tensor) or bias.shape != (out_channels,)):
+        got = bias.shape if isinstance(bias, Tensor) else type(bias).__name__
+        raise ValueError(f"{layer}: bias must be a Tensor of shape ({out_channels},), got {got}")
+
+
 def conv_nd(
     input: Tensor,
     weight: Tensor,
@@ -119,14 +145,7 @@ def conv_nd(
     (1, 1, 2, 2)
     """
     batched = _check_input(input, dims, layer)
-    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
-        raise ValueError(
-            f"{layer}: weight must be a {dims + 2}-D Tensor (out_channels, in_channels/groups, "
-            f"{'kernel' if dims == 1 else 'kH, kW'}), got "
-            f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}"
-        )
-    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
-        raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
+    check_weight(weight, groups, dims, "out_channels, in_channels/groups", layer)
     if input.dtype.kind not in "fiu" or weight.dtype != input.dtype:  # (integers too, as PyTorch)
         raise TypeError(
             f"{layer}: input and weight must have the same dtype (floating or integer), got "
@@ -144,9 +163,7 @@ def conv_nd(
             f"{layer}: weight of shape {weight.shape} with groups={groups} expects an input with "
             f"{in_per_group * groups} channels, got input of shape {input.shape} with {channels}"
         )
-    if bias is not None and (not isinstance(bias, Tensor) or bias.shape != (out_channels,)):
-        got = bias.shape if isinstance(bias, Tensor) else type(bias).__name__
-        raise ValueError(f"{layer}: bias must be a Tensor of shape ({out_channels},), got {got}")
+    check_bias(bias, out_channels, layer)
     if bias is not None and bias.dtype != input.dtype:
         raise TypeError(f"{layer}: bias has dtype {bias.dtype}, input and weight {input.dtype}")
     kernel = weight.shape[2:]

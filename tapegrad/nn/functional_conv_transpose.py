@@ -19,7 +19,7 @@ from ..math import cat
 from ..primitives import nn as P
 from ..tape.composite import mark
 from ..tensor import Tensor
-from .functional_conv import _as_2d, _check_input, _from_2d, parse_ints
+from .functional_conv import _as_2d, _check_input, _from_2d, check_bias, check_weight, parse_ints
 
 
 def output_geometry(
@@ -81,14 +81,7 @@ def conv_transpose_nd(
     (1, 1, 4, 4)
     """
     batched = _check_input(input, dims, layer)
-    if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
-        raise ValueError(
-            f"{layer}: weight must be a {dims + 2}-D Tensor (in_channels, out_channels/groups, "
-            f"{'kernel' if dims == 1 else 'kH, kW'}), got "
-            f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}"
-        )
-    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
-        raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
+    check_weight(weight, groups, dims, "in_channels, out_channels/groups", layer)
     if input.dtype.kind != "f" or weight.dtype != input.dtype:
         raise TypeError(
             f"{layer}: input and weight must have the same floating dtype, got input "
@@ -108,9 +101,9 @@ def conv_transpose_nd(
             f"divisible by groups={groups}"
         )
     out_channels = out_per_group * groups
-    if bias is not None and (not isinstance(bias, Tensor) or bias.shape != (out_channels,)):
-        got = bias.shape if isinstance(bias, Tensor) else type(bias).__name__
-        raise ValueError(f"{layer}: bias must be a Tensor of shape ({out_channels},), got {got}")
+    check_bias(bias, out_channels, layer)
+    if bias is not None and bias.dtype != input.dtype:  # (PyTorch adds it in the input's dtype)
+        bias = bias.to(input.dtype)
     kernel = weight.shape[2:]
     stride = parse_ints(stride, "stride", dims, 1, layer)
     pads = parse_ints(padding, "padding", dims, 0, layer)

@@ -14,6 +14,7 @@ import numpy as np
 from ..combining import broadcast_tensors
 from ..tape.composite import mark
 from ..tensor import Tensor
+from .functional_arguments import tensor_argument
 
 
 def _tensors(x1: Any, x2: Any, fn: str) -> tuple[Tensor, Tensor]:
@@ -74,8 +75,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     >>> F.pdist(tg.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]))
     tensor([ 5., 10.,  5.])
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"pdist takes a tapegrad Tensor, got {type(input).__name__}")
+    tensor_argument(input, "pdist")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:

@@ -16,6 +16,7 @@ from ..autograd import no_grad
 from ..primitives.normalization import affine_normalize, moments, normalize
 from ..tape.composite import mark
 from ..tensor import Tensor
+from .functional_arguments import tensor_argument
 
 
 def check_batch_norm_input(
@@ -23,8 +24,7 @@ def check_batch_norm_input(
 ) -> None:
     """Raise a clear error if `input` cannot be batch-normalised over num_features channels (axis
     1), or, in training, has only one value per channel (its variance is undefined)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{who} takes a tapegrad Tensor, got {type(input).__name__}")
+    tensor_argument(input, who)
     if input.ndim < 2:
         raise ValueError(
             f"{who}: expected input of shape (N, C, ...) with channels on axis 1, got shape "
@@ -131,7 +131,12 @@ def _update(running: Tensor, batch: np.ndarray, momentum: float) -> None:
         running.mul_(1.0 - momentum).add_(batch.reshape(running.shape) * momentum)
 
 
-def _normalized_shape(normalized_shape: int | Sequence[int]) -> tuple:
+def normalized_shape_tuple(normalized_shape: int | Sequence[int]) -> tuple[int, ...]:
+    """PyTorch's normalized_shape (an int or a sequence of ints) as a tuple of ints.
+
+    >>> normalized_shape_tuple(3), normalized_shape_tuple([2, 3])
+    ((3,), (2, 3))
+    """
     if isinstance(normalized_shape, int):
         return (normalized_shape,)
     return tuple(int(n) for n in normalized_shape)
@@ -141,9 +146,8 @@ def check_layer_norm_input(
     input: Any, normalized_shape: int | Sequence[int], who: str = "layer_norm"
 ) -> tuple:
     """The normalized shape as a tuple, after checking that input's shape ends with it."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{who} takes a tapegrad Tensor, got {type(input).__name__}")
-    shape = _normalized_shape(normalized_shape)
+    tensor_argument(input, who)
+    shape = normalized_shape_tuple(normalized_shape)
     k = len(shape)
     if input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
         star = ", ".join(["*"] + [str(n) for n in shape])

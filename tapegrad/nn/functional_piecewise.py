@@ -23,7 +23,8 @@ from ..math import where
 from ..random import numpy_generator as generator
 from ..tape.composite import mark
 from ..tensor import Tensor
-from .functional_activation import _in_place, _tensor
+from ..tensor.activations import nan_or_zero, shrink_lambd
+from .functional_arguments import in_place, tensor_argument
 
 
 def _passing(x: Tensor, passes: np.ndarray, elsewhere: Any) -> Tensor:
@@ -48,7 +49,7 @@ def hardtanh(
     >>> F.hardtanh(tg.tensor([-2.0, 0.5, 2.0]))
     tensor([-1.0000,  0.5000,  1.0000])
     """
-    _tensor(input, "hardtanh")
+    tensor_argument(input, "hardtanh")
     low, high = _number(min_val, "min_val", "hardtanh"), _number(max_val, "max_val", "hardtanh")
     if low > high:
         raise ValueError("hardtanh: min_val cannot be greater than max_val")
@@ -57,7 +58,7 @@ def hardtanh(
         values = x.numpy()
         return _passing(x, (values > low) & (values < high), np.clip(values, low, high))
 
-    out = _in_place(input, inplace, fn)
+    out = in_place(input, inplace, fn)
     return mark(out, "hardtanh", ("x",), (input,), {"min_val": low, "max_val": high})
 
 
@@ -76,7 +77,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu6(tg.tensor([-1.0, 3.0, 8.0]))
     tensor([0., 3., 6.])
     """
-    _tensor(input, "relu6")
+    tensor_argument(input, "relu6")
     out = hardtanh(input, 0.0, 6.0, inplace)
     return mark(out, "relu6", ("x",), (input,))
 
@@ -87,14 +88,14 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.hardsigmoid(tg.tensor([-4.0, 0.0, 4.0]))
     tensor([0.0000, 0.5000, 1.0000])
     """
-    _tensor(input, "hardsigmoid")
+    tensor_argument(input, "hardsigmoid")
 
     def fn(x: Tensor) -> Tensor:
         values = x.numpy()
         inside = (values > -3.0) & (values < 3.0)
         return where(inside, x / 6.0 + 0.5, np.clip(values / 6.0 + 0.5, 0.0, 1.0).astype(x.dtype))
 
-    return mark(_in_place(input, inplace, fn), "hardsigmoid", ("x",), (input,))
+    return mark(in_place(input, inplace, fn), "hardsigmoid", ("x",), (input,))
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -104,14 +105,14 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.hardswish(tg.tensor([-4.0, 0.0, 4.0]))
     tensor([0., 0., 4.])
     """
-    _tensor(input, "hardswish")
+    tensor_argument(input, "hardswish")
 
     def fn(x: Tensor) -> Tensor:
         values = x.numpy()
         middle = ~((values <= -3.0) | (values >= 3.0))  # (a NaN too)
         return where(middle, x * (x + 3.0) / 6.0, _passing(x, values >= 3.0, 0.0))
 
-    return mark(_in_place(input, inplace, fn), "hardswish", ("x",), (input,))
+    return mark(in_place(input, inplace, fn), "hardswish", ("x",), (input,))
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -120,14 +121,14 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> F.threshold(tg.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
-    _tensor(input, "threshold")
+    tensor_argument(input, "threshold")
     limit = _number(threshold, "threshold", "threshold")
     fill = _number(value, "value", "threshold")
 
     def fn(x: Tensor) -> Tensor:
         return _passing(x, ~(x.numpy() <= limit), fill)
 
-    out = _in_place(input, inplace, fn)
+    out = in_place(input, inplace, fn)
     return mark(out, "threshold", ("x",), (input,), {"threshold": limit, "value": fill})
 
 
@@ -143,16 +144,8 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _threshold(input, threshold, value, inplace=True)
 
 
-def _nan_or_zero(values: np.ndarray) -> np.ndarray:
-    """0, and NaN where the input is NaN (a shrink's constant part)."""
-    return np.where(np.isnan(values), values, 0).astype(values.dtype)
-
-
 def _lambd(input: Tensor, lambd: Any, fn: str) -> float:
-    x = _tensor(input, fn)
-    if x.dtype.kind != "f":
-        raise TypeError(f'{fn}: "{fn}_cpu" not implemented for integer input ({x.dtype})')
-    return _number(lambd, "lambd", fn)
+    return shrink_lambd(tensor_argument(input, fn), lambd, fn)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -162,9 +155,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     tensor([-1.0000,  0.0000,  0.7000])
     """
     lam = _lambd(input, lambd, "hardshrink")
-    values = input.numpy()
-    out = _passing(input, (values < -lam) | (values > lam), _nan_or_zero(values))
-    return mark(out, "hardshrink", ("x",), (input,), {"lambd": lam})
+    return mark(input.hardshrink(lam), "hardshrink", ("x",), (input,), {"lambd": lam})
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -180,7 +171,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     outside = (values < -lam) | (values > lam)
     # (outside, the input shifted toward 0 by a constant)
     shift = np.where(outside, np.sign(values) * lam, 0.0).astype(input.dtype)
-    out = where(outside, input - shift, _nan_or_zero(values))
+    out = where(outside, input - shift, nan_or_zero(values))
     return mark(out, "softshrink", ("x",), (input,), {"lambd": lam})
 
 
@@ -191,8 +182,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     >>> F.prelu(tg.tensor([-2.0, 3.0]), tg.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
-    x = _tensor(input, "prelu")
-    w = _tensor(weight, "prelu (weight)")
+    x = tensor_argument(input, "prelu")
+    w = tensor_argument(weight, "prelu (weight)")
     if w.size != 1:
         channels = x.shape[1] if x.ndim >= 2 else 1  # (PyTorch: a 1-D input has one channel)
         if w.size != channels:
@@ -221,7 +212,7 @@ def rrelu(
     >>> F.rrelu(tg.tensor([-1.0, 2.0]), 0.2, 0.4)
     tensor([-0.3000,  2.0000])
     """
-    x = _tensor(input, "rrelu")
+    x = tensor_argument(input, "rrelu")
     low, high = _number(lower, "lower", "rrelu"), _number(upper, "upper", "rrelu")
     if low > high:
         raise RuntimeError(
@@ -236,7 +227,7 @@ def rrelu(
     def fn(v: Tensor) -> Tensor:
         return where(v.numpy() > 0, v, v * slopes)
 
-    out = _in_place(x, inplace, fn)
+    out = in_place(x, inplace, fn)
     return mark(out, "rrelu", ("x", "a"), (x, slopes), {"training": training})
 
 

@@ -142,6 +142,18 @@ def _factor(value: Any, name: str, fn: str) -> int:
     return int(value)
 
 
+def _shuffle_arguments(input: Any, factor: Any, name: str, fn: str) -> tuple[Tensor, int]:
+    """The input (at least 3-D) and the factor of pixel_shuffle / pixel_unshuffle, checked."""
+    x = tensor_argument(input, fn)
+    r = _factor(factor, name, fn)
+    if x.ndim < 3:
+        raise RuntimeError(
+            f"{fn} expects input to have at least 3 dimensions, but got input with "
+            f"{x.ndim} dimension(s)"
+        )
+    return x, r
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C * r^2, H, W) -> (*, C, H * r, W * r): each group of r^2 channels becomes r x r
     blocks of pixels (sub-pixel upsampling).
@@ -150,13 +162,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     tensor([[[[0., 1.],
               [2., 3.]]]])
     """
-    x = tensor_argument(input, "pixel_shuffle")
-    r = _factor(upscale_factor, "upscale_factor", "pixel_shuffle")
-    if x.ndim < 3:
-        raise RuntimeError(
-            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-            f"{x.ndim} dimension(s)"
-        )
+    x, r = _shuffle_arguments(input, upscale_factor, "upscale_factor", "pixel_shuffle")
     *lead, c, h, w = x.shape
     if c % (r * r):
         raise RuntimeError(
@@ -176,13 +182,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     >>> F.pixel_unshuffle(tg.arange(4.0).reshape(1, 1, 2, 2), 2).flatten()
     tensor([0., 1., 2., 3.])
     """
-    x = tensor_argument(input, "pixel_unshuffle")
-    r = _factor(downscale_factor, "downscale_factor", "pixel_unshuffle")
-    if x.ndim < 3:
-        raise RuntimeError(
-            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{x.ndim} dimension(s)"
-        )
+    x, r = _shuffle_arguments(input, downscale_factor, "downscale_factor", "pixel_unshuffle")
     *lead, c, h, w = x.shape
     for what, n, axis in (("height", h, -2), ("width", w, -1)):
         if n % r:

@@ -2,8 +2,9 @@
 reprs): GroupNorm, InstanceNorm1d/2d, RMSNorm and LocalResponseNorm. Each keeps its state and
 calls its functional form.
 
-Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, init, normalization
-(InstanceNorm's parameters and buffers are BatchNorm's) and functional_group_norm (the math).
+Layer L5: imports tensor/ and the nn package's module, functional_arguments, normalization (the
+affine parameters every normalisation layer shares; InstanceNorm's parameters and buffers are
+BatchNorm's) and functional_group_norm (the math).
 """
 
 from __future__ import annotations
@@ -11,26 +12,15 @@ from __future__ import annotations
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
-
 from ..tensor import Tensor
-from . import init as _init
+from .functional_arguments import tensor_argument
 from .functional_group_norm import group_norm, instance_norm, local_response_norm, rms_norm
-from .functional_norm import check_layer_norm_input
+from .functional_norm import check_layer_norm_input, normalized_shape_tuple
 from .module import Module
-from .normalization import _BatchNorm, _float_dtype
-from .parameter import Parameter
+from .normalization import _AffineNorm, _BatchNorm, positive_int
 
 
-def _positive_int(value: Any, name: str, who: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{who}: {name} must be an int, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{who}: {name} must be positive, got {value}")
-    return int(value)
-
-
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalise each of num_groups groups of channels of each sample (input (N, C, ...)), then
     scale by weight (ones) and shift by bias (zeros), both (num_channels,) if affine.
 
@@ -50,32 +40,15 @@ class GroupNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        self.num_groups = _positive_int(num_groups, "num_groups", "GroupNorm")
-        self.num_channels = _positive_int(num_channels, "num_channels", "GroupNorm")
+        self.num_groups = positive_int(num_groups, "num_groups", "GroupNorm")
+        self.num_channels = positive_int(num_channels, "num_channels", "GroupNorm")
         if self.num_channels % self.num_groups:
             raise ValueError(
                 f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
             )
         self.eps, self.affine = eps, affine
-        dtype = _float_dtype(dtype)
-        shape = (self.num_channels,)
-        if affine:
-            self.weight = Parameter(np.ones(shape, dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._affine_parameters((self.num_channels,), affine, bias, dtype)
         self.to(device=device)
-
-    def reset_parameters(self) -> None:
-        """Weight 1 and bias 0."""
-        if self.weight is not None:
-            _init.ones_(self.weight)
-        if self.bias is not None:
-            _init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -111,8 +84,7 @@ class _InstanceNorm(_BatchNorm):
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name} takes a tapegrad Tensor, got {type(input).__name__}")
+        tensor_argument(input, name)
         if input.ndim not in (self._batched - 1, self._batched):
             raise ValueError(
                 f"{name}: expected {self._batched - 1}D or {self._batched}D input (got "
@@ -170,7 +142,7 @@ class InstanceNorm2d(_InstanceNorm):
     _batched = 4
 
 
-class RMSNorm(Module):
+class RMSNorm(_AffineNorm):
     """x / sqrt(mean(x ** 2) + eps) * weight over the last len(normalized_shape) axes; weight
     (ones, of normalized_shape) if elementwise_affine; eps None: the dtype's machine epsilon.
 
@@ -187,19 +159,10 @@ class RMSNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        self.normalized_shape = tuple(int(n) for n in shape)
+        self.normalized_shape = normalized_shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(np.ones(self.normalized_shape, _float_dtype(dtype)))
-        else:
-            self.register_parameter("weight", None)
+        self._affine_parameters(self.normalized_shape, elementwise_affine, None, dtype)
         self.to(device=device)
-
-    def reset_parameters(self) -> None:
-        """Weight 1."""
-        if self.weight is not None:
-            _init.ones_(self.weight)
 
     def forward(self, input: Tensor) -> Tensor:
         check_layer_norm_input(input, self.normalized_shape, "RMSNorm")

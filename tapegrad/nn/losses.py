@@ -22,16 +22,14 @@ from .module import Module
 
 class _Loss(Module):
     """Shared reduction: 'mean' (default), 'sum' or 'none'; PyTorch's deprecated size_average and
-    reduce flags still work (with its warning)."""
+    reduce flags still work (with its warning). Printed as PyTorch's: `MSELoss()`."""
 
     def __init__(
         self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"
     ) -> None:
         super().__init__()
         self.reduction = FL.reduction_mode(size_average, reduce, reduction)
-
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+        # (no extra_repr: PyTorch prints every loss as `MSELoss()`, whatever its options)
 
 
 def _buffer(values: Any, name: str, per_class: bool = False) -> Tensor | None:

@@ -12,15 +12,11 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import functional_margin as FM
-from .losses import _buffer, _Loss
+from .losses import _buffer, _Loss, _WeightedLoss
 
 
-class MarginRankingLoss(_Loss):
-    """max(0, -y (x1 - x2) + margin) for labels y = +-1.
-
-    >>> tg.nn.MarginRankingLoss()(tg.tensor([1.0]), tg.tensor([2.0]), tg.tensor([1.0]))
-    tensor(1.)
-    """
+class _MarginLoss(_Loss):
+    """A loss whose one option beside the reduction is `margin` (PyTorch's signature order)."""
 
     def __init__(
         self,
@@ -32,13 +28,21 @@ class MarginRankingLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
+
+class MarginRankingLoss(_MarginLoss):
+    """max(0, -y (x1 - x2) + margin) for labels y = +-1.
+
+    >>> tg.nn.MarginRankingLoss()(tg.tensor([1.0]), tg.tensor([2.0]), tg.tensor([1.0]))
+    tensor(1.)
+    """
+
     def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
         return FM.margin_ranking_loss(
             input1, input2, target, margin=self.margin, reduction=self.reduction
         )
 
 
-class HingeEmbeddingLoss(_Loss):
+class HingeEmbeddingLoss(_MarginLoss):
     """x where y = 1, max(0, margin - x) where y = -1.
 
     >>> tg.nn.HingeEmbeddingLoss()(tg.tensor([0.3]), tg.tensor([-1.0]))
@@ -52,8 +56,7 @@ class HingeEmbeddingLoss(_Loss):
         reduce: Any = None,
         reduction: str = "mean",
     ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
+        super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return FM.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
@@ -70,22 +73,14 @@ class SoftMarginLoss(_Loss):
         return FM.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_Loss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)) * weight, averaged over the classes.
 
     >>> tg.nn.MultiLabelSoftMarginLoss()(tg.tensor([[0.0, 0.0]]), tg.tensor([[1.0, 0.0]]))
     tensor(0.6931)
     """
 
-    def __init__(
-        self,
-        weight: Any = None,
-        size_average: Any = None,
-        reduce: Any = None,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", _buffer(weight, "weight"))
+    _per_class = False  # (a weight of any shape broadcasting to the input, as PyTorch)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return FM.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
@@ -119,23 +114,13 @@ class MultiMarginLoss(_Loss):
         )
 
 
-class CosineEmbeddingLoss(_Loss):
+class CosineEmbeddingLoss(_MarginLoss):
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1.
 
     >>> x1, x2 = tg.tensor([[1.0, 0.0]]), tg.tensor([[0.0, 1.0]])
     >>> tg.nn.CosineEmbeddingLoss()(x1, x2, tg.tensor([1]))
     tensor(1.)
     """
-
-    def __init__(
-        self,
-        margin: float = 0.0,
-        size_average: Any = None,
-        reduce: Any = None,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
         return FM.cosine_embedding_loss(

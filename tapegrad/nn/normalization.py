@@ -15,7 +15,8 @@ from .. import dtypes as _dt
 from ..autograd import no_grad
 from ..tensor import Tensor
 from . import init as _init
-from .functional_norm import batch_norm, check_batch_norm_input, check_layer_norm_input, layer_norm
+from .functional_norm import batch_norm, check_batch_norm_input, check_layer_norm_input
+from .functional_norm import layer_norm, normalized_shape_tuple
 from .module import Module
 from .parameter import Parameter
 
@@ -24,7 +25,43 @@ def _float_dtype(dtype: Any) -> np.dtype:
     return _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
 
 
-class _BatchNorm(Module):
+def positive_int(value: Any, name: str, who: str) -> int:
+    """value as an int if it is a positive integer (bools refused), else a clear error naming who.
+
+    >>> positive_int(3, "num_groups", "GroupNorm")
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{who}: {name} must be an int, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{who}: {name} must be positive, got {value}")
+    return int(value)
+
+
+class _AffineNorm(Module):
+    """What the normalisation layers share: weight (ones) and bias (zeros) of one shape, None
+    where the layer is not affine or has no bias, and reset_parameters for them."""
+
+    def _affine_parameters(
+        self, shape: tuple[int, ...], affine: bool, bias: bool | None, dtype: Any
+    ) -> None:
+        # bias None: the layer has no bias slot at all (RMSNorm, as PyTorch's)
+        dtype = _float_dtype(dtype)
+        self.register_parameter("weight", Parameter(np.ones(shape, dtype)) if affine else None)
+        if bias is not None:
+            self.register_parameter(
+                "bias", Parameter(np.zeros(shape, dtype)) if affine and bias else None
+            )
+
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0 (PyTorch's initial state), those the layer has."""
+        if self.weight is not None:
+            _init.ones_(self.weight)
+        if getattr(self, "bias", None) is not None:
+            _init.zeros_(self.bias)
+
+
+class _BatchNorm(_AffineNorm):
     """Shared by BatchNorm1d/2d: weight (ones) and bias (zeros) if affine; buffers running_mean
     (zeros), running_var (ones) and num_batches_tracked (int64 0) if track_running_stats."""
 
@@ -44,27 +81,12 @@ class _BatchNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        if isinstance(num_features, bool) or not isinstance(num_features, (int, np.integer)):
-            raise TypeError(
-                f"{type(self).__name__}: num_features must be an int, got {num_features!r}"
-            )
-        if num_features <= 0:
-            raise ValueError(
-                f"{type(self).__name__}: num_features must be positive, got {num_features}"
-            )
-        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
+        self.num_features = positive_int(num_features, "num_features", type(self).__name__)
+        self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = _float_dtype(dtype)
         shape = (self.num_features,)
-        if affine:
-            self.weight = Parameter(np.ones(shape, dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._affine_parameters(shape, affine, bias, dtype)
+        dtype = _float_dtype(dtype)
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(shape, dtype)))
             self.register_buffer("running_var", Tensor(np.ones(shape, dtype)))
@@ -85,10 +107,7 @@ class _BatchNorm(Module):
     def reset_parameters(self) -> None:
         """reset_running_stats(), weight 1 and bias 0 (PyTorch's initial state)."""
         self.reset_running_stats()
-        if self.weight is not None:
-            _init.ones_(self.weight)
-        if self.bias is not None:
-            _init.zeros_(self.bias)
+        super().reset_parameters()
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
@@ -153,7 +172,7 @@ class BatchNorm2d(_BatchNorm):
     _layout = "(N, C, H, W)"
 
 
-class LayerNorm(Module):
+class LayerNorm(_AffineNorm):
     """Normalise each sample over its last len(normalized_shape) dimensions, then scale by weight
     (ones) and shift by bias (zeros), both of shape normalized_shape (if elementwise_affine).
 
@@ -171,27 +190,10 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-        self.normalized_shape = tuple(int(n) for n in shape)
+        self.normalized_shape = normalized_shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dtype = _float_dtype(dtype)
-        if elementwise_affine:
-            self.weight = Parameter(np.ones(self.normalized_shape, dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(self.normalized_shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._affine_parameters(self.normalized_shape, elementwise_affine, bias, dtype)
         self.to(device=device)
-
-    def reset_parameters(self) -> None:
-        """Weight 1 and bias 0."""
-        if self.weight is not None:
-            _init.ones_(self.weight)
-        if self.bias is not None:
-            _init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         check_layer_norm_input(input, self.normalized_shape, "LayerNorm")

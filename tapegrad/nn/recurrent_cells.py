@@ -15,18 +15,25 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from .functional import linear
+from .functional_arguments import tensor_argument
 from .module import Module
 from .parameter import Parameter
 from .recurrent import _GATES, State, _init_uniform, _nonlinearity, _size, _step
 
 
 class _CellBase(Module):
-    """Shared by the cells: weight_ih (gates, input), weight_hh (gates, hidden), bias_ih/bias_hh."""
+    """Shared by the cells: weight_ih (gates, input), weight_hh (gates, hidden), bias_ih/bias_hh;
+    its __init__ is LSTMCell's and GRUCell's (PyTorch's signature)."""
 
     mode = ""
 
     def __init__(
-        self, input_size: int, hidden_size: int, bias: bool, device: Any, dtype: Any
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         self.input_size = _size(input_size, "input_size")
@@ -52,8 +59,7 @@ class _CellBase(Module):
     def _check(self, input: Any, states: list) -> tuple[Tensor, list, bool]:
         """input and states with a batch axis, after PyTorch's checks; whether it was added."""
         name = type(self).__name__
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name} takes a tapegrad Tensor, got {type(input).__name__}")
+        tensor_argument(input, name)
         if input.ndim not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
         if input.shape[-1] != self.input_size:
@@ -143,16 +149,6 @@ class LSTMCell(_CellBase):
 
     mode = "LSTM"
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(input_size, hidden_size, bias, device, dtype)
-
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
     ) -> tuple[Tensor, Tensor]:
@@ -174,16 +170,6 @@ class GRUCell(_CellBase):
     """
 
     mode = "GRU"
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(input_size, hidden_size, bias, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """h', the next hidden state."""

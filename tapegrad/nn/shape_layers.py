@@ -14,6 +14,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .functional import pad
+from .functional_arguments import tensor_argument
 from .module import Module
 
 
@@ -163,8 +164,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = int(dim), unflattened_size  # (kept as given: its repr)
 
     def forward(self, input: Tensor) -> Tensor:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"Unflatten takes a tapegrad Tensor, got {type(input).__name__}")
+        tensor_argument(input, "Unflatten")
         dim = self.dim + input.ndim if self.dim < 0 else self.dim
         if not 0 <= dim < input.ndim:
             raise IndexError(

@@ -103,14 +103,11 @@ def _multi_margin_symbols(p: dict, v: dict) -> dict:
         d = d * np.asarray(v["w"])[t][:, None]
     onehot = np.zeros_like(x)
     onehot[rows, t] = 1.0
-    g = np.asarray(v["g"])
-    g = g.reshape(-1, 1) if g.ndim else g
     return {
-        "N": p.get("N", 1),
+        **_rows_g(p, v),
         "C": x.shape[1],
         "d": d,
         "onehot": onehot,
-        "g": g,
         "sum": lambda u: np.sum(u, -1, keepdims=True),  # (over the classes)
     }
 
@@ -141,9 +138,7 @@ def _cosine_symbols(p: dict, v: dict) -> dict:
     r = np.sqrt(q1 * q2)
     cos = s / r
     k = np.where(y == 1, -1.0, np.where((y == -1) & (cos - p.get("margin", 0.0) >= 0), 1.0, 0.0))
-    g = np.asarray(v["g"])
-    g = g.reshape(-1, 1) if g.ndim else g
-    return {"N": p.get("N", 1), "q1": q1, "q2": q2, "s": s, "r": r, "k": k, "g": g}
+    return {**_rows_g(p, v), "q1": q1, "q2": q2, "s": s, "r": r, "k": k}
 
 
 @composite("cosine_embedding_loss", _cosine_symbols)
@@ -182,9 +177,7 @@ def _triplet_symbols(p: dict, v: dict) -> dict:
     s = np.where(d_s < d_n, 1.0, np.where(d_s == d_n, 0.5, 0.0)) if p.get("swap") else 0.0
     d_neg = np.minimum(d_n, d_s) if p.get("swap") else d_n
     k = (p.get("margin", 1.0) + d_p - d_neg >= 0).astype(float)
-    g = np.asarray(v["g"])
-    g = g.reshape(-1, 1) if g.ndim else g
-    return {"N": p.get("N", 1), "u_p": u_p, "u_n": u_n, "u_s": u_s, "s": s, "k": k, "g": g}
+    return {**_rows_g(p, v), "u_p": u_p, "u_n": u_n, "u_s": u_s, "s": s, "k": k}
 
 
 @composite("triplet_margin_loss", _triplet_symbols)
