@@ -1,6 +1,7 @@
 """tg.nn.functional has PyTorch's `F.` names for convolution and pooling (conv1d, conv2d,
-max/avg_pool1d/2d, adaptive_avg_pool2d), re-exported from functional_conv: reachable, the same
-functions, giving closed-form values, and PyTorch's values when torch is installed."""
+max/avg_pool1d/2d, adaptive_avg_pool2d), re-exported from functional_conv and functional_pooling:
+reachable, the same functions, giving closed-form values, and PyTorch's values when torch is
+installed."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ NAMES = (
 @pytest.mark.parametrize("name", NAMES)
 def test_reachable_from_nn_functional(name: str) -> None:
     assert name in F.__all__
-    assert getattr(F, name) is getattr(tg.nn.functional_conv, name)  # one implementation
+    home = tg.nn.functional_conv if name.startswith("conv") else tg.nn.functional_pooling
+    assert getattr(F, name) is getattr(home, name)  # one implementation
     assert getattr(tg.nn.functional, name) is getattr(F, name)
 
 

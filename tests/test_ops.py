@@ -124,6 +124,7 @@ def _setitem(x, v, index):
 
 
 F_CONV = tg.nn.functional_conv
+F_POOL = tg.nn.functional_pooling
 P_NN = tapegrad.primitives.nn
 P_POOL = tapegrad.primitives.pooling
 P_NORM = tapegrad.primitives.normalization
@@ -787,9 +788,9 @@ CASES = {
         )
     ],
     "max_pool2d": [
-        Case(lambda x: F_CONV.max_pool2d(x, 2), distinct(2, 2, 4, 4), id="2x2", smooth=False),
+        Case(lambda x: F_POOL.max_pool2d(x, 2), distinct(2, 2, 4, 4), id="2x2", smooth=False),
         Case(
-            lambda x: F_CONV.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+            lambda x: F_POOL.max_pool2d(x, 3, 2, 1, ceil_mode=True),
             distinct(1, 2, 5, 6),
             id="padded-ceil",
             smooth=False,
@@ -804,9 +805,9 @@ CASES = {
         Case(lambda g: P_POOL.max_pool2d_gather(g, *POOL_XO, **POOL_P), normal(1, 2, 4, 5), id="g")
     ],
     "avg_pool2d": [
-        Case(lambda x: F_CONV.avg_pool2d(x, 2), normal(2, 2, 4, 4), id="2x2"),
+        Case(lambda x: F_POOL.avg_pool2d(x, 2), normal(2, 2, 4, 4), id="2x2"),
         Case(
-            lambda x: F_CONV.avg_pool2d(x, 3, 2, 1, True, False),
+            lambda x: F_POOL.avg_pool2d(x, 3, 2, 1, True, False),
             normal(1, 2, 5, 6),
             id="padded-ceil-exclude-pad",
         ),

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
-from tapegrad.nn import functional_conv as F
+from tapegrad.nn import functional_pooling as F
 from tapegrad.primitives import pooling as P
 
 RNG = np.random.default_rng(1)

@@ -8,7 +8,7 @@ modules, init, utils, amp, and optimizers: MindSpore's nn.SGD / nn.Momentum / nn
 from __future__ import annotations
 
 from ..amp import DynamicLossScaler, StaticLossScaler, all_finite, clip_by_global_norm
-from . import functional, functional_conv, init, parallel, utils
+from . import functional, functional_conv, functional_pooling, init, parallel, utils
 from .activation import CELU, ELU, GELU, GLU, SELU, LeakyReLU, LogSigmoid, LogSoftmax, Mish
 from .activation import ReLU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus, Softsign
 from .activation import Tanh, Tanhshrink
@@ -125,6 +125,7 @@ __all__ = [
     "clip_grad_norm_",
     "functional",
     "functional_conv",
+    "functional_pooling",
     "init",
     "parallel",
     "utils",

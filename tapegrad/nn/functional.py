@@ -1,8 +1,8 @@
 """tg.nn.functional: PyTorch's `F.` spellings. Linear, normalize, dropout and pad live here; the
 activations, convolutions and pooling, normalisations, lookups, losses and distances in
-functional_activation, functional_piecewise, functional_conv, functional_norm, functional_sparse,
-functional_loss, functional_margin, functional_likelihood and functional_distance, and are
-re-exported here under PyTorch's names.
+functional_activation, functional_piecewise, functional_conv, functional_pooling, functional_norm,
+functional_sparse, functional_loss, functional_margin, functional_likelihood and
+functional_distance, and are re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -45,12 +45,11 @@ from .functional_piecewise import hardtanh_ as hardtanh_, rrelu_ as rrelu_  # ou
 from .functional_piecewise import threshold_ as threshold_  # names each have a formula)
 from .functional_arguments import in_place, tensor_argument
 from .functional_attention import scaled_dot_product_attention
-from .functional_conv import (
+from .functional_conv import conv1d, conv2d
+from .functional_pooling import (
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
-    conv1d,
-    conv2d,
     max_pool1d,
     max_pool2d,
 )

@@ -4,7 +4,7 @@ PyTorch's windows: along an axis of n entries pooled to o, window i is [floor(i*
 ceil((i+1)*n/o)). Averages are one matmul per pooled axis with an averaging matrix (the one
 adaptive_avg_pool2d uses); maxima are found in NumPy, axis by axis, and the result is a gather of
 the input at the winners, so the gradient goes to PyTorch's index and is linear (any order).
-Layer L5: imports tensor.py and functional_conv's averaging matrix.
+Layer L5: imports tensor.py and functional_pooling's averaging matrix.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..tape.composite import mark
 from ..tensor import Tensor
-from .functional_conv import _averaging_matrix, adaptive_avg_pool2d
+from .functional_pooling import _averaging_matrix, adaptive_avg_pool2d
 
 __all__ = [
     "adaptive_avg_pool1d",

@@ -1,9 +1,9 @@
 """Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d, MaxUnpool1d/2d
 (PyTorch's signatures and repr).
 
-The settings are checked when the layer is made (PyTorch checks them at the first call); the math is
-tapegrad.nn.functional_conv's, functional_adaptive_pool's and functional_unpool's. Layer L5: imports
-tensor.py and the nn package's module and those three.
+The settings are checked when the layer is made (PyTorch checks them at the first call); the math
+is tapegrad.nn.functional_pooling's, functional_adaptive_pool's and functional_unpool's. Layer L5:
+imports tensor.py and the nn package's module and those three.
 """
 
 from __future__ import annotations
@@ -11,13 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
-from .functional_conv import (
-    adaptive_avg_pool2d,
-    adaptive_output_size,
-    avg_pool_nd,
-    max_pool_nd,
-    parse_ints,
-)
+from .functional_conv import parse_ints
+from .functional_pooling import adaptive_avg_pool2d, adaptive_output_size, avg_pool_nd, max_pool_nd
 from .functional_adaptive_pool import adaptive_avg_pool_nd, adaptive_max_pool_nd, adaptive_sizes
 from .functional_unpool import max_unpool_nd
 from .module import Module

@@ -1310,7 +1310,7 @@ class _Gen:
         fn = "max_pool2d" if kind == "max_pool" else "avg_pool2d"
         return self.emit(
             kind,
-            f"tg.nn.functional_conv.{fn}({x_tg}, {k}, {stride})",
+            f"tg.nn.functional_pooling.{fn}({x_tg}, {k}, {stride})",
             f"{kind}({x_np}, {k}, {stride})",
         )
 

@@ -380,14 +380,14 @@ DTYPE_CASES = {
     "scaled_dot_product_attention": lambda a, b, m: tg.nn.functional.scaled_dot_product_attention(
         a, b, b * 0.5, attn_mask=(a @ b.T) * 0.1
     ),
-    "max_pool2d": lambda a, b, m: tg.nn.functional_conv.max_pool2d(_img(a), 2, 1),
+    "max_pool2d": lambda a, b, m: tg.nn.functional_pooling.max_pool2d(_img(a), 2, 1),
     "max_pool2d_backward": lambda a, b, m: P.pooling.max_pool2d_backward(
         _img(a)[:, :, :2, :3], _img(b).numpy(), _pool(b), **_POOL
     ),
     "max_pool2d_gather": lambda a, b, m: P.pooling.max_pool2d_gather(
         _img(a), _img(b).numpy(), _pool(b), **_POOL
     ),
-    "avg_pool2d": lambda a, b, m: tg.nn.functional_conv.avg_pool2d(_img(a), 2, 1, 1),
+    "avg_pool2d": lambda a, b, m: tg.nn.functional_pooling.avg_pool2d(_img(a), 2, 1, 1),
     "avg_pool2d_backward": lambda a, b, m: P.pooling.avg_pool2d_backward(
         _img(a),
         input_shape=(1, 1, 6, 8),

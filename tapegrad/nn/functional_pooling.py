@@ -1,0 +1,337 @@
+"""Functional pooling: max/avg_pool1d/2d and adaptive_avg_pool2d.
+
+Checks and normalises the arguments as functional_conv does (PyTorch's rules and defaults), then
+records one primitive of primitives/pooling.py; 1-D pools run as 2-D ones over a unit H axis.
+adaptive_avg_pool2d is two matmuls with averaging matrices. Layer L5: imports tensor.py, the rule
+table (primitives/pooling.py) and functional_conv's argument checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitives import pooling
+from ..tape.composite import mark
+from ..tensor import Tensor
+from .functional_conv import _as_2d, _check_input, _four, _from_2d, _wrapped, parse_ints
+
+__all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
+
+
+def _pool_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling output length: in ceil mode the last window must start inside the input
+    or its left padding."""
+    span = n + 2 * p - d * (k - 1) - 1
+    size = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (size - 1) * s >= n + p:
+        size -= 1
+    return size
+
+
+def pool_geometry(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+    *,
+    dims: int,
+    layer: str,
+    max_pool: bool,
+) -> tuple:
+    """Checked pooling arguments: (batched, kernel, stride, padding4, dilation, out_sizes), as the
+    primitives take them (ceil_mode's extra rows in the bottom / right padding).
+
+    >>> x = tg.ones(1, 1, 5, 5)
+    >>> pool_geometry(x, 2, None, 0, 1, True, dims=2, layer="max_pool2d", max_pool=True)[-1]
+    (3, 3)
+    """
+    batched = _check_input(input, dims, layer)
+    kernel = parse_ints(kernel_size, "kernel_size", dims, 1, layer)
+    no_stride = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
+    stride = kernel if no_stride else parse_ints(stride, "stride", dims, 1, layer)
+    pads = parse_ints(padding, "padding", dims, 0, layer)
+    dilation = parse_ints(dilation, "dilation", dims, 1, layer)
+    extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    for p, k, e in zip(pads, kernel, extent):
+        if 2 * p > (e if max_pool else k):
+            raise ValueError(
+                f"{layer}: padding must be at most half of the kernel's extent, got padding="
+                f"{padding!r} with kernel_size={kernel_size!r}"
+                + (f" and dilation={dilation}" if max_pool else "")
+            )
+    sizes = input.shape[-dims:]
+    outs = tuple(
+        _pool_size(n, k, s, p, d, ceil_mode)
+        for n, k, s, p, d in zip(sizes, kernel, stride, pads, dilation)
+    )
+    if any(o < 1 for o in outs):
+        raise ValueError(
+            f"{layer}: input of shape {input.shape} is too small for kernel_size={kernel_size!r} "
+            f"(padding={padding!r}, dilation={dilation!r}): the output would have size "
+            f"{' x '.join(map(str, outs))}"
+        )
+    afters = tuple(
+        max(0, (o - 1) * s + e - n - p) for n, o, s, e, p in zip(sizes, outs, stride, extent, pads)
+    )
+    one = (1,) * (2 - dims)
+    pad4 = _four(tuple(zip(pads, afters)))
+    return batched, one + kernel, one + stride, pad4, one + dilation, outs
+
+
+def max_pool_nd(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+    *,
+    dims: int,
+    layer: str,
+) -> Any:
+    """max_pool1d / max_pool2d for the functional spellings and the layers (`layer` names the
+    caller in errors).
+
+    >>> max_pool_nd(tg.ones(1, 1, 4, 4), 2, dims=2, layer="max_pool2d").shape
+    (1, 1, 2, 2)
+    """
+    batched, kernel, stride, pad4, dilation, _ = pool_geometry(
+        input,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        dims=dims,
+        layer=layer,
+        max_pool=True,
+    )
+    x = _as_2d(input, dims, batched)
+    params = dict(kernel_size=kernel, stride=stride, padding=pad4, dilation=dilation)
+    out = pooling.max_pool2d(x, **params)
+    if not return_indices:
+        return _wrapped(out, f"max_pool{dims}d", input, dims, batched)
+    indices = Tensor(pooling.max_pool2d_indices(x.numpy(), out.numpy(), **params))
+    return _from_2d(out, dims, batched), _from_2d(indices, dims, batched)
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """Max over each kH x kW window; the gradient goes to one element per window (the first max).
+
+    >>> F.max_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    return max_pool_nd(
+        input,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        return_indices,
+        dims=2,
+        layer="max_pool2d",
+    )
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """Max over each window of k along the last axis of (N, C, L) or (C, L).
+
+    >>> F.max_pool1d(tg.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    tensor([[[3., 2.]]])
+    """
+    return max_pool_nd(
+        input,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        return_indices,
+        dims=1,
+        layer="max_pool1d",
+    )
+
+
+def _divisors(n: int, out: int, k: int, s: int, p: int) -> tuple:
+    """Per output position along one axis: the window's length counting padding (up to n + p, as
+    PyTorch), and the number of real elements in it."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    return end - start, np.minimum(end, n) - np.maximum(start, 0)
+
+
+def avg_pool_nd(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+    *,
+    dims: int,
+    layer: str,
+) -> Tensor:
+    """avg_pool1d / avg_pool2d for the functional spellings and the layers.
+
+    >>> avg_pool_nd(tg.ones(1, 1, 4, 4), 2, dims=2, layer="avg_pool2d").shape
+    (1, 1, 2, 2)
+    """
+    batched, kernel, stride, pad4, _, outs = pool_geometry(
+        input, kernel_size, stride, padding, 1, ceil_mode, dims=dims, layer=layer, max_pool=False
+    )
+    if input.dtype.kind != "f" and input.dtype != np.int64:
+        raise NotImplementedError(  # (PyTorch's error: of the integers, only int64 is averaged)
+            f"{layer} is not implemented for {input.dtype}: the input must be floating point or "
+            f"int64 (whose averages are cut toward zero), e.g. x.to(tg.float32)"
+        )
+    if divisor_override is not None:
+        if isinstance(divisor_override, bool) or not isinstance(
+            divisor_override, (int, np.integer)
+        ):
+            raise TypeError(f"{layer}: divisor_override must be an int, got {divisor_override!r}")
+        if divisor_override == 0:
+            raise ValueError(f"{layer}: divisor_override must be non-zero")
+        divisor: Any = int(divisor_override)
+    else:
+        x2 = _as_2d(input, dims, batched)
+        (h, w), (ho, wo) = x2.shape[2:], (1,) * (2 - dims) + outs
+        full_h, real_h = _divisors(h, ho, kernel[0], stride[0], pad4[0])
+        full_w, real_w = _divisors(w, wo, kernel[1], stride[1], pad4[2])
+        rows, cols = (full_h, full_w) if count_include_pad else (real_h, real_w)
+        divisor = np.multiply.outer(rows, cols).astype(input.dtype)
+    out = pooling.avg_pool2d(
+        _as_2d(input, dims, batched),
+        kernel_size=kernel,
+        stride=stride,
+        padding=pad4,
+        divisor=divisor,
+    )
+    return _wrapped(out, f"avg_pool{dims}d", input, dims, batched)
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Mean over each kH x kW window (PyTorch's divisor rules for padding and ceil_mode).
+
+    >>> F.avg_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 2.5,  4.5],
+              [10.5, 12.5]]]])
+    """
+    return avg_pool_nd(
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+        dims=2,
+        layer="avg_pool2d",
+    )
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """Mean over each window of k along the last axis of (N, C, L) or (C, L).
+
+    >>> F.avg_pool1d(tg.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    tensor([[[2., 1.]]])
+    """
+    return avg_pool_nd(
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        dims=1,
+        layer="avg_pool1d",
+    )
+
+
+def _averaging_matrix(n: int, out: int, dtype: Any) -> np.ndarray:
+    """(out, n): row i averages PyTorch's adaptive window [floor(i*n/out), ceil((i+1)*n/out))."""
+    a = np.zeros((out, n), dtype)
+    for i in range(out):
+        start, end = (i * n) // out, -(-((i + 1) * n) // out)
+        a[i, start:end] = 1.0 / (end - start)
+    return a
+
+
+def adaptive_output_size(output_size: Any, sizes: tuple, layer: str) -> tuple:
+    """(Ho, Wo) from an int or a pair whose None entries keep the input's size.
+
+    >>> adaptive_output_size((3, None), (8, 8), "adaptive_avg_pool2d")
+    (3, 8)
+    """
+    items = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    ok = len(items) == 2 and all(
+        v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items
+    )
+    if not ok or any(v is not None and v < 0 for v in items):
+        raise ValueError(
+            f"{layer}: output_size must be a non-negative int or a pair of them (None keeps the "
+            f"input's size), got {output_size!r}"
+        )
+    return tuple(n if v is None else int(v) for v, n in zip(items, sizes))
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average over output_size windows spread evenly over H and W (PyTorch's start/end formula).
+
+    >>> F.adaptive_avg_pool2d(tg.ones(2, 3, 7, 5), (2, 1)).shape
+    (2, 3, 2, 1)
+    """
+    _check_input(input, 2, "adaptive_avg_pool2d")
+    if input.dtype.kind != "f":
+        raise TypeError(f"adaptive_avg_pool2d: the input must be floating point, got {input.dtype}")
+    h, w = input.shape[-2:]
+    if h == 0 or w == 0:
+        raise ValueError(f"adaptive_avg_pool2d: the input of shape {input.shape} is empty")
+    ho, wo = adaptive_output_size(output_size, (h, w), "adaptive_avg_pool2d")
+    out, rows, cols = input, None, None
+    if wo != w:  # each axis is averaged by a matrix: the windows of H and W are independent
+        cols = _averaging_matrix(w, wo, input.dtype)
+        out = out @ Tensor(cols.T)
+    if ho != h:
+        rows = _averaging_matrix(h, ho, input.dtype)
+        out = Tensor(rows) @ out
+    out = out if out is not input else input.clone()
+    return mark(out, "adaptive_avg_pool2d", ("x", "A", "B"), (input, rows, cols))
