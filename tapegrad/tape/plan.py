@@ -198,12 +198,7 @@ def deliver_to_leaves(
     """After the loop: each leaf's gradient (gathered ones summed), through the leaf's hooks, into
     its `.grad` (no targets) or into `captured` (a leaf target)."""
     leaf_grads = plan.leaf_grads
-    for leaf, g in leaf_grads.items():
-        if g.__class__ is list:
-            leaf_grads[leaf] = gathered_sum(g)
-        elif g is ZERO:
-            zeros = np.zeros(leaf.shape, leaf.dtype)
-            leaf_grads[leaf] = zeros if raw else registry.layer.wrap(zeros)
+    _settle(leaf_grads, raw)
     shared = _not_owned(leaf_grads, seeds) if targets is None and raw else set()
     for leaf, g in leaf_grads.items():
         try:  # (not getattr's default: on a slot never set it raises inside, ~4,000 instructions a
@@ -219,6 +214,16 @@ def deliver_to_leaves(
                 run_post_accumulate_hooks(hooks.post, leaf)
         elif leaf in targets:
             captured[leaf] = g
+
+
+def _settle(leaf_grads: dict, raw: bool) -> None:
+    """Each leaf's gradient as one value: gathered ones summed, a zero rule's ZERO as zeros."""
+    for leaf, g in leaf_grads.items():
+        if g.__class__ is list:
+            leaf_grads[leaf] = gathered_sum(g)
+        elif g is ZERO:
+            zeros = np.zeros(leaf.shape, leaf.dtype)
+            leaf_grads[leaf] = zeros if raw else registry.layer.wrap(zeros)
 
 
 def run_post_accumulate_hooks(hooks: list, leaf: Any) -> None:
