@@ -439,3 +439,20 @@ def test_igamma_and_igammac_are_pytorchs_names_of_gammainc_and_gammaincc():
         with pytest.raises(NotImplementedError, match="with respect to a"):
             shape = _leaf([1.0])
             tg.autograd.grad(getattr(tg, name)(shape, x[:1].detach()).sum(), [shape])
+
+
+def test_the_one_line_registrations_are_elementwise_pointwise_and_read_their_own_module() -> None:
+    # (both tables register through transcendental.elementwise_primitive: each primitive must
+    # still record its own module and line, whose names its rule reads)
+    import inspect
+
+    from tapegrad.primitives import batching, special_functions, transcendental
+
+    for module, name in ((transcendental, "sinh"), (special_functions, "lgamma")):
+        prim = getattr(module, name)
+        assert prim.elementwise and prim.batch is batching.pointwise
+        file, line = prim.origin.rsplit(":", 1)
+        assert file == module.__file__
+        assert f'_p("{name}"' in inspect.getsource(module).splitlines()[int(line) - 1]
+    x = tg.tensor([0.3, 1.7], dtype=tg.float64, requires_grad=True)
+    assert tg.autograd.gradcheck(lambda t: tg.special.digamma(t.sinh()), (x,))
