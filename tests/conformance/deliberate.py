@@ -174,14 +174,6 @@ DELIBERATE: tuple[Difference, ...] = (
 # Known and not fixed yet (issue 26 and what the run found): each shrinks to nothing when fixed.
 OPEN: tuple[Difference, ...] = (
     Difference(
-        "igamma/igammac (special.gammainc/gammaincc) far out: with a and x both huge and close "
-        "(a = x = 5e6 or 1e20) the series/continued fraction of primitives/gamma_functions.py "
-        "loses the value (PyTorch: 1/2, from a uniform asymptotic expansion tapegrad lacks); and "
-        "a = inf with x = NaN (or the reverse) gives NaN where PyTorch gives 0 (igammac: 1)",
-        entries=("igamma", "igammac"),
-        full_only=True,
-    ),
-    Difference(
         "sinc's second derivative close to 0: both frameworks differentiate the same first-order "
         "formula, whose two terms cancel there, recorded in another order; a few elements in a "
         "million (|x| near 1e-5) keep only a few correct digits, differently in each",
