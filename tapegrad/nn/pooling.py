@@ -55,7 +55,7 @@ class _MaxPoolNd(Module):
             self.ceil_mode,
             self.return_indices,
             dims=self.dims,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
@@ -118,7 +118,7 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
             dims=2,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
@@ -159,7 +159,7 @@ class AvgPool1d(Module):
             self.ceil_mode,
             self.count_include_pad,
             dims=1,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
