@@ -99,8 +99,8 @@ def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None =
     and dtype (None: a zero gradient). `given`, when passed, gets the rules' results unfitted."""
     if g is None or not edges:  # no gradient arrived: its inputs get none (leaves reached get
         return (None,) * len(edges)  # zeros); or no edge needs one
-    if node.saved is None and node.shapes is None:  # (Node.inputs' commonest case, inlined: a
-        inputs: Any = (g,) * len(edges)  # call less per node)
+    if node.saved is None and (node.shapes is None or not node.plan.shape_only):  # (Node.inputs'
+        inputs: Any = (g,) * len(edges)  # commonest case, inlined: a call less per node)
     else:
         inputs = node.inputs(g, raw)
     out = node.out_data  # (a plain array as it is, no call, unless an in-place op reached it)

@@ -135,7 +135,7 @@ class Node:
         output); None for an input no rule reads."""
         saved = self.saved
         if saved is None:  # no rule reads an input's value
-            if self.shapes is None:
+            if self.shapes is None or not self.plan.shape_only:  # (nor its shape: no stand-ins)
                 return (g,) * len(self.edges)
             return tuple(map(Meta, self.shapes, self.dtypes))  # type: ignore[arg-type]
         if saved is FREED:

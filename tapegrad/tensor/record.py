@@ -344,6 +344,13 @@ def keep_many(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out: 
 def saved_values(args: Sequence[Any], saved_at: tuple) -> tuple[tuple, tuple | None]:
     """The inputs at `saved_at` (None elsewhere) and the versions of the Tensors among them (None
     elsewhere; None for all when no Tensor is saved)."""
+    if len(saved_at) == 1 and len(args) == 2:  # (the commonest, x * w saving w: no lists)
+        i = saved_at[0]
+        a = args[i]
+        if not isinstance(a, Tensor):
+            return ((None, a) if i else (a, None)), None
+        v = a._vc[0] if a._vc is not None else 0
+        return ((None, a), (None, v)) if i else ((a, None), (v, None))
     saved: list = [None] * len(args)
     versions: list = [None] * len(args)
     tensors = False

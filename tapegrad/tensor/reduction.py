@@ -52,9 +52,9 @@ MinResult.__name__ = MinResult.__qualname__ = "min"
 
 def _in_dtype(x: TensorBase, dtype: Any) -> Tensor:
     """x cast to `dtype` before reducing (PyTorch's `dtype=`), or x itself."""
-    if dtype is None:
-        return cast("Tensor", x)
-    return cast("Tensor", x).astype(dtypes.as_dtype(dtype))
+    if dtype is None:  # (no typing.cast here: it is a Python call, and this runs per reduction)
+        return x  # type: ignore[return-value]
+    return x.astype(dtypes.as_dtype(dtype))  # type: ignore[attr-defined]
 
 
 def _reduce(
