@@ -1,6 +1,6 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
-un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold): (name, build, id) rows, each
-build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold, ctc_loss): (name, build, id)
+rows, each build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
 
 from __future__ import annotations
 
@@ -55,6 +55,21 @@ def _bilinear(bias: bool) -> Callable:
     return build
 
 
+def _ctc(concatenated: bool, **kw: Any) -> Callable:
+    def build(lib, F, t):
+        x = t(np.random.default_rng(9).standard_normal((6, 3, 4)), True)
+        padded = np.array([[1, 2, 2], [3, 1, 0], [2, 2, 2]])
+        lengths = np.array([3, 2, 3])
+        targets = (
+            np.concatenate([r[:n] for r, n in zip(padded, lengths)]) if concatenated else padded
+        )
+        frames = lib.tensor(np.array([6, 5, 4]))  # (the last: too short to spell 2, 2, 2)
+        out = F.ctc_loss(x.log_softmax(2), lib.tensor(targets), frames, lib.tensor(lengths), **kw)
+        return out, [x]
+
+    return build
+
+
 LAYER_CALLS = [
     ("adaptive_avg_pool1d", _one(lambda F, x: F.adaptive_avg_pool1d(x, 3), X238), "3"),
     (
@@ -83,4 +98,7 @@ LAYER_CALLS = [
     ("fold", _one(lambda F, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X12_2), "dilated"),
     ("max_unpool1d", _unpool(1), "stride2"),
     ("max_unpool2d", _unpool(2), "plain"),
+    ("ctc_loss", _ctc(False, zero_infinity=True), "padded-mean"),
+    ("ctc_loss", _ctc(True, reduction="sum", zero_infinity=True, blank=0), "concatenated-sum"),
+    ("ctc_loss", _ctc(False, reduction="none", zero_infinity=True), "none"),
 ]

@@ -180,3 +180,27 @@ def test_docstring_examples_run(module: str) -> None:
     flags = doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("layer", [nn.Embedding, nn.EmbeddingBag])
+def test_the_shared_table_setup_checks_and_names_each_layer(layer) -> None:
+    # (Embedding and EmbeddingBag build their table through one helper: each keeps its name)
+    name = layer.__name__
+    with pytest.raises(TypeError, match=f"{name}: embedding_dim must be a non-negative int"):
+        layer(3, -1)
+    with pytest.raises(TypeError, match=f"{name}: num_embeddings must be a non-negative int"):
+        layer(True, 2)
+    with pytest.raises(ValueError, match=f"{name}: sparse gradients are not supported"):
+        layer(3, 2, sparse=True)
+    with pytest.raises(ValueError, match=f"{name}: padding_idx must be within num_embeddings"):
+        layer(3, 2, padding_idx=3)
+    with pytest.raises(ValueError, match=rf"{name}: _weight has shape \(2, 2\), expected \(3, 2\)"):
+        layer(3, 2, _weight=np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=f"{name}.from_pretrained: embeddings are expected to be"):
+        layer.from_pretrained(tg.zeros(4))
+    given = layer(3, 2, _weight=np.arange(6.0).reshape(3, 2), padding_idx=-1)
+    assert given.padding_idx == 2 and given.weight.numpy()[2].tolist() == [4.0, 5.0]  # (as given)
+    fresh = layer(3, 2, padding_idx=-1, max_norm=1.5, norm_type=1.0, dtype=tg.float64)
+    assert fresh.weight.dtype == np.float64 and fresh.weight.numpy()[2].tolist() == [0.0, 0.0]
+    assert "max_norm=1.5, norm_type=1.0" in repr(fresh)
+    assert layer.from_pretrained(tg.eye(3), freeze=False).weight.requires_grad

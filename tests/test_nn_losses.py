@@ -473,6 +473,7 @@ LOSS_OPTIONS = {  # each loss with options other than its defaults (repr shows n
     "MultiMarginLoss": {"p": 2, "margin": 0.5, "weight": [1.0, 2.0], "reduction": "sum"},
     "CosineEmbeddingLoss": {"margin": 0.5, "reduction": "sum"},
     "TripletMarginLoss": {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "sum"},
+    "CTCLoss": {"blank": 3, "reduction": "none", "zero_infinity": True},
 }
 
 

@@ -80,6 +80,20 @@ def test_errors() -> None:
         F.max_unpool2d(pooled, idx[..., :1], 2)
 
 
+@pytest.mark.parametrize("dims", [1, 2])
+def test_errors_name_the_spelling_used(dims: int) -> None:
+    # (one implementation serves both ranks and the layers: each error names its caller)
+    shape = (1, 2) + (4,) * dims
+    pooled, idx = getattr(F, f"max_pool{dims}d")(tg.ones(*shape), 2, return_indices=True)
+    functional, layer = getattr(F, f"max_unpool{dims}d"), getattr(nn, f"MaxUnpool{dims}d")(2)
+    with pytest.raises(ValueError, match=f"max_unpool{dims}d: output_size must have"):
+        functional(pooled, idx, 2, output_size=(4,) * (dims + 1))
+    with pytest.raises(IndexError, match=f"max_unpool{dims}d: Found an invalid max index"):
+        layer(pooled, idx * 10)
+    with pytest.raises(TypeError, match=f"max_unpool{dims}d: the input must be a tapegrad"):
+        functional(pooled.numpy(), idx, 2)
+
+
 @pytest.mark.parametrize("module", ["functional_unpool", "pooling"])
 def test_docstring_examples_run(module: str) -> None:
     import doctest

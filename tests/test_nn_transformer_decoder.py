@@ -159,3 +159,18 @@ def test_docstring_examples_run(module: str) -> None:
     flags = doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(found, extraglobs={"tg": tg, "F": tg.nn.functional}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("kind", ["Encoder", "Decoder"])
+def test_layer_and_stack_submodules_are_pytorchs_in_order(kind: str) -> None:
+    # (the shared setup builds both layers: the names, order and kinds must stay each one's own)
+    torch = pytest.importorskip("torch")
+    ours = getattr(nn, f"Transformer{kind}Layer")(8, 2, 16, batch_first=True)
+    theirs = getattr(torch.nn, f"Transformer{kind}Layer")(8, 2, 16, batch_first=True)
+    want = [(n, type(m).__name__) for n, m in theirs.named_children()]
+    assert [(n, type(m).__name__) for n, m in ours.named_children()] == want
+    stack = getattr(nn, f"Transformer{kind}")(ours, 2, nn.LayerNorm(8))
+    their_stack = getattr(torch.nn, f"Transformer{kind}")(theirs, 2, torch.nn.LayerNorm(8))
+    assert [n for n, _ in stack.named_modules()] == [n for n, _ in their_stack.named_modules()]
+    assert stack.num_layers == 2 and isinstance(stack.norm, nn.LayerNorm)
+    assert not hasattr(ours, "norm3") if kind == "Encoder" else hasattr(ours, "norm3")

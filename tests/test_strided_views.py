@@ -115,6 +115,15 @@ def test_new_empty_strided_is_pytorchs_layout():
     assert typed.dtype == tg.int64
     leaf = tg.ones(2, dtype=tg.float64).new_empty_strided((3,), (2,), requires_grad=True)
     assert leaf.requires_grad and leaf.is_leaf and leaf.dtype == tg.float64
+    assert leaf.storage_offset() == 0 and leaf.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_new_empty_strided_checks_like_the_other_new_factories():
+    # (placement and requires_grad through the new_* factories' one helper: errors name it)
+    with pytest.raises(RuntimeError, match="new_empty_strided: device 'cuda' is not available"):
+        tg.ones(2).new_empty_strided((2,), (1,), device="cuda")
+    with pytest.raises(RuntimeError, match="new_empty_strided: pin_memory=True"):
+        tg.ones(2).new_empty_strided((2,), (1,), pin_memory=True)
 
 
 @pytest.mark.parametrize("sizes", [(2, 2), (3, 3), (6,), (0,), (1, 2, 3)])

@@ -209,3 +209,8 @@ __all__ = [
     "MaxUnpool1d",
     "MaxUnpool2d",
 ]
+
+# ---- the CTC loss (branch tidy2) ----
+from .losses_ctc import CTCLoss  # noqa: E402
+
+__all__ += ["CTCLoss"]

@@ -1,27 +1,20 @@
 """EmbeddingBag: the sum, mean or max of the embeddings of each bag of indices, without building
 the (entries, dim) lookup first as a separate layer would (PyTorch's signature, init and repr).
 
-Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, init,
-functional_sparse (the index checks) and functional_embedding_bag (the math).
+Layer L5: imports tensor.py and the nn package's sparse (the table setup it shares with
+Embedding) and functional_embedding_bag (the math).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .. import dtypes as _dt
-from ..autograd import no_grad
 from ..tensor import Tensor
-from . import init as _init
 from .functional_embedding_bag import embedding_bag
-from .functional_sparse import padding_index
-from .module import Module
-from .parameter import Parameter
+from .sparse import EmbeddingTable
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(EmbeddingTable):
     """For each bag of indices (the rows of a 2-D input, or a 1-D input cut at `offsets`), the
     sum, mean or max of their rows of weight (num_embeddings, embedding_dim), initialised N(0, 1)
     with the padding_idx row zero; padding_idx entries are left out of their bag.
@@ -47,42 +40,22 @@ class EmbeddingBag(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        for name, n in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                raise TypeError(f"EmbeddingBag: {name} must be a non-negative int, got {n!r}")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got {mode!r}")
-        if sparse:
-            raise ValueError(
-                "EmbeddingBag: sparse gradients are not supported in tapegrad; use sparse=False "
-                "(the gradient is then a dense tensor with the same values)"
-            )
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
-        self.max_norm, self.norm_type = max_norm, norm_type
-        self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
-        self.include_last_offset = include_last_offset
-        self.padding_idx = padding_index(padding_idx, self.num_embeddings, "EmbeddingBag")
-        shape = (self.num_embeddings, self.embedding_dim)
-        if _weight is None:
-            dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
-            self.weight = Parameter(np.empty(shape, dtype))
-            self.reset_parameters()
-        else:
-            values = _weight.numpy() if isinstance(_weight, Tensor) else np.asarray(_weight)
-            if values.shape != shape:
-                raise ValueError(
-                    f"EmbeddingBag: _weight has shape {values.shape}, expected {shape} "
-                    f"(num_embeddings, embedding_dim)"
-                )
-            self.weight = Parameter(values)
-        self.to(device=device)
-
-    def reset_parameters(self) -> None:
-        """Weight N(0, 1), then the padding_idx row zero (PyTorch's init)."""
-        _init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
+        self.mode, self.include_last_offset = mode, include_last_offset
+        self._build_table(
+            num_embeddings,
+            embedding_dim,
+            padding_idx,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            sparse,
+            _weight,
+            True,
+            device,
+            dtype,
+        )
 
     def forward(
         self, input: Any, offsets: Any = None, per_sample_weights: Tensor | None = None
@@ -121,15 +94,10 @@ class EmbeddingBag(Module):
         >>> tg.nn.EmbeddingBag.from_pretrained(tg.eye(3), mode="sum")(tg.tensor([[0, 2]]))
         tensor([[1., 0., 1.]])
         """
-        shape = np.shape(embeddings.numpy() if isinstance(embeddings, Tensor) else embeddings)
-        if len(shape) != 2:
-            raise ValueError(
-                f"EmbeddingBag.from_pretrained: embeddings are expected to be 2-dimensional "
-                f"(num_embeddings, embedding_dim), got shape {shape}"
-            )
+        num_embeddings, embedding_dim = cls._pretrained_shape(embeddings)
         bag = cls(
-            shape[0],
-            shape[1],
+            num_embeddings,
+            embedding_dim,
             max_norm,
             norm_type,
             scale_grad_by_freq,
@@ -143,13 +111,7 @@ class EmbeddingBag(Module):
         return bag
 
     def extra_repr(self) -> str:
-        parts = [f"{self.num_embeddings}, {self.embedding_dim}"]
-        if self.max_norm is not None:
-            parts.append(f"max_norm={self.max_norm}")
-        if self.norm_type != 2:
-            parts.append(f"norm_type={self.norm_type}")
-        if self.scale_grad_by_freq:
-            parts.append(f"scale_grad_by_freq={self.scale_grad_by_freq}")
+        parts = [f"{self.num_embeddings}, {self.embedding_dim}", *self._norm_repr()]
         parts.append(f"mode={self.mode!r}")
         if self.padding_idx is not None:
             parts.append(f"padding_idx={self.padding_idx}")

@@ -56,14 +56,16 @@ def max_unpool_nd(
     output_size: Any = None,
     *,
     dims: int,
-    layer: str,
+    layer: str | None = None,
 ) -> Tensor:
-    """max_unpool1d / max_unpool2d for the functional spellings and the layers.
+    """max_unpool over the last `dims` axes: the one implementation of the functional spellings
+    and the layers (errors name `layer`, max_unpool{dims}d unless given).
 
     >>> x, i = F.max_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2, return_indices=True)
-    >>> max_unpool_nd(x, i, 2, dims=2, layer="max_unpool2d").shape
+    >>> max_unpool_nd(x, i, 2, dims=2).shape
     (1, 1, 4, 4)
     """
+    layer = layer or f"max_unpool{dims}d"
     if not isinstance(input, Tensor):
         raise TypeError(f"{layer}: the input must be a tapegrad Tensor, got {type(input).__name__}")
     index = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
@@ -107,9 +109,7 @@ def max_unpool2d(
     tensor([[[[0., 0.],
               [4., 0.]]]])
     """
-    return max_unpool_nd(
-        input, indices, kernel_size, stride, padding, output_size, dims=2, layer="max_unpool2d"
-    )
+    return max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, dims=2)
 
 
 def max_unpool1d(
@@ -126,6 +126,4 @@ def max_unpool1d(
     >>> F.max_unpool1d(x, i, 2)
     tensor([[[0., 3., 2., 0.]]])
     """
-    return max_unpool_nd(
-        input, indices, kernel_size, stride, padding, output_size, dims=1, layer="max_unpool1d"
-    )
+    return max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, dims=1)

@@ -35,14 +35,16 @@ def activation_function(activation: str | Callable[[Tensor], Tensor]) -> Callabl
     return activation
 
 
-class TransformerEncoderLayer(Module):
-    """One encoder block: x + dropout1(self_attn(x)), then x + dropout2(linear2(dropout(
-    activation(linear1(x))))), each followed (or, with norm_first, preceded) by a LayerNorm.
+class TransformerLayer(Module):
+    """What the encoder and decoder layers share: PyTorch's submodules of a block (self_attn, the
+    decoder's multihead_attn over memory, linear1/dropout/linear2, one norm and one dropout per
+    residual branch) built in PyTorch's order, and the attention and feed-forward paths.
 
-    >>> layer = tg.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
-    >>> layer(tg.randn(3, 5, 8)).shape
-    (3, 5, 8)
+    >>> tg.nn.TransformerEncoderLayer(8, 2, 16).norm2.normalized_shape
+    (8,)
     """
+
+    _cross_attention = False  # the decoder's: a second attention, over the encoder's memory
 
     def __init__(
         self,
@@ -60,18 +62,59 @@ class TransformerEncoderLayer(Module):
     ) -> None:
         super().__init__()
         kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
-        )
+        attention = {"dropout": dropout, "bias": bias, "batch_first": batch_first, **kw}
+        self.self_attn = MultiheadAttention(d_model, nhead, **attention)
+        if self._cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.norm_first = norm_first
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        if self._cross_attention:
+            self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
+        if self._cross_attention:
+            self.dropout3 = Dropout(dropout)
         self.activation = activation_function(activation)
+
+    @staticmethod
+    def _attend(
+        attention: MultiheadAttention,
+        x: Tensor,
+        memory: Tensor | None,
+        mask: Tensor | None,
+        padding: Tensor | None,
+        is_causal: bool,
+        dropout: Dropout,
+    ) -> Tensor:
+        """Attention of x over memory (over itself if None), then dropout."""
+        source = x if memory is None else memory
+        out, _ = attention(
+            x,
+            source,
+            source,
+            attn_mask=mask,
+            key_padding_mask=padding,
+            need_weights=False,
+            is_causal=is_causal,
+        )
+        return dropout(out)
+
+    def _feed_forward(self, x: Tensor, dropout: Dropout) -> Tensor:
+        return dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(TransformerLayer):
+    """One encoder block: x + dropout1(self_attn(x)), then x + dropout2(linear2(dropout(
+    activation(linear1(x))))), each followed (or, with norm_first, preceded) by a LayerNorm.
+
+    >>> layer = tg.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    >>> layer(tg.randn(3, 5, 8)).shape
+    (3, 5, 8)
+    """
 
     def forward(
         self,
@@ -82,31 +125,38 @@ class TransformerEncoderLayer(Module):
     ) -> Tensor:
         """The block applied to src ((L, N, E), (N, L, E) if batch_first, or (L, E))."""
         x = src
+        masks = (src_mask, src_key_padding_mask, is_causal)
         if self.norm_first:
-            x = x + self._attention(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._feed_forward(self.norm2(x))
-        x = self.norm1(x + self._attention(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2(x + self._feed_forward(x))
-
-    def _attention(
-        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
-    ) -> Tensor:
-        out, _ = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=mask,
-            key_padding_mask=padding,
-            need_weights=False,
-            is_causal=is_causal,
-        )
-        return self.dropout1(out)
-
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+            x = x + self._attend(self.self_attn, self.norm1(x), None, *masks, self.dropout1)
+            return x + self._feed_forward(self.norm2(x), self.dropout2)
+        x = self.norm1(x + self._attend(self.self_attn, x, None, *masks, self.dropout1))
+        return self.norm2(x + self._feed_forward(x, self.dropout2))
 
 
-class TransformerEncoder(Module):
+class LayerStack(Module):
+    """What the encoder and decoder stacks share: num_layers independent copies of one layer
+    (deep copies, each its own parameters), PyTorch's layers/num_layers/norm, the final norm.
+
+    >>> layer = tg.nn.TransformerEncoderLayer(8, 2, 16)
+    >>> len(tg.nn.TransformerEncoder(layer, 3).layers)
+    3
+    """
+
+    def __init__(self, layer: Module, num_layers: int, norm: Module | None, role: str) -> None:
+        super().__init__()
+        if not isinstance(layer, Module):
+            raise TypeError(
+                f"{type(self).__name__}: {role} must be a Module, got {type(layer).__name__}"
+            )
+        self.layers = ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def _final_norm(self, out: Tensor) -> Tensor:
+        return out if self.norm is None else self.norm(out)
+
+
+class TransformerEncoder(LayerStack):
     """num_layers copies of encoder_layer applied in turn (each its own parameters), then norm.
 
     >>> layer = tg.nn.TransformerEncoderLayer(8, 2, 16)
@@ -122,15 +172,7 @@ class TransformerEncoder(Module):
         enable_nested_tensor: bool = True,
         mask_check: bool = True,
     ) -> None:
-        super().__init__()
-        if not isinstance(encoder_layer, Module):
-            raise TypeError(
-                f"TransformerEncoder: encoder_layer must be a Module, got "
-                f"{type(encoder_layer).__name__}"
-            )
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(encoder_layer, num_layers, norm, "encoder_layer")
         # (nested tensors are a PyTorch speed path: the results are the same without)
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
 
@@ -145,4 +187,4 @@ class TransformerEncoder(Module):
         out = src
         for layer in self.layers:
             out = layer(out, mask, src_key_padding_mask, bool(is_causal))
-        return out if self.norm is None else self.norm(out)
+        return self._final_norm(out)

@@ -4,13 +4,12 @@ dropout, a residual connection and a LayerNorm (after it, or before with norm_fi
 PyTorch's submodule names (self_attn, multihead_attn, linear1, linear2, norm1..3, dropout,
 dropout1..3; encoder./decoder.layers.0. ...), so state_dicts move between the two.
 
-Layer L5: imports tensor.py, dtypes and the nn package's module, layers, normalization, init,
-multihead_attention and transformer (the encoder, reused as is).
+Layer L5: imports tensor.py, dtypes and the nn package's module, normalization, init and
+transformer (the encoder, and the layer and stack setup both share).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 import numpy as np
@@ -19,14 +18,17 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 from . import init as _init
 from .functional import relu
-from .layers import Dropout, Linear
-from .module import Module, ModuleList
-from .multihead_attention import MultiheadAttention
+from .module import Module
 from .normalization import LayerNorm
-from .transformer import TransformerEncoder, TransformerEncoderLayer, activation_function
+from .transformer import (
+    LayerStack,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+    TransformerLayer,
+)
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(TransformerLayer):
     """One decoder block: x + dropout1(self_attn(x)), x + dropout2(multihead_attn(x, memory)),
     x + dropout3(feed-forward(x)), each followed (or, with norm_first, preceded) by a LayerNorm.
 
@@ -35,36 +37,7 @@ class TransformerDecoderLayer(Module):
     (3, 4, 8)
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Tensor], Tensor] = relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        attention = {"dropout": dropout, "bias": bias, "batch_first": batch_first, **kw}
-        self.self_attn = MultiheadAttention(d_model, nhead, **attention)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, **attention)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = activation_function(activation)
+    _cross_attention = True
 
     def forward(
         self,
@@ -87,41 +60,15 @@ class TransformerDecoderLayer(Module):
             x = x + self._attend(
                 self.multihead_attn, self.norm2(x), memory, *memory_masks, self.dropout2
             )
-            return x + self._feed_forward(self.norm3(x))
+            return x + self._feed_forward(self.norm3(x), self.dropout3)
         x = self.norm1(x + self._attend(self.self_attn, x, None, *self_masks, self.dropout1))
         x = self.norm2(
             x + self._attend(self.multihead_attn, x, memory, *memory_masks, self.dropout2)
         )
-        return self.norm3(x + self._feed_forward(x))
-
-    @staticmethod
-    def _attend(
-        attention: MultiheadAttention,
-        x: Tensor,
-        memory: Tensor | None,
-        mask: Tensor | None,
-        padding: Tensor | None,
-        is_causal: bool,
-        dropout: Dropout,
-    ) -> Tensor:
-        """Attention of x over memory (over itself if None), then dropout."""
-        source = x if memory is None else memory
-        out, _ = attention(
-            x,
-            source,
-            source,
-            attn_mask=mask,
-            key_padding_mask=padding,
-            need_weights=False,
-            is_causal=is_causal,
-        )
-        return dropout(out)
-
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.norm3(x + self._feed_forward(x, self.dropout3))
 
 
-class TransformerDecoder(Module):
+class TransformerDecoder(LayerStack):
     """num_layers copies of decoder_layer applied in turn (each its own parameters), then norm.
 
     >>> layer = tg.nn.TransformerDecoderLayer(8, 2, 16)
@@ -132,15 +79,7 @@ class TransformerDecoder(Module):
     def __init__(
         self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None
     ) -> None:
-        super().__init__()
-        if not isinstance(decoder_layer, Module):
-            raise TypeError(
-                f"TransformerDecoder: decoder_layer must be a Module, got "
-                f"{type(decoder_layer).__name__}"
-            )
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(decoder_layer, num_layers, norm, "decoder_layer")
 
     def forward(
         self,
@@ -166,7 +105,7 @@ class TransformerDecoder(Module):
                 bool(tgt_is_causal),  # (a hint only: the masks decide)
                 memory_is_causal,
             )
-        return out if self.norm is None else self.norm(out)
+        return self._final_norm(out)
 
 
 class Transformer(Module):

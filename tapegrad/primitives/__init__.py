@@ -22,6 +22,7 @@ from . import composite_resampling  # noqa: F401  (transposed convolutions, inte
 from . import composite_pooling  # noqa: F401  (adaptive pooling in 1 and 3 dimensions, max)
 from . import composite_bilinear, composite_embedding_bag  # noqa: F401  (F.bilinear, embedding_bag)
 from . import composite_fold  # noqa: F401  (F.unfold, F.fold)
+from . import composite_ctc  # noqa: F401  (F.ctc_loss)
 from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
 
 __all__ = [

@@ -10,7 +10,9 @@ is +inf at s = 1 and at q a non-positive integer, NaN for s < 1.
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -161,9 +163,10 @@ def polygamma(n: int, x: object) -> np.ndarray:
 
 def gammainc(a: object, x: object, upper: bool = False) -> np.ndarray:
     """The regularized lower incomplete gamma function P(a, x) = γ(a, x) / Γ(a) (the upper one,
-    Q = 1 - P, with upper=True), elementwise: the power series where x < a + 1 or x < 1, the
-    continued fraction of Q elsewhere, so that neither is taken as 1 minus a number near 1.
-    NaN for a < 0 or x < 0, and at a = x = 0; PyTorch's values at the other edges.
+    Q = 1 - P, with upper=True), elementwise: Temme's uniform expansion where a is large and x
+    near it, else the power series where x < a + 1 or x < 1 and the continued fraction of Q
+    elsewhere, so that neither is taken as 1 minus a number near 1. PyTorch's values at the
+    edges: NaN for a < 0 or x < 0 and at a = x = 0 or a = x = inf.
 
     >>> gammainc(np.array([1.0]), np.array([1.0]))  # 1 - exp(-1)
     array([0.63212056])
@@ -172,14 +175,24 @@ def gammainc(a: object, x: object, upper: bool = False) -> np.ndarray:
     dtype = np.result_type(dtype_a, dtype_x)
     a64, x64 = np.broadcast_arrays(a64, x64)
     p = np.full(a64.shape, np.nan)
-    # the edges: P(0, x > 0) = 1, P(a, 0) = 0, P(inf, finite x) = 0, P(finite a, inf) = 1
-    p[(a64 == 0) & (x64 > 0)] = 1.0
-    p[(x64 == 0) & (a64 > 0)] = 0.0
-    p[np.isinf(a64) & np.isfinite(x64) & (x64 > 0)] = 0.0
-    p[np.isfinite(a64) & (a64 > 0) & (x64 == np.inf)] = 1.0
-    regular = (a64 > 0) & (x64 > 0) & np.isfinite(a64) & np.isfinite(x64)
-    series = regular & ((x64 < 1) | (x64 < a64 + 1))
-    fraction = regular & ~series
+    # PyTorch's edges, tested in its order (each decides what the ones before left open, so a
+    # NaN in the other argument does not matter there): a or x negative, NaN; a = 0, 1 for x > 0;
+    # x = 0, 0; a = inf, 0 unless x = inf; x = inf, 1
+    open_ = ~((a64 < 0) | (x64 < 0))
+    for edge, value in (
+        (a64 == 0, np.where(x64 > 0, 1.0, np.nan)),
+        (x64 == 0, 0.0),
+        (np.isinf(a64), np.where(np.isinf(x64), np.nan, 0.0)),
+        (np.isinf(x64), 1.0),
+    ):
+        decided = open_ & edge
+        p[decided] = np.broadcast_to(value, p.shape)[decided]
+        open_ &= ~edge
+    regular = open_ & ~np.isnan(a64) & ~np.isnan(x64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        uniform = regular & (a64 > 200) & (np.abs(x64 - a64) / a64 < 4.5 / np.sqrt(a64))
+    series = regular & ~uniform & ((x64 < 1) | (x64 < a64 + 1))
+    fraction = regular & ~uniform & ~series
     q = np.array(1.0 - p)  # (a 0-d array stays one: assignable)
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         prefactor = np.exp(a64 * np.log(x64) - x64 - lgamma(a64))  # x^a e^-x / Γ(a)
@@ -187,7 +200,78 @@ def gammainc(a: object, x: object, upper: bool = False) -> np.ndarray:
         q[series] = 1.0 - p[series]
         q[fraction] = _upper_fraction(a64[fraction], x64[fraction]) * prefactor[fraction]
         p[fraction] = 1.0 - q[fraction]
+    p[uniform], q[uniform] = _uniform_expansion(a64[uniform], x64[uniform])
     return (q if upper else p).astype(dtype)
+
+
+def _uniform_expansion(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P and Q for large a by Temme's uniform asymptotic expansion (DLMF 8.12): with
+    η = sign(x/a - 1) sqrt(2 (x/a - 1 - log(x/a))), Q = erfc(η sqrt(a/2)) / 2 + R and
+    P = erfc(-η sqrt(a/2)) / 2 - R, R = exp(-a η² / 2) / sqrt(2π a) Σ_k C_k(η) a^-k. Here the
+    series and the continued fraction lose their digits: x^a e^-x / Γ(a) cancels to nothing."""
+    mu = (x - a) / a  # (x - a first: exact for x near a, where x / a - 1 would lose digits)
+    eta = np.sign(mu) * np.sqrt(2.0 * _mu_minus_log1p(mu))
+    total = np.zeros_like(a)
+    for row in _temme_coefficients()[::-1]:  # (Horner in 1 / a)
+        total = total / a + np.polynomial.polynomial.polyval(eta, row)
+    r = np.exp(-0.5 * a * eta * eta) / np.sqrt(2.0 * math.pi * a) * total
+    erfc = np.frompyfunc(math.erfc, 1, 1)
+    z = eta * np.sqrt(0.5 * a)
+    p = 0.5 * erfc(-z).astype(np.float64) - r
+    q = 0.5 * erfc(z).astype(np.float64) + r
+    return p, q
+
+
+def _mu_minus_log1p(mu: np.ndarray) -> np.ndarray:
+    """μ - log(1 + μ) ≥ 0: its series Σ_{n>=2} (-μ)^n / n near 0 (where the difference would
+    cancel), the difference elsewhere."""
+    small = np.abs(mu) < 0.1
+    t = np.where(small, mu, 0.0)
+    series = np.zeros_like(t)
+    for n in range(24, 1, -1):  # (0.1^24 / 24: below the unit round-off of μ²/2)
+        series = series * -t + 1.0 / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        direct = mu - np.log1p(mu)
+    return np.where(small, series * t * t, direct)
+
+
+@functools.cache
+def _temme_coefficients(terms: int = 12, powers: int = 26) -> np.ndarray:
+    """The Taylor coefficients in η of Temme's C_0..C_terms-1 (rows), worked out once in exact
+    arithmetic: μ = x/a - 1 as a series in η (from μ dμ/dη = η (1 + μ)), then C_0 = 1/μ - 1/η
+    and C_k = C_k-1' / η + (-1)^k γ_k / μ, γ_k the coefficients of Stirling's series of Γ."""
+    length = powers + 2 * terms + 2  # (each step of the recurrence uses up two coefficients)
+    m = [Fraction(0), Fraction(1)] + [Fraction(0)] * length  # μ = Σ m_n η^n
+    for n in range(2, length + 2):
+        products = sum(((n + 1 - i) * m[i] * m[n + 1 - i] for i in range(2, n)), Fraction(0))
+        m[n] = (m[n - 1] - products) / (n + 1)
+    inverse = [Fraction(1)] + [Fraction(0)] * length  # η / μ, the reciprocal of μ / η
+    for n in range(1, length + 1):
+        inverse[n] = -sum((m[j + 1] * inverse[n - j] for j in range(1, n + 1)), Fraction(0))
+    gamma = _stirling_coefficients(terms)
+    c = inverse[1:]  # C_0 = (η / μ - 1) / η
+    rows = [c[:powers]]
+    for k in range(1, terms):
+        sign = (-1) ** k * gamma[k]  # (its 1/η term cancels C_k-1' / η's, c[1]: left out)
+        c = [(n + 2) * c[n + 2] + sign * inverse[n + 1] for n in range(len(c) - 2)]
+        rows.append(c[:powers])
+    return np.array([[float(v) for v in row] for row in rows])
+
+
+def _stirling_coefficients(terms: int) -> list[Fraction]:
+    """γ_k of Γ(a) ~ sqrt(2π) a^(a - 1/2) e^-a Σ_k γ_k a^-k (1, 1/12, 1/288, ...): the exponential
+    of Σ_n B_2n / (2n (2n - 1)) a^(1 - 2n), B the Bernoulli numbers."""
+    bernoulli = [Fraction(1)]
+    for n in range(1, terms + 1):
+        earlier = sum((math.comb(n + 1, k) * bernoulli[k] for k in range(n)), Fraction(0))
+        bernoulli.append(-earlier / (n + 1))
+    exponent = [Fraction(0)] * terms
+    for k in range(1, terms, 2):
+        exponent[k] = bernoulli[k + 1] / (k * (k + 1))
+    out = [Fraction(1)] + [Fraction(0)] * (terms - 1)
+    for k in range(1, terms):  # (e = exp(s): k e_k = Σ_j j s_j e_k-j)
+        out[k] = sum((j * exponent[j] * out[k - j] for j in range(1, k + 1)), Fraction(0)) / k
+    return out
 
 
 def _lower_series(a: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -22,16 +22,12 @@ from . import gamma_functions as G
 from . import normal_functions as N
 from .batching import pointwise
 from .elementwise import erf, exp, log, sign, sqrt, where  # noqa: F401  (rules and texts read)
+from .transcendental import elementwise_primitive as _p
 from .transcendental import erfc  # noqa: F401  (erfcx's text reads it)
-from .registry import Primitive, primitive, value
+from .registry import primitive, value
 
 sqrt_pi = math.sqrt(math.pi)  # (Python floats: g is never upcast)
 sqrt_2pi = math.sqrt(2.0 * math.pi)
-
-
-def _p(name: str, expr: str, forward: Any, **rules: Any) -> Primitive:
-    """A one-call registration for the one-input elementwise primitives below."""
-    return primitive(name, expr, batch=pointwise, elementwise=True, **rules)(forward)
 
 
 def not_implemented(primitive: str, input: str) -> NoReturn:
@@ -43,8 +39,8 @@ def not_implemented(primitive: str, input: str) -> NoReturn:
 
 
 # ---- the gamma function's family -----------------------------------------------------------------
-lgamma = _p("lgamma", "log(|gamma(x)|)", G.lgamma, x="g * digamma(x)")
-digamma = _p("digamma", "gamma'(x) / gamma(x)", G.digamma, x="g * polygamma(x, n=1)")
+lgamma = _p("lgamma", "log(|gamma(x)|)", x="g * digamma(x)")(G.lgamma)
+digamma = _p("digamma", "gamma'(x) / gamma(x)", x="g * polygamma(x, n=1)")(G.digamma)
 
 
 # The n-th derivative of digamma (n a parameter, as in torch.polygamma(n, input))
@@ -84,28 +80,24 @@ def gammaincc(a, x):
 
 
 # ---- the error function's inverse and the normal distribution -----------------------------------
-erfinv = _p("erfinv", "the y with erf(y) = x", N.erfinv, x="g * sqrt_pi / 2 * exp(out * out)")
-erfcx = _p("erfcx", "exp(x * x) * erfc(x)", N.erfcx, x="g * (2 * x * out - 2 / sqrt_pi)")
-ndtr = _p("ndtr", "(1 + erf(x / sqrt(2))) / 2", N.ndtr, x="g * exp(-x * x / 2) / sqrt_2pi")
-ndtri = _p("ndtri", "the y with ndtr(y) = x", N.ndtri, x="g * sqrt_2pi * exp(out * out / 2)")
+erfinv = _p("erfinv", "the y with erf(y) = x", x="g * sqrt_pi / 2 * exp(out * out)")(N.erfinv)
+erfcx = _p("erfcx", "exp(x * x) * erfc(x)", x="g * (2 * x * out - 2 / sqrt_pi)")(N.erfcx)
+ndtr = _p("ndtr", "(1 + erf(x / sqrt(2))) / 2", x="g * exp(-x * x / 2) / sqrt_2pi")(N.ndtr)
+ndtri = _p("ndtri", "the y with ndtr(y) = x", x="g * sqrt_2pi * exp(out * out / 2)")(N.ndtri)
 # (exp(-x²/2) / ndtr(x) written with out = log ndtr(x): no underflow far left)
-log_ndtr = _p("log_ndtr", "log(ndtr(x))", N.log_ndtr, x="g * exp(-(out + x * x / 2)) / sqrt_2pi")
+log_ndtr = _p("log_ndtr", "log(ndtr(x))", x="g * exp(-(out + x * x / 2)) / sqrt_2pi")(N.log_ndtr)
 
 # ---- the modified Bessel functions of the first kind ---------------------------------------------
-i0 = _p("i0", "modified Bessel I0(x)", B.i0, x="g * i1(x)")
+i0 = _p("i0", "modified Bessel I0(x)", x="g * i1(x)")(B.i0)
 i1 = _p(
-    "i1",
-    "modified Bessel I1(x)",
-    B.i1,
-    x="g * where(tiny(x), 0.5, i0(off_zero(x)) - out / off_zero(x))",
-)
-i0e = _p("i0e", "exp(-|x|) * modified Bessel I0(x)", B.i0e, x="g * (i1e(x) - sign(x) * out)")
+    "i1", "modified Bessel I1(x)", x="g * where(tiny(x), 0.5, i0(off_zero(x)) - out / off_zero(x))"
+)(B.i1)
+i0e = _p("i0e", "exp(-|x|) * modified Bessel I0(x)", x="g * (i1e(x) - sign(x) * out)")(B.i0e)
 i1e = _p(
     "i1e",
     "exp(-|x|) * modified Bessel I1(x)",
-    B.i1e,
     x="g * where(tiny(x), 0.5, i0e(off_zero(x)) - out * (sign(x) + 1 / off_zero(x)))",
-)
+)(B.i1e)
 
 
 def tiny(x: Any) -> Any:

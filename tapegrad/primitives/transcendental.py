@@ -12,7 +12,7 @@ a `where` wherever PyTorch selects a value instead (sinc at 0, xlogy at x = 0, l
 from __future__ import annotations
 
 import math
-from typing import Any
+from functools import partial
 
 import numpy as np
 
@@ -20,15 +20,17 @@ from .._erf import erf as erf_values
 from .batching import pointwise
 from .elementwise import _no_integer_zero_divisor
 from .elementwise import cos, erf, exp, log, sin, sqrt, trunc, where  # noqa: F401  (rules read)
-from .registry import Primitive, primitive, value
+from .registry import primitive, value
 
 pi = math.pi  # (Python floats: g is never upcast)
 ln2 = math.log(2.0)
 
 
-def _p(name: str, expr: str, forward, **rules: Any) -> Primitive:
-    """A one-call registration for the one-line elementwise primitives below."""
-    return primitive(name, expr, batch=pointwise, elementwise=True, **rules)(forward)
+# One call registers an elementwise primitive that batches pointwise (the one-line tables here
+# and in special_functions.py). A partial, not a function: primitive() then sees the module on
+# the calling line as its caller, whose names the rules read (and whose line it records).
+elementwise_primitive = partial(primitive, batch=pointwise, elementwise=True)
+_p = elementwise_primitive  # (short: one primitive a line)
 
 
 # ---- the complementary error function ----------------------------------------------------------
@@ -48,16 +50,16 @@ def erfc(x):
 
 
 # ---- hyperbolic ----------------------------------------------------------------------------------
-sinh = _p("sinh", "sinh(x)", np.sinh, x="g * cosh(x)")
-cosh = _p("cosh", "cosh(x)", np.cosh, x="g * sinh(x)")
-asinh = _p("asinh", "asinh(x)", np.arcsinh, x="g / sqrt(x * x + 1)")
-acosh = _p("acosh", "acosh(x)", np.arccosh, x="g / sqrt(x * x - 1)")
-atanh = _p("atanh", "atanh(x)", np.arctanh, x="g / (1 - x * x)")
+sinh = _p("sinh", "sinh(x)", x="g * cosh(x)")(np.sinh)
+cosh = _p("cosh", "cosh(x)", x="g * sinh(x)")(np.cosh)
+asinh = _p("asinh", "asinh(x)", x="g / sqrt(x * x + 1)")(np.arcsinh)
+acosh = _p("acosh", "acosh(x)", x="g / sqrt(x * x - 1)")(np.arccosh)
+atanh = _p("atanh", "atanh(x)", x="g / (1 - x * x)")(np.arctanh)
 
 # ---- inverse trigonometric ---------------------------------------------------------------------
-asin = _p("asin", "asin(x)", np.arcsin, x="g / sqrt(1 - x * x)")
-acos = _p("acos", "acos(x)", np.arccos, x="-g / sqrt(1 - x * x)")
-atan = _p("atan", "atan(x)", np.arctan, x="g / (1 + x * x)")
+asin = _p("asin", "asin(x)", x="g / sqrt(1 - x * x)")(np.arcsin)
+acos = _p("acos", "acos(x)", x="-g / sqrt(1 - x * x)")(np.arccos)
+atan = _p("atan", "atan(x)", x="g / (1 + x * x)")(np.arctan)
 
 
 # (arguments as torch.atan2(input, other): the angle of the point (other, input); at the origin,
@@ -85,7 +87,7 @@ def hypot(x, y):
 
 
 # ---- exponentials and logarithms of two values ---------------------------------------------------
-exp2 = _p("exp2", "2 ** x", np.exp2, x="g * out * ln2")
+exp2 = _p("exp2", "2 ** x", x="g * out * ln2")(np.exp2)
 
 
 @primitive(
@@ -135,9 +137,8 @@ def x_zero_y_not_positive(x, y):
 sinc = _p(
     "sinc",
     "sin(pi * x) / (pi * x)",
-    np.sinc,
     x="where(x == 0, 0, (pi * x * cos(pi * x) - sin(pi * x)) / (pi * where(x == 0, 1, x * x)) * g)",
-)
+)(np.sinc)
 
 
 # log(x / (1 - x)); with eps, x is first clamped to [eps, 1 - eps] and the gradient is 0 outside

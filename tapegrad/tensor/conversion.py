@@ -1,5 +1,6 @@
-"""Conversion: what a tensor becomes in another dtype (astype, to, float, ...), and what leaves
-the tape for Python and NumPy (numpy, item, tolist, float(t), bool(t), the NumPy protocols).
+"""Conversion: what a tensor becomes in another dtype (astype, to, float, ...), the new tensors
+made in its dtype (PyTorch's new_* factories, new_empty_strided among them), and what leaves the
+tape for Python and NumPy (numpy, item, tolist, float(t), bool(t), the NumPy protocols).
 
 Layer L3: numpy, dtypes, the L0 state, the storage base, record.py's apply and wrap, and coerce.py.
 Values that leave the tape inside a custom Function's backward recorded for create_graph are an
@@ -8,7 +9,7 @@ error (base.py says why).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -244,6 +245,30 @@ class ConversionMixin(TensorBase):
         """
         values = np.full(shape_args((size,)), fill_value, _dtype_like(self, dtype))
         return _made_like("new_full", values, device, requires_grad, layout, pin_memory)
+
+    def new_empty_strided(
+        self,
+        size: Sequence[int],
+        stride: Sequence[int],
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        """A new tensor of `size` laid out with `stride` (in elements) over fresh memory, in
+        this tensor's dtype unless `dtype` is given (its values: zeros, where PyTorch leaves the
+        memory uninitialised).
+
+        >>> tg.ones(2).new_empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+        """
+        sizes, strides = [int(n) for n in size], [int(n) for n in stride]
+        room = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) if all(sizes) else 0
+        memory = wrap(np.zeros(max(room, 0), _dtype_like(self, dtype)))
+        view = memory.as_strided(sizes, strides, 0)._data  # (as_strided checks the geometry)
+        return _made_like("new_empty_strided", view, device, requires_grad, layout, pin_memory)
 
     def new_tensor(
         self,

@@ -1,6 +1,7 @@
 """Views by explicit geometry: as_strided (sizes, strides in elements and a storage offset, on the
-memory the tensor shares with its base, as PyTorch's), as_strided_scatter, new_empty_strided
-(fresh memory in a given layout) and resize_ / resize_as_ (a new shape over the same memory).
+memory the tensor shares with its base, as PyTorch's), as_strided_scatter and resize_ /
+resize_as_ (a new shape over the same memory). new_empty_strided (fresh memory in a given layout)
+is with the other new_* factories in conversion.py.
 
 Layer L3: numpy, the rule table (getitem: the view's elements picked from self, so the gradient
 adds back into the elements read, PyTorch's for a tensor whose elements do not overlap) and
@@ -116,32 +117,6 @@ class StridedMixin(TensorBase):
             )
             mark_view(out, cast("Tensor", self), S.getitem, {"index": index})
         return out
-
-    def new_empty_strided(
-        self,
-        size: Sequence[int],
-        stride: Sequence[int],
-        *,
-        dtype: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
-        layout: Any = None,
-        pin_memory: bool = False,
-    ) -> Tensor:
-        """A new tensor of `size` laid out with `stride` (in elements) over fresh memory, in
-        this tensor's dtype unless `dtype` is given (its values: zeros, where PyTorch leaves the
-        memory uninitialised).
-
-        >>> tg.ones(2).new_empty_strided((2, 3), (1, 2)).stride()
-        (1, 2)
-        """
-        sizes, strides = [int(n) for n in size], [int(n) for n in stride]
-        room = 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) if all(sizes) else 0
-        storage = cast("Tensor", self).new_zeros(
-            max(room, 0), dtype=dtype, device=device, layout=layout, pin_memory=pin_memory
-        )
-        out = storage.as_strided(sizes, strides, 0)
-        return out.requires_grad_(requires_grad) if requires_grad else out
 
     def as_strided_(
         self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
