@@ -1,6 +1,7 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
-un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold): (name, build, id) rows, each
-build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold) and the third (lp_pool):
+(name, build, id) rows, each build(lib, F, t) -> (out, leaves) written once for tapegrad and
+PyTorch."""
 
 from __future__ import annotations
 
@@ -83,4 +84,7 @@ LAYER_CALLS = [
     ("fold", _one(lambda F, x: F.fold(x, (2, 4), 2, dilation=(1, 2)), X12_2), "dilated"),
     ("max_unpool1d", _unpool(1), "stride2"),
     ("max_unpool2d", _unpool(2), "plain"),
+    # (third batch, branch layers3: positive inputs, as x ** 2.5 needs)
+    ("lp_pool1d", _one(lambda F, x: F.lp_pool1d(x, 2.5, 3, 2, True), np.abs(X238) + 0.1), "ceil"),
+    ("lp_pool2d", _one(lambda F, x: F.lp_pool2d(x, 2, (2, 3), 1), X23345[0]), "stride1"),
 ]

@@ -334,3 +334,8 @@ from .functional_unpool import max_unpool1d, max_unpool2d  # noqa: E402
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d"]
 __all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d", "bilinear", "embedding_bag"]
 __all__ += ["channel_shuffle", "fold", "unfold", "max_unpool1d", "max_unpool2d"]
+
+# ---- PyTorch's other layers' functions, third batch (branch layers3) ----
+from .functional_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+
+__all__ += ["lp_pool1d", "lp_pool2d"]
