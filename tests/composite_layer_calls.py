@@ -1,7 +1,7 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
-un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold) and the third (lp_pool):
-(name, build, id) rows, each build(lib, F, t) -> (out, leaves) written once for tapegrad and
-PyTorch."""
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold) and the third (lp_pool,
+gumbel_softmax): (name, build, id) rows, each build(lib, F, t) -> (out, leaves) written once for
+tapegrad and PyTorch."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ X234 = R.standard_normal((2, 3, 4))
 X23345 = R.standard_normal((2, 3, 3, 4, 5))
 X2622 = R.standard_normal((2, 6, 2, 2))
 X12_2 = R.standard_normal((12, 2))
+LOGITS = np.eye(3)[[0, 2, 1, 2]] * 60.0 + R.standard_normal((4, 3)) * 0.1
 
 
 def _one(fn: Callable, a: np.ndarray) -> Callable:
@@ -87,4 +88,6 @@ LAYER_CALLS = [
     # (third batch, branch layers3: positive inputs, as x ** 2.5 needs)
     ("lp_pool1d", _one(lambda F, x: F.lp_pool1d(x, 2.5, 3, 2, True), np.abs(X238) + 0.1), "ceil"),
     ("lp_pool2d", _one(lambda F, x: F.lp_pool2d(x, 2, (2, 3), 1), X23345[0]), "stride1"),
+    # (logits 60 apart: the one-hot is PyTorch's whatever either library's noise, w.p. ~1 - 1e-26)
+    ("gumbel_softmax", _one(lambda F, x: F.gumbel_softmax(x, 0.5, True, dim=1), LOGITS), "hard"),
 ]

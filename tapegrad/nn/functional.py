@@ -336,6 +336,7 @@ __all__ += ["adaptive_max_pool2d", "adaptive_max_pool3d", "bilinear", "embedding
 __all__ += ["channel_shuffle", "fold", "unfold", "max_unpool1d", "max_unpool2d"]
 
 # ---- PyTorch's other layers' functions, third batch (branch layers3) ----
+from .functional_gumbel import gumbel_softmax  # noqa: E402
 from .functional_pooling import lp_pool1d, lp_pool2d  # noqa: E402
 
-__all__ += ["lp_pool1d", "lp_pool2d"]
+__all__ += ["gumbel_softmax", "lp_pool1d", "lp_pool2d"]
