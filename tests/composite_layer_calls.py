@@ -1,7 +1,7 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
 un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold) and the third (lp_pool,
-gumbel_softmax): (name, build, id) rows, each build(lib, F, t) -> (out, leaves) written once for
-tapegrad and PyTorch."""
+gumbel_softmax, affine_grid, grid_sample): (name, build, id) rows, each build(lib, F, t) ->
+(out, leaves) written once for tapegrad and PyTorch."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ X234 = R.standard_normal((2, 3, 4))
 X23345 = R.standard_normal((2, 3, 3, 4, 5))
 X2622 = R.standard_normal((2, 6, 2, 2))
 X12_2 = R.standard_normal((12, 2))
+THETA = R.standard_normal((2, 2, 3))
+GRID = R.uniform(-1.3, 1.3, (2, 3, 2, 2))
 LOGITS = np.eye(3)[[0, 2, 1, 2]] * 60.0 + R.standard_normal((4, 3)) * 0.1
 
 
@@ -32,6 +34,14 @@ def _unpool(dims: int) -> Callable:
         _, idx = getattr(F, f"max_pool{dims}d")(t(data), 2, return_indices=True)
         x = t(np.random.default_rng(12).standard_normal(tuple(idx.shape)), True)
         return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
+
+    return build
+
+
+def _sample(mode: str, padding_mode: str) -> Callable:
+    def build(lib, F, t):
+        x, grid = t(X23345[:, 0], True), t(GRID, True)
+        return F.grid_sample(x, grid, mode, padding_mode, align_corners=False), [x, grid]
 
     return build
 
@@ -90,4 +100,7 @@ LAYER_CALLS = [
     ("lp_pool2d", _one(lambda F, x: F.lp_pool2d(x, 2, (2, 3), 1), X23345[0]), "stride1"),
     # (logits 60 apart: the one-hot is PyTorch's whatever either library's noise, w.p. ~1 - 1e-26)
     ("gumbel_softmax", _one(lambda F, x: F.gumbel_softmax(x, 0.5, True, dim=1), LOGITS), "hard"),
+    ("affine_grid", _one(lambda F, t: F.affine_grid(t, (2, 1, 3, 4), False), THETA), "2d"),
+    ("grid_sample", _sample("bilinear", "reflection"), "bilinear-reflection"),
+    ("grid_sample", _sample("nearest", "zeros"), "nearest-zeros"),
 ]

@@ -340,3 +340,6 @@ from .functional_gumbel import gumbel_softmax  # noqa: E402
 from .functional_pooling import lp_pool1d, lp_pool2d  # noqa: E402
 
 __all__ += ["gumbel_softmax", "lp_pool1d", "lp_pool2d"]
+from .functional_grid_sample import affine_grid, grid_sample  # noqa: E402
+
+__all__ += ["affine_grid", "grid_sample"]

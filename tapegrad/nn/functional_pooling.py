@@ -387,7 +387,7 @@ def lp_pool_nd(
     # (sign * relu(|s|) is s itself, but with gradient 0 at s = 0, as PyTorch's)
     out = (total.sign() * relu(total.abs())).pow(1.0 / norm_type)
     rule = {"p": norm_type, "window_sum": _on_arrays(window_sum)}
-    rule["spread"] = _transposed(window_sum, input)
+    rule["spread"] = _transposed(window_sum, input.shape, input.dtype)
     return mark(out, layer, ("x",), (input,), rule)
 
 
@@ -401,14 +401,14 @@ def _on_arrays(linear: Any) -> Any:
     return run
 
 
-def _transposed(linear: Any, like: Tensor) -> Any:
-    """The transpose of a linear function of tensors shaped as `like`, on arrays: its
-    vector-Jacobian product, the same at every point (a textbook rule's symbol)."""
+def _transposed(linear: Any, shape: tuple, dtype: Any) -> Any:
+    """The transpose of a linear function of tensors of `shape`, on arrays: its vector-Jacobian
+    product, the same at every point (a textbook rule's symbol; it keeps no activation alive)."""
 
     def run(h: np.ndarray) -> np.ndarray:
         with enable_grad():
-            zero = Tensor(np.zeros(like.shape, like.dtype), requires_grad=True)
-            (back,) = grad(linear(zero), zero, Tensor(np.asarray(h, like.dtype)))
+            zero = Tensor(np.zeros(shape, dtype), requires_grad=True)
+            (back,) = grad(linear(zero), zero, Tensor(np.asarray(h, dtype)))
         return back.numpy()
 
     return run
