@@ -1,6 +1,6 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
 un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold) and the third (lp_pool,
-gumbel_softmax, affine_grid, grid_sample): (name, build, id) rows, each build(lib, F, t) ->
+gumbel_softmax, affine_grid, grid_sample, conv3d): (name, build, id) rows, each build(lib, F, t) ->
 (out, leaves) written once for tapegrad and PyTorch."""
 
 from __future__ import annotations
@@ -44,6 +44,12 @@ def _sample(mode: str, padding_mode: str) -> Callable:
         return F.grid_sample(x, grid, mode, padding_mode, align_corners=False), [x, grid]
 
     return build
+
+
+def _conv3d(lib, F, t):
+    x, w = t(X23345, True), t(np.random.default_rng(9).standard_normal((4, 3, 2, 2, 3)), True)
+    b = t(np.random.default_rng(10).standard_normal(4), True)
+    return F.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1)), [x, w, b]
 
 
 def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
@@ -103,4 +109,5 @@ LAYER_CALLS = [
     ("affine_grid", _one(lambda F, t: F.affine_grid(t, (2, 1, 3, 4), False), THETA), "2d"),
     ("grid_sample", _sample("bilinear", "reflection"), "bilinear-reflection"),
     ("grid_sample", _sample("nearest", "zeros"), "nearest-zeros"),
+    ("conv3d", _conv3d, "strided-padded"),
 ]

@@ -71,6 +71,7 @@ from .fold import Fold, Unfold
 
 # ---- PyTorch's layers, third batch (branch layers3) ----
 from .pooling import LPPool1d, LPPool2d
+from .conv import Conv3d
 from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 
 __all__ = [
@@ -213,4 +214,5 @@ __all__ = [
     "MaxUnpool2d",
     "LPPool1d",
     "LPPool2d",
+    "Conv3d",
 ]

@@ -341,5 +341,6 @@ from .functional_pooling import lp_pool1d, lp_pool2d  # noqa: E402
 
 __all__ += ["gumbel_softmax", "lp_pool1d", "lp_pool2d"]
 from .functional_grid_sample import affine_grid, grid_sample  # noqa: E402
+from .functional_conv import conv3d  # noqa: E402
 
-__all__ += ["affine_grid", "grid_sample"]
+__all__ += ["affine_grid", "grid_sample", "conv3d"]
