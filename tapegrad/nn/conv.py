@@ -207,7 +207,7 @@ class _ConvNd(_ConvBase):
             self.dilation,
             self.groups,
             dims=self.dims,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
 

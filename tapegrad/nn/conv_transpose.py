@@ -94,7 +94,7 @@ class _ConvTransposeNd(_ConvBase):
             self.groups,
             self.dilation,
             dims=self.dims,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
 

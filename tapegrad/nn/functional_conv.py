@@ -24,7 +24,7 @@ _AXES = {1: "(N, C, L)", 2: "(N, C, H, W)", 3: "(N, C, D, H, W)"}
 _UNBATCHED = {1: "(C, L)", 2: "(C, H, W)", 3: "(C, D, H, W)"}
 
 
-def parse_ints(value: Any, name: str, dims: int, minimum: int, layer: str) -> tuple:
+def parse_ints(value: Any, name: str, dims: int, minimum: int, layer: object) -> tuple:
     """An int or a tuple of `dims` ints, each >= minimum, as a tuple (the helper the layers share).
 
     >>> parse_ints(3, "kernel_size", 2, 1, "conv2d")
@@ -43,7 +43,7 @@ def parse_ints(value: Any, name: str, dims: int, minimum: int, layer: str) -> tu
     return tuple(int(v) for v in items)
 
 
-def _check_input(input: Any, dims: int, layer: str) -> bool:
+def _check_input(input: Any, dims: int, layer: object) -> bool:
     """Whether input is batched; a clear error for a non-Tensor or a wrong number of axes."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{layer}: the input must be a tapegrad Tensor, got {type(input).__name__}")
@@ -66,7 +66,9 @@ def _from_2d(t: Tensor, dims: int, batched: bool) -> Tensor:
     return t.reshape(shape if batched else shape[1:])
 
 
-def _conv_padding(padding: Any, kernel: tuple, stride: tuple, dilation: tuple, layer: str) -> tuple:
+def _conv_padding(
+    padding: Any, kernel: tuple, stride: tuple, dilation: tuple, layer: object
+) -> tuple:
     """(before, after) per spatial axis: from ints, or PyTorch's 'valid' / 'same' (an uneven total
     goes to the right / bottom, as PyTorch does)."""
     if isinstance(padding, str):
@@ -92,7 +94,7 @@ def _four(pads: tuple) -> tuple:
     return ((0, 0) + pads[0]) if len(pads) == 1 else pads[0] + pads[1]
 
 
-def check_weight(weight: Any, groups: Any, dims: int, layout: str, layer: str) -> None:
+def check_weight(weight: Any, groups: Any, dims: int, layout: str, layer: object) -> None:
     """A clear error unless weight is a (dims + 2)-D Tensor (`layout`, then the kernel's axes)
     and groups a positive int: the checks every convolution makes.
 
@@ -108,7 +110,7 @@ def check_weight(weight: Any, groups: Any, dims: int, layout: str, layer: str) -
         raise ValueError(f"{layer}: groups must be a positive int, got {groups!r}")
 
 
-def check_bias(bias: Any, out_channels: int, layer: str) -> None:
+def check_bias(bias: Any, out_channels: int, layer: object) -> None:
     """A clear error unless bias is None or a Tensor of shape (out_channels,).
 
     >>> check_bias(tg.zeros(4), 4, "conv1d")
@@ -128,7 +130,7 @@ def conv_nd(
     groups: int,
     *,
     dims: int,
-    layer: str,
+    layer: object,
 ) -> Tensor:
     """conv1d / conv2d, checked and recorded as one conv2d primitive (`layer` names the caller in
     errors: the functional name or the layer's repr).

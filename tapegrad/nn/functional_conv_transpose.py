@@ -29,7 +29,7 @@ def output_geometry(
     padding: tuple,
     output_padding: tuple,
     dilation: tuple,
-    layer: str,
+    layer: object,
 ) -> tuple:
     """The output's spatial sizes, (n - 1) * stride - 2 * padding + dilation * (k - 1) +
     output_padding + 1 per axis, after PyTorch's checks."""
@@ -71,7 +71,7 @@ def conv_transpose_nd(
     dilation: Any,
     *,
     dims: int,
-    layer: str,
+    layer: object,
 ) -> Tensor:
     """conv_transpose1d / 2d, checked and recorded as conv2d_input_grad (+ bias); `layer` names
     the caller in errors.

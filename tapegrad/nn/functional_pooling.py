@@ -50,7 +50,7 @@ def pool_geometry(
     ceil_mode: bool,
     *,
     dims: int,
-    layer: str,
+    layer: object,
     max_pool: bool,
 ) -> tuple:
     """Checked pooling arguments: (batched, kernel, stride, padding4, dilation, out_sizes), as the
@@ -103,7 +103,7 @@ def max_pool_nd(
     return_indices: bool = False,
     *,
     dims: int,
-    layer: str,
+    layer: object,
 ) -> Any:
     """max_pool1d / max_pool2d for the functional spellings and the layers (`layer` names the
     caller in errors).
@@ -204,7 +204,7 @@ def avg_pool_nd(
     divisor_override: int | None = None,
     *,
     dims: int,
-    layer: str,
+    layer: object,
 ) -> Tensor:
     """avg_pool1d / avg_pool2d for the functional spellings and the layers.
 
@@ -306,7 +306,7 @@ def _averaging_matrix(n: int, out: int, dtype: Any) -> np.ndarray:
     return a
 
 
-def adaptive_output_size(output_size: Any, sizes: tuple, layer: str) -> tuple:
+def adaptive_output_size(output_size: Any, sizes: tuple, layer: object) -> tuple:
     """(Ho, Wo) from an int or a pair whose None entries keep the input's size.
 
     >>> adaptive_output_size((3, None), (8, 8), "adaptive_avg_pool2d")

@@ -171,7 +171,13 @@ class Dense(Module):
                 f"(its {size}), got shape {tuple(shape)}; reshape the input or build the layer "
                 f"with {size}={shape[-1] if shape else '...'}"
             )
-        y = linear(input, self.weight, self.bias)
+        # (the registry read directly: `self.weight` is found only after a failed lookup, which
+        # raises and catches an AttributeError inside Python, ~4,000 instructions)
+        params = self._parameters
+        if "weight" in params and "bias" in params:
+            y = linear(input, params["weight"], params["bias"])
+        else:  # (a name bound to a plain attribute instead, as weight-norm style code does)
+            y = linear(input, self.weight, self.bias)
         return self.activation(y) if self.activation is not None else y
 
     def extra_repr(self) -> str:

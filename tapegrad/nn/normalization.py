@@ -197,6 +197,10 @@ class LayerNorm(_AffineNorm):
 
     def forward(self, input: Tensor) -> Tensor:
         check_layer_norm_input(input, self.normalized_shape, "LayerNorm")
+        params = self._parameters  # (read there, not by a failed lookup first: see Dense.forward)
+        if "weight" in params and "bias" in params:
+            weight, bias = params["weight"], params["bias"]
+            return layer_norm(input, self.normalized_shape, weight, bias, self.eps)
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

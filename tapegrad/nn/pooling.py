@@ -56,7 +56,7 @@ class _MaxPoolNd(Module):
             self.ceil_mode,
             self.return_indices,
             dims=self.dims,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
@@ -119,7 +119,7 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
             dims=2,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
@@ -160,7 +160,7 @@ class AvgPool1d(Module):
             self.ceil_mode,
             self.count_include_pad,
             dims=1,
-            layer=repr(self),
+            layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:

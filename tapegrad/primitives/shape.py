@@ -152,8 +152,11 @@ def broadcast(x, shape):
 
 def is_basic_index(index) -> bool:
     """Ints, slices, None and Ellipsis only: no position can be selected twice."""
-    items = index if isinstance(index, tuple) else (index,)
-    return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)) for i in items)
+    # (a loop: all() over a generator costs a frame, and a GeneratorExit when it stops early)
+    for i in index if isinstance(index, tuple) else (index,):
+        if not (i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice))):
+            return False
+    return True
 
 
 @primitive(

@@ -7,6 +7,7 @@ one). The method rooms call these helpers.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
@@ -99,7 +100,7 @@ def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:
 def resolve_shape(size: int, shape: tuple) -> tuple:
     if shape.count(-1) > 1:
         raise ValueError("only one dimension can be -1")
-    known = int(np.prod([n for n in shape if n != -1])) if shape else 1
+    known = int(math.prod(n for n in shape if n != -1))  # (np.prod of a list: ~10x the cost)
     if -1 in shape:
         if known == 0 or size % known:
             raise ValueError("the sizes do not divide evenly")

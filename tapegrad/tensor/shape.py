@@ -10,6 +10,7 @@ and `t.reshape((2, 3))`, `dim=` and `axis=`. Results that share memory with the 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -110,7 +111,7 @@ class ShapeMixin(TensorBase):
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         shape = self.shape
-        return self.reshape(shape[:s] + (int(np.prod(shape[s : e + 1])),) + shape[e + 1 :])
+        return self.reshape(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
     def ravel(self) -> Tensor:
         """All elements in one axis (as flatten()).
