@@ -1,6 +1,7 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
-un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold, ctc_loss): (name, build, id)
-rows, each build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold, ctc_loss) and the third (lp_pool,
+gumbel_softmax, affine_grid, grid_sample, conv3d): (name, build, id) rows, each build(lib, F, t) ->
+(out, leaves) written once for tapegrad and PyTorch."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ X234 = R.standard_normal((2, 3, 4))
 X23345 = R.standard_normal((2, 3, 3, 4, 5))
 X2622 = R.standard_normal((2, 6, 2, 2))
 X12_2 = R.standard_normal((12, 2))
+THETA = R.standard_normal((2, 2, 3))
+GRID = R.uniform(-1.3, 1.3, (2, 3, 2, 2))
+LOGITS = np.eye(3)[[0, 2, 1, 2]] * 60.0 + R.standard_normal((4, 3)) * 0.1
 
 
 def _one(fn: Callable, a: np.ndarray) -> Callable:
@@ -32,6 +36,20 @@ def _unpool(dims: int) -> Callable:
         return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
 
     return build
+
+
+def _sample(mode: str, padding_mode: str) -> Callable:
+    def build(lib, F, t):
+        x, grid = t(X23345[:, 0], True), t(GRID, True)
+        return F.grid_sample(x, grid, mode, padding_mode, align_corners=False), [x, grid]
+
+    return build
+
+
+def _conv3d(lib, F, t):
+    x, w = t(X23345, True), t(np.random.default_rng(9).standard_normal((4, 3, 2, 2, 3)), True)
+    b = t(np.random.default_rng(10).standard_normal(4), True)
+    return F.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1)), [x, w, b]
 
 
 def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
@@ -101,4 +119,13 @@ LAYER_CALLS = [
     ("ctc_loss", _ctc(False, zero_infinity=True), "padded-mean"),
     ("ctc_loss", _ctc(True, reduction="sum", zero_infinity=True, blank=0), "concatenated-sum"),
     ("ctc_loss", _ctc(False, reduction="none", zero_infinity=True), "none"),
+    # (third batch, branch layers3: positive inputs, as x ** 2.5 needs)
+    ("lp_pool1d", _one(lambda F, x: F.lp_pool1d(x, 2.5, 3, 2, True), np.abs(X238) + 0.1), "ceil"),
+    ("lp_pool2d", _one(lambda F, x: F.lp_pool2d(x, 2, (2, 3), 1), X23345[0]), "stride1"),
+    # (logits 60 apart: the one-hot is PyTorch's whatever either library's noise, w.p. ~1 - 1e-26)
+    ("gumbel_softmax", _one(lambda F, x: F.gumbel_softmax(x, 0.5, True, dim=1), LOGITS), "hard"),
+    ("affine_grid", _one(lambda F, t: F.affine_grid(t, (2, 1, 3, 4), False), THETA), "2d"),
+    ("grid_sample", _sample("bilinear", "reflection"), "bilinear-reflection"),
+    ("grid_sample", _sample("nearest", "zeros"), "nearest-zeros"),
+    ("conv3d", _conv3d, "strided-padded"),
 ]

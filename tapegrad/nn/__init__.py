@@ -68,6 +68,10 @@ from .bilinear import Bilinear
 from .embedding_bag import EmbeddingBag
 from .resampling import ChannelShuffle
 from .fold import Fold, Unfold
+
+# ---- PyTorch's layers, third batch (branch layers3) ----
+from .pooling import LPPool1d, LPPool2d
+from .conv import Conv3d
 from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 
 __all__ = [
@@ -208,6 +212,9 @@ __all__ = [
     "TransformerDecoderLayer",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "LPPool1d",
+    "LPPool2d",
+    "Conv3d",
 ]
 
 # ---- the CTC loss (branch tidy2) ----

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d and Conv2d, with PyTorch's signatures, weight layout, init and repr.
+"""Convolution layers: Conv1d, Conv2d and Conv3d, with PyTorch's signatures, weight layout, init
+and repr.
 
 Weight (out_channels, in_channels / groups, *kernel_size), initialised as PyTorch does
 (kaiming_uniform with a=sqrt(5), bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))), so weights move between
@@ -102,7 +103,7 @@ class _ConvBase(Module):
 
 
 class _ConvNd(_ConvBase):
-    """What Conv1d and Conv2d share: padding (ints, 'valid', 'same') and padding modes."""
+    """What Conv1d, Conv2d and Conv3d share: padding (ints, 'valid', 'same') and padding modes."""
 
     def __init__(
         self,
@@ -148,7 +149,7 @@ class _ConvNd(_ConvBase):
     def _check_input(self, input: Any) -> None:
         """The layer's own view of a bad input: its repr, the shape, what it expects."""
         dims = self.dims
-        axes = "L)" if dims == 1 else "H, W)"
+        axes = {1: "L)", 2: "H, W)", 3: "D, H, W)"}[dims]
         if not isinstance(input, Tensor):
             raise TypeError(f"{self!r}: the input must be a tapegrad Tensor, got {type(input)}")
         if input.ndim not in (dims + 1, dims + 2):
@@ -228,3 +229,13 @@ class Conv1d(_ConvNd):
     """
 
     dims = 1
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution (cross-correlation) over (N, C, D, H, W) or unbatched (C, D, H, W) inputs.
+
+    >>> tg.nn.Conv3d(2, 4, (1, 3, 3), padding=(0, 1, 1))(tg.ones(1, 2, 3, 8, 8)).shape
+    (1, 4, 3, 8, 8)
+    """
+
+    dims = 3

@@ -339,3 +339,13 @@ __all__ += ["channel_shuffle", "fold", "unfold", "max_unpool1d", "max_unpool2d"]
 from .functional_ctc import ctc_loss  # noqa: E402
 
 __all__ += ["ctc_loss"]
+
+# ---- PyTorch's other layers' functions, third batch (branch layers3) ----
+from .functional_gumbel import gumbel_softmax  # noqa: E402
+from .functional_pooling import lp_pool1d, lp_pool2d  # noqa: E402
+
+__all__ += ["gumbel_softmax", "lp_pool1d", "lp_pool2d"]
+from .functional_grid_sample import affine_grid, grid_sample  # noqa: E402
+from .functional_conv import conv3d  # noqa: E402
+
+__all__ += ["affine_grid", "grid_sample", "conv3d"]

@@ -1,8 +1,9 @@
-"""Functional convolution: conv1d, conv2d, and the argument checks conv-shaped ops share.
+"""Functional convolution: conv1d, conv2d, conv3d, and the argument checks conv-shaped ops share.
 
 Checks and normalises the arguments (PyTorch's rules and defaults; errors name the op or layer and
 the shapes), then records one primitive of primitives/nn.py. 1-D ops run as 2-D ones over a unit H
-axis; unbatched inputs get a unit batch axis (the pools of functional_pooling.py do the same).
+axis; 3-D ones as a sum over the kernel's depth of 2-D ones over depth slices folded into the
+batch; unbatched inputs get a unit batch axis (the pools of functional_pooling.py do the same).
 Layer L5: imports tensor.py and the rule table (primitives/nn.py).
 """
 
@@ -12,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from ..math import cat
 from ..primitives import nn as P
 from ..tape.composite import mark
 from ..tensor import Tensor
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d"]
 
-_AXES = {1: "(N, C, L)", 2: "(N, C, H, W)"}
-_UNBATCHED = {1: "(C, L)", 2: "(C, H, W)"}
+_AXES = {1: "(N, C, L)", 2: "(N, C, H, W)", 3: "(N, C, D, H, W)"}
+_UNBATCHED = {1: "(C, L)", 2: "(C, H, W)", 3: "(C, D, H, W)"}
 
 
 def parse_ints(value: Any, name: str, dims: int, minimum: int, layer: object) -> tuple:
@@ -101,7 +103,7 @@ def check_weight(weight: Any, groups: Any, dims: int, layout: str, layer: object
     if not isinstance(weight, Tensor) or weight.ndim != dims + 2:
         raise ValueError(
             f"{layer}: weight must be a {dims + 2}-D Tensor ({layout}, "
-            f"{'kernel' if dims == 1 else 'kH, kW'}), got "
+            f"{['kernel', 'kH, kW', 'kD, kH, kW'][dims - 1]}), got "
             f"{weight.shape if isinstance(weight, Tensor) else type(weight).__name__}"
         )
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
@@ -173,6 +175,11 @@ def conv_nd(
             f"{' x '.join(map(str, kernel))} spanning {' x '.join(map(str, extent))} with "
             f"dilation {dilation}; pad more, or use a smaller kernel or dilation"
         )
+    if dims == 3:
+        x = input if batched else input.unsqueeze(0)
+        out = _conv3d(x, weight, bias, stride, pads, dilation, int(groups))
+        out = out if batched else out.squeeze(0)
+        return mark(out, "conv3d", ("x", "w", "b"), (input, weight, bias))
     one = (1,) * (2 - dims)
     x = _as_2d(input, dims, batched)
     w = weight.reshape(weight.shape[:2] + one + kernel)
@@ -189,6 +196,44 @@ def conv_nd(
     return mark(
         _from_2d(out, dims, batched), f"conv{dims}d", ("x", "w", "b"), (input, weight, bias)
     )
+
+
+def _conv3d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: tuple,
+    pads: tuple,
+    dilation: tuple,
+    groups: int,
+) -> Tensor:
+    """A batched 3-D convolution as conv2d primitives: per kernel depth tap, the depth slices it
+    reads (every stride-th) folded into the batch and convolved over (H, W); the taps summed."""
+    (front, back), (sd, dd) = pads[0], (stride[0], dilation[0])
+    if front or back:  # (zeros along depth; H and W are padded by conv2d itself)
+        zeros = [Tensor(np.zeros((*x.shape[:2], m, *x.shape[3:]), x.dtype)) for m in (front, back)]
+        x = cat([zeros[0], x, zeros[1]], 2)
+    n, c, depth = x.shape[:3]
+    out_depth = (depth - dd * (weight.shape[2] - 1) - 1) // sd + 1
+    terms = []
+    for k in range(weight.shape[2]):
+        part = x[:, :, k * dd : k * dd + (out_depth - 1) * sd + 1 : sd]
+        flat = part.transpose(1, 2).reshape(n * out_depth, c, *x.shape[3:])
+        terms.append(
+            P.conv2d(
+                flat,
+                weight[:, :, k],
+                stride=stride[1:],
+                padding=_four(pads[1:]),
+                dilation=dilation[1:],
+                groups=groups,
+            )
+        )
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    out = total.reshape(n, out_depth, *total.shape[1:]).transpose(1, 2)
+    return out if bias is None else out + bias.reshape(-1, 1, 1, 1)
 
 
 def _wrapped(out: Tensor, name: str, input: Tensor, dims: int, batched: bool) -> Tensor:
@@ -230,3 +275,21 @@ def conv1d(
     (2, 4, 4)
     """
     return conv_nd(input, weight, bias, stride, padding, dilation, groups, dims=1, layer="conv1d")
+
+
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-D cross-correlation of (N, C, D, H, W) or (C, D, H, W) with weight (O, C/groups, kD, kH,
+    kW).
+
+    >>> F.conv3d(tg.ones(1, 2, 3, 4, 4), tg.ones(5, 2, 2, 3, 3)).shape
+    (1, 5, 2, 2, 2)
+    """
+    return conv_nd(input, weight, bias, stride, padding, dilation, groups, dims=3, layer="conv3d")

@@ -1,8 +1,9 @@
-"""Functional pooling: max/avg_pool1d/2d and adaptive_avg_pool2d.
+"""Functional pooling: max/avg/lp_pool1d/2d and adaptive_avg_pool2d.
 
 Checks and normalises the arguments as functional_conv does (PyTorch's rules and defaults), then
 records one primitive of primitives/pooling.py; 1-D pools run as 2-D ones over a unit H axis.
-adaptive_avg_pool2d is two matmuls with averaging matrices. Layer L5: imports tensor.py, the rule
+adaptive_avg_pool2d is two matmuls with averaging matrices; lp_pool is PyTorch's
+composition of avg_pool (or max_pool for p = +-inf). Layer L5: imports tensor.py, the rule
 table (primitives/pooling.py) and functional_conv's argument checks.
 """
 
@@ -14,10 +15,20 @@ import numpy as np
 
 from ..primitives import pooling
 from ..tape.composite import mark
+from ..autograd import enable_grad, grad, no_grad
 from ..tensor import Tensor
+from .functional_activation import relu
 from .functional_conv import _as_2d, _check_input, _four, _from_2d, _wrapped, parse_ints
 
-__all__ = ["adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d"]
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "max_pool1d",
+    "max_pool2d",
+]
 
 
 def _pool_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -335,3 +346,100 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         out = Tensor(rows) @ out
     out = out if out is not input else input.clone()
     return mark(out, "adaptive_avg_pool2d", ("x", "A", "B"), (input, rows, cols))
+
+
+def lp_pool_nd(
+    input: Tensor,
+    norm_type: float,
+    kernel_size: Any,
+    stride: Any = None,
+    ceil_mode: bool = False,
+    *,
+    dims: int,
+    layer: str,
+) -> Tensor:
+    """lp_pool1d / lp_pool2d for the functional spellings and the layers: PyTorch's formula,
+    (k * avg_pool(x ** p)) ** (1 / p) through sign(s) * relu(|s|), so a window whose sum is 0
+    gets gradient 0; p = inf / -inf are the max / min of |x| over each window.
+
+    >>> lp_pool_nd(tg.ones(1, 1, 4), 2, 2, dims=1, layer="lp_pool1d")
+    tensor([[[1.4142, 1.4142]]])
+    """
+    if isinstance(norm_type, bool) or not isinstance(norm_type, (int, float, np.number)):
+        raise TypeError(f"{layer}: norm_type must be a number, got {norm_type!r}")
+    if norm_type == float("inf"):
+        return max_pool_nd(
+            input.abs(), kernel_size, stride, 0, 1, ceil_mode, dims=dims, layer=layer
+        )
+    if norm_type == -float("inf"):
+        low = max_pool_nd(
+            -input.abs(), kernel_size, stride, 0, 1, ceil_mode, dims=dims, layer=layer
+        )
+        return -low
+    if norm_type == 0:  # (PyTorch fails dividing 1 by it: ZeroDivisionError)
+        raise ValueError(f"{layer}: norm_type must be non-zero (the result is the sum ** (1/p))")
+    count = int(np.prod(parse_ints(kernel_size, "kernel_size", dims, 1, layer)))
+
+    def window_sum(x: Tensor) -> Tensor:  # (PyTorch's: the average, padding 0, times k)
+        return avg_pool_nd(x, kernel_size, stride, 0, ceil_mode, dims=dims, layer=layer) * count
+
+    total = window_sum(input.pow(norm_type))
+    # (sign * relu(|s|) is s itself, but with gradient 0 at s = 0, as PyTorch's)
+    out = (total.sign() * relu(total.abs())).pow(1.0 / norm_type)
+    rule = {"p": norm_type, "window_sum": _on_arrays(window_sum)}
+    rule["spread"] = _transposed(window_sum, input.shape, input.dtype)
+    return mark(out, layer, ("x",), (input,), rule)
+
+
+def _on_arrays(linear: Any) -> Any:
+    """A function of tensors run on arrays, off the tape (a textbook rule's symbol)."""
+
+    def run(a: np.ndarray) -> np.ndarray:
+        with no_grad():
+            return linear(Tensor(a)).numpy()
+
+    return run
+
+
+def _transposed(linear: Any, shape: tuple, dtype: Any) -> Any:
+    """The transpose of a linear function of tensors of `shape`, on arrays: its vector-Jacobian
+    product, the same at every point (a textbook rule's symbol; it keeps no activation alive)."""
+
+    def run(h: np.ndarray) -> np.ndarray:
+        with enable_grad():
+            zero = Tensor(np.zeros(shape, dtype), requires_grad=True)
+            (back,) = grad(linear(zero), zero, Tensor(np.asarray(h, dtype)))
+        return back.numpy()
+
+    return run
+
+
+def lp_pool2d(
+    input: Tensor,
+    norm_type: float,
+    kernel_size: Any,
+    stride: Any = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """Power-average pooling over each kH x kW window: (sum of x ** p) ** (1 / p).
+
+    >>> F.lp_pool2d(tg.ones(1, 1, 4, 4), 1, 2)
+    tensor([[[[4., 4.],
+              [4., 4.]]]])
+    """
+    return lp_pool_nd(input, norm_type, kernel_size, stride, ceil_mode, dims=2, layer="lp_pool2d")
+
+
+def lp_pool1d(
+    input: Tensor,
+    norm_type: float,
+    kernel_size: Any,
+    stride: Any = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """Power-average pooling over each window of k along the last axis of (N, C, L) or (C, L).
+
+    >>> F.lp_pool1d(tg.tensor([[[3.0, 4.0]]]), 2, 2)
+    tensor([[[5.]]])
+    """
+    return lp_pool_nd(input, norm_type, kernel_size, stride, ceil_mode, dims=1, layer="lp_pool1d")

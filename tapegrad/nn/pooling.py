@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d, MaxUnpool1d/2d
-(PyTorch's signatures and repr).
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, LPPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d,
+MaxUnpool1d/2d (PyTorch's signatures and repr).
 
 The settings are checked when the layer is made (PyTorch checks them at the first call); the math
 is tapegrad.nn.functional_pooling's, functional_adaptive_pool's and functional_unpool's. Layer L5:
@@ -12,7 +12,8 @@ from typing import Any
 
 from ..tensor import Tensor
 from .functional_conv import parse_ints
-from .functional_pooling import adaptive_avg_pool2d, adaptive_output_size, avg_pool_nd, max_pool_nd
+from .functional_pooling import adaptive_avg_pool2d, adaptive_output_size, avg_pool_nd, lp_pool_nd
+from .functional_pooling import max_pool_nd
 from .functional_adaptive_pool import adaptive_avg_pool_nd, adaptive_max_pool_nd, adaptive_sizes
 from .functional_unpool import max_unpool_nd
 from .module import Module
@@ -310,6 +311,56 @@ class MaxUnpool1d(_MaxUnpoolNd):
     >>> pool, unpool = tg.nn.MaxPool1d(2, return_indices=True), tg.nn.MaxUnpool1d(2)
     >>> unpool(*pool(tg.ones(1, 1, 6))).shape
     (1, 1, 6)
+    """
+
+    dims = 1
+
+
+class _LPPoolNd(Module):
+    dims = 2
+
+    def __init__(
+        self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+    ) -> None:
+        super().__init__()
+        _checked(self, self.dims, kernel_size, stride, 0)
+        # (kept as given, stride None included, as PyTorch keeps and shows them)
+        self.norm_type, self.kernel_size, self.stride = norm_type, kernel_size, stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return lp_pool_nd(
+            input,
+            self.norm_type,
+            self.kernel_size,
+            self.stride,
+            self.ceil_mode,
+            dims=self.dims,
+            layer=f"lp_pool{self.dims}d",
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+            f"ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over each window of (N, C, H, W) or (C, H, W): (sum x ** p) ** (1/p).
+
+    >>> tg.nn.LPPool2d(2, 3, stride=2)(tg.ones(1, 4, 7, 7)).shape
+    (1, 4, 3, 3)
+    """
+
+    dims = 2
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over each window along the last axis of (N, C, L) or (C, L).
+
+    >>> tg.nn.LPPool1d(2, 3)(tg.ones(1, 4, 9)).shape
+    (1, 4, 3)
     """
 
     dims = 1

@@ -20,6 +20,7 @@ from . import composite_activations, composite_layers, composite_losses, composi
 from . import composite_margins  # noqa: F401  (functions' rules)
 from . import composite_resampling  # noqa: F401  (transposed convolutions, interpolate, shuffles)
 from . import composite_pooling  # noqa: F401  (adaptive pooling in 1 and 3 dimensions, max)
+from . import composite_spatial  # noqa: F401  (affine_grid, grid_sample)
 from . import composite_bilinear, composite_embedding_bag  # noqa: F401  (F.bilinear, embedding_bag)
 from . import composite_fold  # noqa: F401  (F.unfold, F.fold)
 from . import composite_ctc  # noqa: F401  (F.ctc_loss)

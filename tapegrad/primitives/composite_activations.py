@@ -1,7 +1,8 @@
 """The textbook rules of the activations beyond the classic ones (composite_layers.py keeps gelu,
 silu, elu, softplus and the softmax family): the elu family's selu and celu, mish, softsign,
 tanhshrink, logsigmoid, glu, softmin, and the piecewise-linear ones (hardtanh, relu6,
-hardsigmoid, hardswish, threshold, the shrinks, prelu, rrelu), with PyTorch's choice at the kinks.
+hardsigmoid, hardswish, threshold, the shrinks, prelu, rrelu), with PyTorch's choice at the kinks,
+and gumbel_softmax (a softmax of noisy logits).
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule, its symbols and its
 variants are).
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .composites import Rule, Symbols, along, composite
+from .composites import Rule, Symbols, along, composite, normalised
 
 SELU_ALPHA = 1.6732632423543772848170429916717  # (as nn/functional_activation.py's)
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -177,4 +178,28 @@ def _rrelu(p: dict) -> Rule:
         "x if x > 0 else a * x",
         {"x": "g * where(x > 0, 1, a)", "a": None},
         (f"a: {drawn if p.get('training') else '(lower + upper) / 2'}",),
+    )
+
+
+def _gumbel_symbols(p: dict, v: dict) -> dict:
+    dim, tau = p.get("dim", -1), p.get("tau", 1)
+    soft = normalised((v["x"] + p["gumbels"]) / tau, dim)
+    return {**along(dim), "soft": soft, "tau": tau}
+
+
+@composite("gumbel_softmax", _gumbel_symbols)
+def _gumbel_softmax(p: dict) -> Rule:
+    hard = p.get("hard", False)
+    return Rule(
+        "gumbel_softmax",
+        "onehot(argmax(soft))" if hard else "soft",
+        {"x": "soft * (g - sum(g * soft)) / tau"},
+        (
+            "soft = softmax((x + gumbels) / tau) along dim; gumbels: the Gumbel(0, 1) noise drawn",
+            *(
+                ("hard: the value is one-hot, the gradient the soft sample's (straight-through)",)
+                if hard
+                else ()
+            ),
+        ),
     )

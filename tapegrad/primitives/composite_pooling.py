@@ -1,6 +1,7 @@
-"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling and of
-max unpooling, run as several primitives (matmuls with averaging matrices; a gather at the
-windows' maxima; a scatter into zeros).
+"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling, of max
+unpooling and of power-average (lp) pooling, run as several primitives (matmuls with averaging
+matrices; a gather at the windows' maxima; a scatter into zeros; a power, an average pool and a
+root).
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule and its symbols are);
 adaptive_avg_pool2d's rule, the matrices of the rows and the columns, is in composite_layers.py.
@@ -110,3 +111,30 @@ def _max_unpool1d(p: dict) -> Rule:
 @composite("max_unpool2d", _unpool_symbols)
 def _max_unpool2d(p: dict) -> Rule:
     return _unpool_rule(2)
+
+
+def _lp_symbols(p: dict, v: dict) -> dict:
+    return {"p": p["p"], "window_sum": p["window_sum"], "spread": p["spread"]}
+
+
+def _lp_rule(dims: int) -> Rule:
+    return Rule(
+        f"lp_pool{dims}d",
+        "window_sum(x ** p) ** (1 / p)",
+        {"x": "x ** (p - 1) * spread(where(out == 0, 0, g * out ** (1 - p)))"},
+        (
+            "window_sum: the sum over each window (a window ceil_mode cuts short scaled up to the "
+            "kernel's size, as PyTorch); spread: its transpose, each entry added back over its "
+            "window; a window whose sum is 0 passes no gradient",
+        ),
+    )
+
+
+@composite("lp_pool1d", _lp_symbols)
+def _lp_pool1d(p: dict) -> Rule:
+    return _lp_rule(1)
+
+
+@composite("lp_pool2d", _lp_symbols)
+def _lp_pool2d(p: dict) -> Rule:
+    return _lp_rule(2)

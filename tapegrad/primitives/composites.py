@@ -228,6 +228,7 @@ WRAPPERS = {
     "linear": "linear",
     "conv1d": "conv2d",
     "conv2d": "conv2d",
+    "conv3d": "conv2d",  # (per kernel depth tap, over depth slices folded into the batch)
     "max_pool1d": "max_pool2d",
     "max_pool2d": "max_pool2d",
     "avg_pool1d": "avg_pool2d",
