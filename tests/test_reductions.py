@@ -314,6 +314,27 @@ def softmax_family_with_no_rows(torch):
     return {"softmax": torch.softmax(x, 1), "logsumexp": torch.logsumexp(x, 0).exp(), "grad": grad}
 
 
+NAN, INF = math.nan, math.inf
+
+
+# A row whose max is +inf is nan throughout (inf - inf), as PyTorch computes it; -inf entries
+# beside finite ones get 0 (log: -inf); a row of -inf is 0/0 = nan; logsumexp keeps inf.
+@program(
+    expected={
+        "softmax": [[NAN, NAN, NAN, NAN], [NAN, NAN, NAN, NAN], [0.5, 0.0, 0.5, 0.0]],
+        "log_softmax": [[NAN] * 4, [NAN] * 4, [-math.log(2), -INF, -math.log(2), -INF]],
+        "logsumexp": [INF, INF, math.log(2)],
+    }
+)
+def softmax_family_with_infinite_entries(torch):
+    x = torch.tensor([[1.0, INF, 2.0, -INF], [INF, INF, -INF, INF], [0.0, -INF, 0.0, -INF]])
+    return {
+        "softmax": torch.softmax(x, 1),
+        "log_softmax": torch.log_softmax(x, 1),
+        "logsumexp": torch.logsumexp(x, 1),
+    }
+
+
 def test_logsumexp_over_an_empty_axis_is_minus_inf_without_numpy_warnings():
     """-inf is the answer (log of an empty sum), as PyTorch gives it: no NumPy RuntimeWarning."""
     x = tg.zeros((2, 0), requires_grad=True)

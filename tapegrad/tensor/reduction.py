@@ -383,7 +383,8 @@ class ReductionMixin(TensorBase):
         if x._data.size == 0:  # nothing to normalise (and no max to shift by)
             return apply(E.sub, x, x.logsumexp(axes, keepdims=True))
         m = np.max(x._data, axis=axes, keepdims=True)
-        shifted = apply(E.sub, x, coerce(np.where(np.isfinite(m), m, 0)))  # rows of -inf: by 0
+        # (rows of -inf shifted by 0; a row whose max is +inf gives nan everywhere, as PyTorch)
+        shifted = apply(E.sub, x, coerce(np.where(m == -np.inf, 0, m)))
         out = shifted - shifted.logsumexp(axes, keepdims=True)
         return mark(out, "log_softmax", ("x",), (x,), {"dim": axis})
 
