@@ -318,20 +318,25 @@ NAN, INF = math.nan, math.inf
 
 
 # A row whose max is +inf is nan throughout (inf - inf), as PyTorch computes it; -inf entries
-# beside finite ones get 0 (log: -inf); a row of -inf is 0/0 = nan; logsumexp keeps inf.
+# beside finite ones get 0 (log: -inf); a row of -inf is 0/0 = nan. logsumexp keeps inf, and its
+# gradient there is exp(x - inf): 0 beside the inf, as PyTorch's.
 @program(
     expected={
         "softmax": [[NAN, NAN, NAN, NAN], [NAN, NAN, NAN, NAN], [0.5, 0.0, 0.5, 0.0]],
         "log_softmax": [[NAN] * 4, [NAN] * 4, [-math.log(2), -INF, -math.log(2), -INF]],
         "logsumexp": [INF, INF, math.log(2)],
+        "g_lse": [[0.0, NAN, 0.0, 0.0], [NAN, NAN, 0.0, NAN], [0.5, 0.0, 0.5, 0.0]],
     }
 )
 def softmax_family_with_infinite_entries(torch):
-    x = torch.tensor([[1.0, INF, 2.0, -INF], [INF, INF, -INF, INF], [0.0, -INF, 0.0, -INF]])
+    rows = [[1.0, INF, 2.0, -INF], [INF, INF, -INF, INF], [0.0, -INF, 0.0, -INF]]
+    x = torch.tensor(rows, requires_grad=True)
+    (g_lse,) = torch.autograd.grad(torch.logsumexp(x, 1).sum(), x)
     return {
         "softmax": torch.softmax(x, 1),
         "log_softmax": torch.log_softmax(x, 1),
         "logsumexp": torch.logsumexp(x, 1),
+        "g_lse": g_lse,
     }
 
 

@@ -167,9 +167,7 @@ def softmax(x, axis):
     if x_data.size == 0:
         return exp(x)
     m = np.max(x_data, axis=axis, keepdims=True)
-    # (a row of -inf is shifted by 0, so 0/0 gives its nan without inf - inf; a row whose max is
-    # +inf gives nan everywhere, as PyTorch's softmax does)
-    e = exp(sub(x, np.where(m == -np.inf, 0, m)))
+    e = exp(sub(x, np.where(np.isfinite(m), m, 0)))
     return div(e, sum(e, axis=axis, keepdims=True))
 
 
