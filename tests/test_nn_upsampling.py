@@ -113,6 +113,14 @@ def test_pixel_shuffle_equals_pytorchs_and_unshuffle_inverts_it(r, shape):
         ("ReflectionPad2d", ((1, 2, 2, 1),), (1, 2, 3, 4)),
         ("ReplicationPad1d", ((3, 1),), (2, 3, 4)),
         ("ReplicationPad2d", (2,), (1, 2, 3, 4)),
+        ("ZeroPad3d", ((1, 0, 2, 1, 0, 1),), (1, 2, 2, 3, 4)),
+        ("ConstantPad3d", (1, 2.5), (2, 2, 3, 4)),
+        ("ReflectionPad3d", ((1, 2, 0, 1, 2, 1),), (1, 2, 3, 3, 4)),
+        ("ReplicationPad3d", (2,), (1, 2, 2, 3, 4)),
+        ("CircularPad1d", ((2, 1),), (2, 3, 4)),
+        ("CircularPad1d", (1,), (3, 4)),
+        ("CircularPad2d", ((1, 2, 2, 0),), (1, 2, 3, 4)),
+        ("CircularPad3d", ((1, 0, 1, 2, 1, 1),), (1, 2, 2, 3, 4)),
     ],
 )
 def test_padding_layers_equal_pytorchs(layer, args, shape):

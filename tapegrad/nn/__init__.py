@@ -41,7 +41,7 @@ from .losses_margin import (
     TripletMarginLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from ..compat.mindspore_optimizers import SGD, Adam, Momentum
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
@@ -49,7 +49,8 @@ from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 # ---- layers PyTorch has that real programs use (branch layers) ----
-from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm, RMSNorm
+from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .group_norms import LocalResponseNorm, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
@@ -58,8 +59,10 @@ from .multihead_attention import MultiheadAttention
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
 from .resampling import UpsamplingNearest2d
-from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
-from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
+from .shape_layers import CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
+from .shape_layers import ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d
+from .shape_layers import ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d
+from .shape_layers import Unflatten, ZeroPad1d, ZeroPad2d, ZeroPad3d
 
 # ---- PyTorch's layers, second batch (branch layers2) ----
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
@@ -87,6 +90,7 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "Cell",
     "CellList",
     "CrossEntropyLoss",
@@ -166,6 +170,7 @@ __all__ = [
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
     "RMSNorm",
     "LocalResponseNorm",
     "GRU",
@@ -183,13 +188,20 @@ __all__ = [
     "UpsamplingNearest2d",
     "ConstantPad1d",
     "ConstantPad2d",
+    "ConstantPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "ReflectionPad1d",
     "ReflectionPad2d",
+    "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "ReplicationPad3d",
     "Unflatten",
     "ZeroPad1d",
     "ZeroPad2d",
+    "ZeroPad3d",
     "AlphaDropout",
     "Dropout1d",
     "Dropout2d",
