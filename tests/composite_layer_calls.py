@@ -52,6 +52,13 @@ def _conv3d(lib, F, t):
     return F.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1)), [x, w, b]
 
 
+def _conv_transpose3d(lib, F, t):
+    x, w = t(X23345, True), t(np.random.default_rng(13).standard_normal((3, 2, 2, 3, 2)), True)
+    b = t(np.random.default_rng(14).standard_normal(4), True)
+    geometry = dict(stride=(2, 1, 2), padding=(1, 1, 0), output_padding=(1, 0, 1), dilation=2)
+    return F.conv_transpose3d(x[:, :2], w[:2], b, groups=2, **geometry), [x, w, b]
+
+
 def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
     def build(lib, F, t):
         w = t(np.random.default_rng(8).standard_normal((6, 3)), True)
@@ -143,4 +150,5 @@ LAYER_CALLS = [
     ),
     ("lp_pool3d", _one(lambda F, x: F.lp_pool3d(x, 3, 2, 1), np.abs(X23345) + 0.1), "stride1"),
     ("max_unpool3d", _unpool(3), "plain"),
+    ("conv_transpose3d", _conv_transpose3d, "strided-padded-grouped"),
 ]
