@@ -181,3 +181,14 @@ def test_unpool_matches_pytorch() -> None:
     want = torch.nn.functional.max_unpool3d(top, idx, 2, output_size=(5, 5, 7))
     ours = F.max_unpool3d(tg.tensor(top.numpy()), tg.tensor(idx.numpy()), 2, output_size=(5, 5, 7))
     np.testing.assert_array_equal(ours.numpy(), want.numpy())
+
+
+def test_empty_batches_and_channels_give_empty_results() -> None:
+    x = tg.ones(0, 2, 4, 4, 4, requires_grad=True)
+    top, idx = F.max_pool3d(x, 2, return_indices=True)
+    assert top.shape == idx.shape == (0, 2, 2, 2, 2) and idx.dtype == tg.int64
+    top.sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape
+    assert F.avg_pool3d(x, 2).shape == F.lp_pool3d(x, 2, 2).shape == (0, 2, 2, 2, 2)
+    assert F.max_unpool3d(top, idx, 2).shape == (0, 2, 4, 4, 4)
+    assert F.max_pool3d(tg.ones(3, 0, 2, 2, 2), 2).shape == (3, 0, 1, 1, 1)

@@ -10,6 +10,7 @@ conv3d does) and divides by the windows' divisors. Layer L5: imports tensor.py, 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,9 @@ def max_pool_volume(
     """
     indices = window_winners(input.numpy(), kernel, stride, pads, dilation, outs)
     lead = input.shape[:-3]
-    picked = input.reshape(*lead, -1).gather(-1, indices.reshape(*lead, -1))
+    # (explicit sizes, not -1: an empty batch reshapes too)
+    flat = input.reshape(*lead, math.prod(input.shape[-3:]))
+    picked = flat.gather(-1, indices.reshape(*lead, math.prod(outs)))
     out = mark(
         picked.reshape(*lead, *outs),
         "max_pool3d",

@@ -89,7 +89,8 @@ def max_unpool_nd(
         )
     lead = input.shape[:-dims]
     flat = Tensor(np.zeros((*lead, plane), input.dtype))
-    out = flat.scatter(-1, index.reshape(*lead, -1), input.reshape(*lead, -1))
+    window = int(np.prod(input.shape[-dims:]))  # (not -1: an empty batch reshapes too)
+    out = flat.scatter(-1, index.reshape(*lead, window), input.reshape(*lead, window))
     out = out.reshape(*lead, *sizes)
     return mark(out, layer, ("x",), (input,), {"indices": index, "dims": dims})
 

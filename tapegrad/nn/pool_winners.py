@@ -42,7 +42,7 @@ def window_winners(
             + (slice(None),) * dims
         ]
         w = w[(Ellipsis,) + tuple(slice(None, None, d) for d in dilation)]
-        return w.reshape(w.shape[: w.ndim - dims] + (-1,))
+        return w.reshape(w.shape[: w.ndim - dims] + (math.prod(kernel),))
 
     keys = windows(values)
     inside = np.broadcast_to(windows(valid), keys.shape)
