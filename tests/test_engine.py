@@ -253,6 +253,42 @@ def test_engine_runs_only_nodes_on_a_path_to_the_targets():
     assert [n.name for n in seen] == ["AddBackward", "SinBackward"]
 
 
+def test_edges_per_input_whatever_the_arity():
+    """Two-input nodes keep their edges in two fields (no tuple per op); Node.edges reads the
+    same per-input tuple for every arity."""
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    w = tg.tensor([[1.0, 0.0], [0.0, 1.0]], requires_grad=True)
+    b = tg.tensor([0.5, 0.5], requires_grad=True)
+    s = x.sin()
+    assert s.grad_fn.edges == (x,) and s.grad_fn.all_edges == (x,)
+    assert (s * x).grad_fn.edges == (s.grad_fn, x)
+    assert (s * 2.0).grad_fn.edges == (s.grad_fn, None)
+    assert (2.0 - s).grad_fn.edges == (None, s.grad_fn)
+    assert (s * 2.0).grad_fn.all_edges is None
+    out = tg.nn.functional.linear(s, w, b)
+    assert out.grad_fn.edges == (s.grad_fn, w, b)
+    assert [e for e, _ in (s * x).grad_fn.next_functions] == [s.grad_fn, x]
+
+
+def test_pruned_edges_run_only_the_rules_that_lead_to_a_target():
+    """grad w.r.t. x alone of x @ w: the node's edges are cut to x's (a plan.Cut), so w's rule
+    does not run, and the gradient is x's all the same."""
+    x = tg.tensor([[1.0, 2.0]], requires_grad=True)
+    w = tg.tensor([[3.0], [4.0]], requires_grad=True)
+    product = x @ w
+    out = product.sum()
+    pruned, _ = plan._needed([out.grad_fn], {x})
+    cut = pruned[product.grad_fn]
+    assert isinstance(cut, plan.Cut) and cut == (x, None)
+    rules_gave = {}
+    found = engine.run_backward(
+        [out.grad_fn], [tg.tensor(1.0)], {x}, observer=lambda n, g, gs: rules_gave.update({n: gs})
+    )
+    assert rules_gave[product.grad_fn][1] is None  # (w's rule never ran)
+    np.testing.assert_allclose(found[x].numpy(), [[3.0, 4.0]])
+    assert w.grad is None
+
+
 @pytest.mark.parametrize("targets", ["all leaves", "some leaves", "a node and a leaf"])
 def test_grad_with_or_without_pruning_agrees_with_closed_forms(targets):
     """grad w.r.t. every leaf reached skips the pruning walk; a subset or a non-leaf target needs

@@ -63,17 +63,17 @@ def test_as_strided_is_a_view_on_and_off_the_tape():
 
 def test_as_strided_refusals():
     x = tg.arange(6.0)
-    with pytest.raises(ValueError, match="need a storage of 7 elements, but this tensor's has 6"):
+    with pytest.raises(RuntimeError, match="need a storage of 7 elements, but this tensor's has 6"):
         x.as_strided((3, 3), (1, 2))
-    with pytest.raises(ValueError, match="negative sizes or strides"):
+    with pytest.raises(RuntimeError, match="negative sizes or strides"):
         x.as_strided((2,), (-1,))
-    with pytest.raises(ValueError, match="invalid storage offset -1"):
+    with pytest.raises(RuntimeError, match="invalid storage offset -1"):
         x.as_strided((2,), (1,), -1)
-    with pytest.raises(ValueError, match="mismatch in length"):
+    with pytest.raises(RuntimeError, match="mismatch in length"):
         x.as_strided((2, 2), (1,))
-    with pytest.raises(ValueError, match="outside this tensor's own elements"):
+    with pytest.raises(RuntimeError, match="outside this tensor's own elements"):
         x[2:].as_strided((2,), (1,), 0)
-    with pytest.raises(ValueError, match="overlap in memory"):
+    with pytest.raises(RuntimeError, match="overlap in memory"):
         tg.ones(1).expand(3).as_strided((1,), (1,))
 
 
@@ -93,7 +93,7 @@ def test_as_strided_scatter_matches_torch():
     # form; PyTorch 2.13 gives the complement here, which no finite difference supports)
     assert ours[0].grad.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
     assert gradcheck(lambda t, s: t.as_strided_scatter(s, (2, 2), (1, 2), 1), tuple(ours))
-    with pytest.raises(ValueError, match="src has shape"):
+    with pytest.raises(RuntimeError, match="src has shape"):
         tg.zeros(4).as_strided_scatter(tg.ones(3), (2,), (2,))
 
 

@@ -45,7 +45,11 @@ class Node:
 
     prim       the Primitive: forward, rules, formulas
     plan       its SavePlan for the inputs that need a gradient (what is saved, the rules to run)
-    edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed)
+    edges      per input: the input's Node, a leaf Tensor, or None (no gradient needed). A property:
+               a two-input op keeps its two in first_edge and second_edge (all_edges None),
+               any other op the tuple in all_edges. Why: a tuple per op is one more object for
+               the cyclic GC, whose passes over a long tape of `x * a + b` are a fifth of its
+               time (measured: 2 tracked objects an op -> 1 halves them)
     saved      per input the value its rules read (a Tensor, or a constant as it is), None where
                they read none; None: they read no input's value. FREED once released
     versions   per input the version its saved Tensor had when saved (None: no Tensor saved
@@ -70,7 +74,9 @@ class Node:
     __slots__ = (
         "prim",
         "plan",
-        "edges",
+        "all_edges",
+        "first_edge",
+        "second_edge",
         "saved",
         "versions",
         "params",
@@ -87,7 +93,9 @@ class Node:
     )
     prim: Primitive
     plan: SavePlan
-    edges: tuple
+    all_edges: tuple | None
+    first_edge: Any
+    second_edge: Any
     saved: Any  # (a tuple, None or FREED)
     versions: tuple | None
     params: dict
@@ -100,6 +108,11 @@ class Node:
     constants: tuple | None
     seq: int
     composite: Any  # (a tape.composite.Composite; unset on most nodes)
+
+    @property
+    def edges(self) -> tuple:
+        """Per input: its Node, a leaf Tensor, or None (no gradient needed)."""
+        return self.all_edges or (self.first_edge, self.second_edge)
 
     @property
     def name(self) -> str:

@@ -109,6 +109,13 @@ class Plan:
         return captured
 
 
+class Cut(tuple):
+    """A node's edges with some cut (None) because they lead to no target: the engine runs the
+    rules of the others one by one, not the node's one-call backward for all it recorded."""
+
+    __slots__ = ()
+
+
 def _needed(root_nodes: list, targets: set) -> tuple[dict, set]:
     """For every node from which some target can be reached, its edges with the ones that lead
     nowhere asked for replaced by None (a target with no such edge maps to ()), and the leaf
@@ -116,12 +123,13 @@ def _needed(root_nodes: list, targets: set) -> tuple[dict, set]:
     pruned: dict = {}
     reached_leaves: set = set()
     for node in sorted(count_consumers(root_nodes), key=_SEQ):
-        kept = [e if e in pruned or e in targets else None for e in node.edges]
+        edges = node.edges
+        kept = [e if e in pruned or e in targets else None for e in edges]
         leading = [e for e in kept if e is not None]
         if leading:
             reached_leaves.update([e for e in leading if e.__class__ is not Node])
-            same = all(k is e for k, e in zip(kept, node.edges))  # (the node's own tuple: the
-            pruned[node] = node.edges if same else tuple(kept)  # engine's one-call rules)
+            same = all(k is e for k, e in zip(kept, edges))  # (all kept: the engine's one-call
+            pruned[node] = edges if same else Cut(kept)  # rules)
         elif node in targets:
             pruned[node] = ()
     return pruned, reached_leaves

@@ -213,7 +213,7 @@ _NUMBERS = frozenset({float, int})
 def keep_single(node: Node, args: Sequence[Any], plan: SavePlan, out: np.ndarray) -> None:
     """One input, a Tensor that needs a gradient (sin(x), x.sum(), ...)."""
     a = args[0]
-    node.edges = (a._grad_fn or a,)
+    node.all_edges = (a._grad_fn or a,)
     node.constants = None
     if plan.saved:
         node.saved = args  # (the tuple of arguments itself: nothing to build)
@@ -230,7 +230,8 @@ def keep_single(node: Node, args: Sequence[Any], plan: SavePlan, out: np.ndarray
 def keep_pair(node: Node, args: Sequence[Any], plan: SavePlan, out: np.ndarray) -> None:
     """Two Tensors that need gradients (x * y, x @ w, ...)."""
     a, b = args
-    node.edges = (a._grad_fn or a, b._grad_fn or b)
+    node.all_edges = None  # (two edges: kept in two fields, not a tuple; Node.edges says why)
+    node.first_edge, node.second_edge = a._grad_fn or a, b._grad_fn or b
     node.constants = None
     saved_at = plan.saved
     if len(saved_at) == 2:  # (a Tensor without a version counter is at version 0)
@@ -256,13 +257,14 @@ def keep_pair_with_constant(
     a, b = args
     numbers: tuple | None
     if needs == 1:
-        node.edges = (a._grad_fn or a, None)
+        node.first_edge, node.second_edge = a._grad_fn or a, None
         numbers = node.constants = _NUMBER_SECOND.get(id(b)) or number_pair(b, 1)
         d = a._data
     else:
-        node.edges = (None, b._grad_fn or b)
+        node.first_edge, node.second_edge = None, b._grad_fn or b
         numbers = node.constants = _NUMBER_FIRST.get(id(a)) or number_pair(a, 0)
         d = b._data
+    node.all_edges = None
     saved_at = plan.saved
     if not saved_at:
         node.saved = node.versions = None
@@ -331,7 +333,7 @@ def keep_many(node: Node, args: Sequence[Any], needs: int, plan: SavePlan, out: 
         if a.__class__ in _NUMBERS:
             numbers = numbers or [None] * len(args)
             numbers[i] = a
-    node.edges = tuple(edges)
+    node.all_edges = tuple(edges)
     node.constants = None if numbers is None else tuple(numbers)
     if plan.saved:
         node.saved, node.versions = saved_values(args, plan.saved)

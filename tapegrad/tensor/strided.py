@@ -29,7 +29,7 @@ def _storage(x: TensorBase) -> np.ndarray:
     while isinstance(owner.base, np.ndarray):
         owner = owner.base
     if owner.base is not None or not owner.flags.c_contiguous or owner.dtype != x._data.dtype:
-        raise ValueError(
+        raise RuntimeError(
             "as_strided: this tensor's memory is not one dense block of its dtype that tapegrad "
             "knows the start of (it came from a broadcast, a strided trick or another library's "
             "buffer); call it on x.contiguous()"
@@ -42,15 +42,15 @@ def _geometry(size: Sequence[int], stride: Sequence[int], offset: int, room: int
     nothing past the storage's `room` elements)."""
     size, stride = [int(n) for n in size], [int(s) for s in stride]
     if len(size) != len(stride):
-        raise ValueError(
+        raise RuntimeError(
             f"as_strided: mismatch in length of strides ({len(stride)}) and shape ({len(size)})"
         )
     if any(s < 0 for s in stride) or any(n < 0 for n in size):
-        raise ValueError(
+        raise RuntimeError(
             f"as_strided: negative sizes or strides are not supported: {size}, {stride}"
         )
     if offset < 0:
-        raise ValueError(f"as_strided: invalid storage offset {offset}")
+        raise RuntimeError(f"as_strided: invalid storage offset {offset}")
     positions = np.full(size, offset, dtype=np.int64)
     for axis, (n, s) in enumerate(zip(size, stride)):
         shape = [1] * len(size)
@@ -58,7 +58,7 @@ def _geometry(size: Sequence[int], stride: Sequence[int], offset: int, room: int
         positions = positions + np.arange(n, dtype=np.int64).reshape(shape) * s
     end = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if positions.size else 0
     if end > room:
-        raise ValueError(
+        raise RuntimeError(
             f"as_strided: sizes {size}, strides {stride} and storage offset {offset} need a "
             f"storage of {end} elements, but this tensor's has {room}"
         )
@@ -92,14 +92,14 @@ class StridedMixin(TensorBase):
             shape[axis] = self.shape[axis]
             mine = mine + np.arange(self.shape[axis], dtype=np.int64).reshape(shape) * s
         if np.unique(mine).size != mine.size:
-            raise ValueError(
+            raise RuntimeError(
                 "as_strided: self's elements overlap in memory (an expanded tensor); call it on "
                 "x.contiguous()"
             )
         own[mine.reshape(-1)] = np.arange(mine.size)
         picked = own[positions]
         if (picked < 0).any():
-            raise ValueError(
+            raise RuntimeError(
                 "as_strided: the view would read memory outside this tensor's own elements; call "
                 "it on the tensor that owns the memory (its base), or on x.contiguous()"
             )
@@ -153,7 +153,7 @@ class StridedMixin(TensorBase):
         count = int(np.prod(shape))
         try:  # (the memory from self's first element on, in storage order)
             memory = _storage(self)[self.storage_offset() :]
-        except ValueError:  # (memory tapegrad does not know the start of: self's elements)
+        except RuntimeError:  # (memory tapegrad does not know the start of: self's elements)
             memory = self._data.reshape(-1)
         if count > memory.size:
             grown = np.zeros(count, dtype=self._data.dtype)
@@ -186,7 +186,7 @@ class StridedMixin(TensorBase):
         out = cast("Tensor", self).contiguous().clone()
         part, values = out.as_strided(size, stride, storage_offset or 0), as_tensor(src)
         if values.shape != part.shape:
-            raise ValueError(
+            raise RuntimeError(
                 f"as_strided_scatter: src has shape {list(values.shape)}, the view "
                 f"{list(part.shape)}; they must be equal"
             )
