@@ -233,3 +233,9 @@ __all__ = [
 from .losses_ctc import CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
+
+# ---- PyTorch's 3-D pooling family and ConvTranspose3d (branch layers4) ----
+from .pooling import AvgPool3d, LPPool3d, MaxPool3d, MaxUnpool3d  # noqa: E402
+from .conv_transpose import ConvTranspose3d  # noqa: E402
+
+__all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]

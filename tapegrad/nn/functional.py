@@ -352,3 +352,10 @@ from .functional_grid_sample import affine_grid, grid_sample  # noqa: E402
 from .functional_conv import conv3d  # noqa: E402
 
 __all__ += ["affine_grid", "grid_sample", "conv3d"]
+
+# ---- PyTorch's 3-D pooling family and conv_transpose3d (branch layers4) ----
+from .functional_pooling import avg_pool3d, lp_pool3d, max_pool3d  # noqa: E402
+from .functional_unpool import max_unpool3d  # noqa: E402
+from .functional_conv_transpose import conv_transpose3d  # noqa: E402
+
+__all__ += ["avg_pool3d", "lp_pool3d", "max_pool3d", "max_unpool3d", "conv_transpose3d"]
