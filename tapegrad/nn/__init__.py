@@ -55,7 +55,7 @@ from .group_norms import LocalResponseNorm, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
-from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d
+from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .multihead_attention import MultiheadAttention
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
@@ -205,6 +205,7 @@ __all__ = [
     "ZeroPad2d",
     "ZeroPad3d",
     "AlphaDropout",
+    "FeatureAlphaDropout",
     "Dropout1d",
     "Dropout2d",
     "Dropout3d",

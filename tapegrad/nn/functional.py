@@ -322,8 +322,9 @@ from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle  
 __all__ += ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rms_norm"]
 __all__ += ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
 from .functional_resampling import upsample, upsample_bilinear, upsample_nearest  # noqa: E402
+from .functional_dropout import feature_alpha_dropout  # noqa: E402
 
-__all__ += ["upsample", "upsample_bilinear", "upsample_nearest"]
+__all__ += ["upsample", "upsample_bilinear", "upsample_nearest", "feature_alpha_dropout"]
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_response_norm"]
 
 # ---- PyTorch's other layers' functions, second batch (branch layers2) ----

@@ -150,6 +150,7 @@ ALIASES = {
     "upsample": "interpolate",
     "upsample_nearest": "interpolate",
     "upsample_bilinear": "interpolate",
+    "feature_alpha_dropout": "alpha_dropout",  # (its mask drawn per channel)
 }
 
 
