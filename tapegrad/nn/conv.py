@@ -156,13 +156,13 @@ class _ConvNd(_ConvBase):
             hint = ""
             if input.ndim == dims and self.in_channels == 1:  # one image or signal, no channel axis
                 hint = "; for one single-channel input add the channel axis: x.unsqueeze(0)"
-            raise ValueError(
+            raise RuntimeError(
                 f"{self!r}: expected a {dims + 2}-D (N, C, {axes} batched or {dims + 1}-D "
                 f"(C, {axes} unbatched input, got shape {input.shape}{hint}"
             )
         channels = input.shape[-dims - 1]
         if channels != self.in_channels:
-            raise ValueError(
+            raise RuntimeError(
                 f"{self!r}: expected an input with {self.in_channels} channels (axis "
                 f"{input.ndim - dims - 1}), got shape {input.shape} with {channels}; check the "
                 f"previous layer's output channels"

@@ -149,12 +149,12 @@ def conv_nd(
     out_channels, in_per_group = weight.shape[:2]
     channels = input.shape[1 if batched else 0]
     if out_channels % groups:
-        raise ValueError(
+        raise RuntimeError(
             f"{layer}: weight of shape {weight.shape} has {out_channels} output channels, "
             f"not divisible by groups={groups}"
         )
     if channels != in_per_group * groups:
-        raise ValueError(
+        raise RuntimeError(
             f"{layer}: weight of shape {weight.shape} with groups={groups} expects an input with "
             f"{in_per_group * groups} channels, got input of shape {input.shape} with {channels}"
         )
@@ -169,7 +169,7 @@ def conv_nd(
     padded = tuple(n + a + b for n, (a, b) in zip(sizes, pads))
     extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
     if any(p < e for p, e in zip(padded, extent)):
-        raise ValueError(
+        raise RuntimeError(
             f"{layer}: the kernel is larger than the padded input: padded input size per channel "
             f"{' x '.join(map(str, padded))} (input shape {input.shape}), kernel size "
             f"{' x '.join(map(str, kernel))} spanning {' x '.join(map(str, extent))} with "

@@ -75,7 +75,7 @@ def pool_geometry(
     extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
     for p, k, e in zip(pads, kernel, extent):
         if 2 * p > (e if max_pool else k):
-            raise ValueError(
+            raise RuntimeError(
                 f"{layer}: padding must be at most half of the kernel's extent, got padding="
                 f"{padding!r} with kernel_size={kernel_size!r}"
                 + (f" and dilation={dilation}" if max_pool else "")
@@ -86,7 +86,7 @@ def pool_geometry(
         for n, k, s, p, d in zip(sizes, kernel, stride, pads, dilation)
     )
     if any(o < 1 for o in outs):
-        raise ValueError(
+        raise RuntimeError(
             f"{layer}: input of shape {input.shape} is too small for kernel_size={kernel_size!r} "
             f"(padding={padding!r}, dilation={dilation!r}): the output would have size "
             f"{' x '.join(map(str, outs))}"
