@@ -1,13 +1,25 @@
 """tg.optim: optimizers with PyTorch's update rules, and learning-rate schedules.
 
 Layer L5: re-exports optimizer.py (the base class), algorithms.py (SGD, Adam, AdamW, RMSprop,
-Adagrad) and the lr_scheduler module.
+Adagrad), adaptive.py (NAdam, RAdam, Adamax) and the lr_scheduler module.
 """
 
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adaptive import Adamax, NAdam, RAdam
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
 from .optimizer import Optimizer
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = [
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "SGD",
+    "lr_scheduler",
+]

@@ -41,6 +41,20 @@ def hyperparameter(name: str, value: Any, low: float = 0.0, high: float | None =
     return value
 
 
+def betas_pair(name: str, value: Any) -> tuple[float, float]:
+    """A pair of decay rates, each in [0, 1) (Adam's betas, Rprop's etas use their own check).
+
+    >>> betas_pair("betas", (0.9, 0.999))
+    (0.9, 0.999)
+    """
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {value!r}")
+    return (
+        hyperparameter(f"{name}[0]", value[0], 0.0, 1.0),
+        hyperparameter(f"{name}[1]", value[1], 0.0, 1.0),
+    )
+
+
 class Optimizer:
     """Base: parameter groups (`param_groups`, each a dict with "params" and hyperparameters), per-
     parameter `state`, `step()`, `zero_grad()`. Subclasses define `_update(p, g, group, state)`.
@@ -98,6 +112,11 @@ class Optimizer:
         group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
         if "maximize" in group:
             group["maximize"] = bool(group["maximize"])
+        if group.get("differentiable"):  # (capturable, for CUDA graphs, changes nothing here)
+            raise ValueError(
+                f"{type(self).__name__}(differentiable=True) would record the update on the "
+                f"tape; tapegrad's optimizers step under no_grad only: leave it False"
+            )
 
     @property
     def params(self) -> list:
@@ -277,6 +296,15 @@ class Optimizer:
             return g
         out = np.multiply(p.numpy(), weight_decay, out=self._scratch(g, slot=1))
         return np.add(out, g, out=out)
+
+    def _decay(self, p: Tensor, g: np.ndarray, group: dict, decoupled: bool) -> np.ndarray:
+        """Weight decay as PyTorch's Adam family: decoupled (AdamW's p *= 1 - lr*wd, g unchanged)
+        or L2 (g + wd*p, in scratch slot 1). Returns the gradient to use."""
+        wd = group["weight_decay"]
+        if wd and decoupled:
+            p.mul_(1 - group["lr"] * wd)
+            return g
+        return self._add_weight_decay(p, g, wd)
 
     def _scratch(self, like: np.ndarray, slot: int = 0) -> np.ndarray:
         """A work array shaped like `like`, shared by all parameters and steps: updates write their
