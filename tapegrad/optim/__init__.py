@@ -1,7 +1,8 @@
 """tg.optim: optimizers with PyTorch's update rules, and learning-rate schedules.
 
 Layer L5: re-exports optimizer.py (the base class), algorithms.py (SGD, Adam, AdamW, RMSprop,
-Adagrad), adaptive.py (NAdam, RAdam, Adamax) and the lr_scheduler module.
+Adagrad), adaptive.py (NAdam, RAdam, Adamax),
+classic.py (Adadelta, Rprop, ASGD) and the lr_scheduler module.
 """
 
 from __future__ import annotations
@@ -9,9 +10,12 @@ from __future__ import annotations
 from . import lr_scheduler
 from .adaptive import Adamax, NAdam, RAdam
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from .classic import ASGD, Adadelta, Rprop
 from .optimizer import Optimizer
 
 __all__ = [
+    "ASGD",
+    "Adadelta",
     "Adagrad",
     "Adam",
     "AdamW",
@@ -20,6 +24,7 @@ __all__ = [
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "SGD",
     "lr_scheduler",
 ]

@@ -109,7 +109,8 @@ class Optimizer:
 
     def _validate(self, group: dict) -> None:
         group["lr"] = hyperparameter("lr", group["lr"])
-        group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
+        if "weight_decay" in group:  # (Rprop has none)
+            group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
         if "maximize" in group:
             group["maximize"] = bool(group["maximize"])
         if group.get("differentiable"):  # (capturable, for CUDA graphs, changes nothing here)
