@@ -2,7 +2,7 @@
 
 Layer L5: re-exports optimizer.py (the base class), algorithms.py (SGD, Adam, AdamW, RMSprop,
 Adagrad), adaptive.py (NAdam, RAdam, Adamax),
-classic.py (Adadelta, Rprop, ASGD) and the lr_scheduler module.
+classic.py (Adadelta, Rprop, ASGD), lbfgs.py (LBFGS) and the lr_scheduler module.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from . import lr_scheduler
 from .adaptive import Adamax, NAdam, RAdam
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
 from .classic import ASGD, Adadelta, Rprop
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "LBFGS",
     "NAdam",
     "Optimizer",
     "RAdam",

@@ -75,10 +75,17 @@ def run_trajectory(info: Any, optim_input: Any, schedulers: list[Any], seed: int
 
 
 def _step(opt: Any, schedulers: list[Any], params: list[Any], x: Any) -> float:
-    opt.zero_grad()
-    loss = _loss(params[0], params[1], x)
-    loss.backward()
-    opt.step()
+    def closure() -> Any:
+        opt.zero_grad()
+        value = _loss(params[0], params[1], x)
+        value.backward()
+        return value
+
+    if type(opt).__name__ == "LBFGS":  # (it evaluates the loss several times: closure only)
+        loss = opt.step(closure)
+    else:
+        loss = closure()
+        opt.step()
     for scheduler in schedulers:
         if _plateau(scheduler):
             scheduler.step(loss.item())
