@@ -166,3 +166,24 @@ def test_updates_are_in_place_and_leave_the_gradient_alone():
         cls([p], weight_decay=0.1).step((g,))
         assert p.numpy() is memory and p.dtype == tg.float32 and p._version > version
         assert np.array_equal(g.numpy(), np.array([0.5, -0.5], dtype=np.float32))
+
+
+def test_sparse_adam_is_built_as_pytorch_checks_it_and_refuses_dense_gradients():
+    p = nn.Parameter(tg.ones(3))
+    opt = tg.optim.SparseAdam([p], lr=0.01)
+    assert opt.param_groups[0] | {"params": None} == {
+        "lr": 0.01,
+        "betas": (0.9, 0.999),
+        "eps": 1e-8,
+        "maximize": False,
+        "params": None,
+    }
+    for kwargs, message in [({"lr": 0.0}, "invalid lr"), ({"eps": 0.0}, "invalid eps")]:
+        with pytest.raises(ValueError, match=message):
+            tg.optim.SparseAdam([p], **kwargs)
+    with pytest.raises(ValueError, match=r"invalid betas\[1\]"):
+        tg.optim.SparseAdam([p], betas=(0.9, 1.0))
+    opt.step((None,))  # (no gradient: nothing to refuse, as PyTorch)
+    with pytest.raises(RuntimeError, match="use tg.optim.Adam"):
+        opt.step((tg.ones(3),))
+    assert np.array_equal(p.numpy(), np.ones(3, dtype=np.float32)) and not opt.state[p]

@@ -1,4 +1,5 @@
-"""Adam's relatives, PyTorch's exact update rules: NAdam, RAdam, Adamax.
+"""Adam's relatives, PyTorch's exact update rules: NAdam, RAdam, Adamax (and SparseAdam's
+constructor: tapegrad has no sparse gradients for it to step with).
 
 Layer L5: imports optim/optimizer.py and tensor. Each class is its hyperparameters plus one
 `_update` done in place, as in algorithms.py (temporaries in the optimizer's scratch arrays, the
@@ -204,4 +205,35 @@ class Adamax(_AdamFamily):
         self._descend_by(p, np.divide(m, u, out=work), group["lr"] / (1 - b1 ** state["step"]))
 
 
-__all__ = ["Adamax", "NAdam", "RAdam"]
+class SparseAdam(_AdamFamily):
+    """PyTorch's SparseAdam signature and checks (lr > 0, eps > 0, betas in [0, 1)). Its step
+    needs sparse gradients, which tapegrad does not make: a step with any gradient is a
+    RuntimeError, as PyTorch's with a dense one (use Adam).
+
+    >>> opt = tg.optim.SparseAdam(emb.parameters(), lr=1e-3)  # step() raises: use Adam
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+
+    def _validate(self, group: dict) -> None:
+        super()._validate(group)
+        for name in ("lr", "eps"):  # (strictly positive here, as PyTorch checks them)
+            if group[name] <= 0:
+                raise ValueError(f"invalid {name}: {group[name]} (it must be > 0)")
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict, state: dict) -> None:
+        raise RuntimeError(
+            "SparseAdam steps only with sparse gradients, and tapegrad's gradients are dense "
+            "(it has no sparse tensors); use tg.optim.Adam instead"
+        )
+
+
+__all__ = ["Adamax", "NAdam", "RAdam", "SparseAdam"]
