@@ -16,6 +16,7 @@ from .creation import (
     arange,
     empty,
     empty_like,
+    empty_strided,
     eye,
     from_numpy,
     full,
@@ -24,6 +25,7 @@ from .creation import (
     logspace,
     ones,
     ones_like,
+    scalar_tensor,
     tensor,
     tril_indices,
     triu_indices,
@@ -71,6 +73,7 @@ from .linear_algebra import *  # noqa: F403  (math.py's too; starred again here 
 
 # does not follow math.py's `__all__ += linear_algebra.__all__`)
 from .combining import *  # noqa: F403  (hstack, meshgrid, broadcast_tensors...: its __all__)
+from .view_copies import *  # noqa: F403  (permute_copy and the other *_copy: its __all__)
 from .dtypes import get_default_dtype, set_default_dtype
 from ._state import (
     enable_grad,
@@ -129,9 +132,9 @@ __all__ = [
     "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
     "nn", "ops", "optim", "special", "utils", "viz",
     # tensors, factories and random numbers
-    "Tensor", "arange", "empty", "empty_like", "eye", "from_numpy", "full", "full_like",
-    "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
-    "ones", "ones_like", "tensor", "zeros", "zeros_like", "Generator",
+    "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
+    "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
+    "ones", "ones_like", "scalar_tensor", "tensor", "zeros", "zeros_like", "Generator",
     "bernoulli", "default_generator", "generator", "get_rng_state", "initial_seed", "manual_seed",
     "multinomial", "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "seed", "set_rng_state",
@@ -159,7 +162,7 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
-    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
+    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm", "rsub",
     # functions (tapegrad/math.py): transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
     "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
@@ -174,7 +177,7 @@ __all__ = [
     "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
     "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
     "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
-    "cumulative_trapezoid",
+    "cumulative_trapezoid", "isin", "unravel_index",
     # functions (tapegrad/math.py): comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -197,13 +200,17 @@ __all__ = [
     # functions of several tensors (tapegrad/combining.py)
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
-    "block_diag", "cdist",
+    "block_diag", "cdist", "combinations",
     # functions (tapegrad/linear_algebra.py, star-imported by math.py): linear algebra
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
-    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr",
+    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot",
+    # PyTorch's *_copy functions (tapegrad/view_copies.py): a view's result in fresh memory
+    "alias_copy", "as_strided_copy", "diagonal_copy", "expand_copy", "permute_copy",
+    "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",
+    "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
     # functions (tapegrad/math.py): in place (torch.exp_(x) and friends)
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",

@@ -1,7 +1,8 @@
 """Functions of several tensors beyond cat and stack (math.py's): joining them along a named axis
 (hstack, vstack, dstack, column_stack, row_stack, with atleast_1d/2d/3d that raise their ranks),
-broadcasting them together (broadcast_tensors, broadcast_shapes, meshgrid, cartesian_prod),
-block_diag, and cdist (the distances between two sets of points).
+broadcasting them together (broadcast_tensors, broadcast_shapes, meshgrid, cartesian_prod,
+and combinations, its unordered kin), block_diag, and cdist (the distances between two sets of
+points).
 
 Layer L4: the Tensor layer and math.py's cat and stack. Each is a composition of recorded views
 and joins, so gradients flow to every input.
@@ -9,6 +10,7 @@ and joins, so gradients flow to every input.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from typing import Any, Sequence
 
@@ -21,7 +23,7 @@ from .tensor.coerce import TensorLike, as_tensor
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod",
-    "block_diag", "cdist",
+    "block_diag", "cdist", "combinations",
 ]  # fmt: skip
 
 
@@ -201,6 +203,26 @@ def cartesian_prod(*tensors: TensorLike) -> Tensor:
         return ts[0]
     grids = meshgrid(*ts, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input: TensorLike, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every choice of r elements of a 1-D tensor in their order, as rows (itertools.combinations'
+    order; with_replacement: combinations_with_replacement's). Gathered, so gradients flow back.
+
+    >>> tg.combinations(tg.tensor([1, 2, 3])).tolist()
+    [[1, 2], [1, 3], [2, 3]]
+    """
+    x = as_tensor(input)
+    if x.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return x[:0]
+    choose = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(choose(range(x.shape[0]), r))
+    index = np.asarray(rows, dtype=np.int64).reshape(len(rows), r)
+    return x[index]
 
 
 def block_diag(*tensors: TensorLike) -> Tensor:

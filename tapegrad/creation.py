@@ -116,6 +116,57 @@ def empty(
     return finish(np.empty(dims, kind), None, requires_grad, name, kind)
 
 
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor of `size` laid out with `stride` (in elements) in fresh memory.
+
+    >>> tg.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    dims, steps = shape_of((), size, "empty_strided"), tuple(int(s) for s in stride)
+    if len(dims) != len(steps):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(dims)}) must match dimensionality of strides "
+            f"({len(steps)})"
+        )
+    if any(s < 0 for s in steps):
+        raise RuntimeError(f"empty_strided: strides must be 0 or more, got {list(steps)}")
+    check_placement("empty_strided", device, layout, pin_memory)
+    kind = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+    room = 1 + sum((n - 1) * s for n, s in zip(dims, steps)) if all(dims) else 0
+    memory = np.empty(room, kind)
+    values = np.ndarray(dims, kind, buffer=memory, strides=[s * kind.itemsize for s in steps])
+    t = from_numpy(values)  # (not tensor(): it would copy into a compact layout)
+    return t.requires_grad_(requires_grad)
+
+
+def scalar_tensor(
+    s: Number,
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A 0-d tensor holding the number s, of the default float dtype unless dtype says otherwise.
+
+    >>> tg.scalar_tensor(3)
+    tensor(3.)
+    """
+    check_placement("scalar_tensor", device, layout, pin_memory)
+    value = s.item() if isinstance(s, Tensor) else s
+    return finish(np.asarray(value), dtype, requires_grad, None)
+
+
 def _fill_dtype(fill_value: Any) -> np.dtype:
     """full's dtype from its value, as PyTorch: bool, int64, or the default float dtype."""
     if isinstance(fill_value, (bool, np.bool_)):
@@ -474,6 +525,7 @@ __all__ = [
     "arange",
     "empty",
     "empty_like",
+    "empty_strided",
     "eye",
     "from_numpy",
     "full",
@@ -482,6 +534,7 @@ __all__ = [
     "logspace",
     "ones",
     "ones_like",
+    "scalar_tensor",
     "tensor",
     "tril_indices",
     "triu_indices",

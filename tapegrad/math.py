@@ -33,7 +33,7 @@ __all__ = [
     "log10", "log2", "absolute", "fix", "negative", "maximum", "minimum", "clamp", "clip",
     "floor_divide", "true_divide", "remainder", "fill", "pow", "add", "sub", "mul", "div",
     "divide", "multiply", "subtract", "neg", "where", "isfinite", "isinf", "isnan", "allclose",
-    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm",
+    "lerp", "addcmul", "addcdiv", "float_power", "heaviside", "positive", "gcd", "lcm", "rsub",
     # transcendental
     "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "arcsinh", "arccosh",
     "arctanh", "arcsin", "arccos", "arctan", "exp2", "sinc", "erfc", "logit", "nan_to_num",
@@ -48,7 +48,7 @@ __all__ = [
     "nansum", "nanmean", "count_nonzero", "median", "nanmedian", "mode", "quantile",
     "nanquantile", "cummax", "cummin", "logcumsumexp", "aminmax", "kthvalue", "msort", "bincount",
     "bucketize", "searchsorted", "histc", "cov", "corrcoef", "trapezoid", "trapz",
-    "cumulative_trapezoid",
+    "cumulative_trapezoid", "isin", "unravel_index",
     # comparison, logic and ordering
     "eq", "le", "lt", "ne", "ge", "gt", "greater", "greater_equal", "less", "less_equal",
     "not_equal", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "bitwise_left_shift",
@@ -141,6 +141,16 @@ def sub(x: TensorLike, y: TensorLike, *, alpha: Any = 1) -> Tensor:
     tensor([0., 1.])
     """
     return as_tensor(x).sub(y, alpha=alpha)
+
+
+def rsub(x: TensorLike, y: TensorLike, *, alpha: Any = 1) -> Tensor:
+    """y - alpha * x, elementwise (broadcast): sub with its operands swapped (torch.rsub).
+
+    >>> tg.rsub(tg.tensor([1.0, 2.0]), 3.0, alpha=2)
+    tensor([ 1., -1.])
+    """
+    scaled = as_tensor(x) if alpha == 1 else as_tensor(x) * alpha
+    return scaled.__rsub__(y)
 
 
 def mul(x: TensorLike, y: TensorLike) -> Tensor:
@@ -259,6 +269,7 @@ bincount, histc = _function(Tensor.bincount), _function(Tensor.histc)
 cov, corrcoef = _function(Tensor.cov), _function(Tensor.corrcoef)
 
 searchsorted, bucketize = _same(_searching.searchsorted), _same(_searching.bucketize)
+isin, unravel_index = _same(_searching.isin), _same(_searching.unravel_index)
 trapezoid = trapz = _same(_integration.trapezoid)  # (trapz: PyTorch's older name)
 cumulative_trapezoid = _same(_integration.cumulative_trapezoid)
 

@@ -1,7 +1,7 @@
 """The calls of test_composites.py's table for the second batch of PyTorch's layers (adaptive and
-un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold, ctc_loss) and the third (lp_pool,
-gumbel_softmax, affine_grid, grid_sample, conv3d): (name, build, id) rows, each build(lib, F, t) ->
-(out, leaves) written once for tapegrad and PyTorch."""
+un-pooling, bilinear, embedding_bag, channel_shuffle, fold/unfold, ctc_loss), the third (lp_pool,
+gumbel_softmax, affine_grid, grid_sample, conv3d) and the 3-D pools: (name, build, id) rows, each
+build(lib, F, t) -> (out, leaves) written once for tapegrad and PyTorch."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _one(fn: Callable, a: np.ndarray) -> Callable:
 
 def _unpool(dims: int) -> Callable:
     def build(lib, F, t):
-        data = X23345[0, ..., :4] if dims == 2 else X238
+        data = {1: X238, 2: X23345[0, ..., :4], 3: X23345[:, :, :2, :, :4]}[dims]
         _, idx = getattr(F, f"max_pool{dims}d")(t(data), 2, return_indices=True)
         x = t(np.random.default_rng(12).standard_normal(tuple(idx.shape)), True)
         return getattr(F, f"max_unpool{dims}d")(x, idx, 2), [x]
@@ -50,6 +50,13 @@ def _conv3d(lib, F, t):
     x, w = t(X23345, True), t(np.random.default_rng(9).standard_normal((4, 3, 2, 2, 3)), True)
     b = t(np.random.default_rng(10).standard_normal(4), True)
     return F.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1)), [x, w, b]
+
+
+def _conv_transpose3d(lib, F, t):
+    x, w = t(X23345, True), t(np.random.default_rng(13).standard_normal((3, 2, 2, 3, 2)), True)
+    b = t(np.random.default_rng(14).standard_normal(4), True)
+    geometry = dict(stride=(2, 1, 2), padding=(1, 1, 0), output_padding=(1, 0, 1), dilation=2)
+    return F.conv_transpose3d(x[:, :2], w[:2], b, groups=2, **geometry), [x, w, b]
 
 
 def _bag(mode: str, psw: bool = False, **kw: Any) -> Callable:
@@ -128,4 +135,20 @@ LAYER_CALLS = [
     ("grid_sample", _sample("bilinear", "reflection"), "bilinear-reflection"),
     ("grid_sample", _sample("nearest", "zeros"), "nearest-zeros"),
     ("conv3d", _conv3d, "strided-padded"),
+    # (3-D pooling family: branch layers4)
+    (
+        "max_pool3d",
+        _one(
+            lambda F, x: F.max_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0), (1, 1, 2), True), X23345
+        ),
+        "padded-dilated-ceil",
+    ),
+    (
+        "avg_pool3d",
+        _one(lambda F, x: F.avg_pool3d(x, (2, 3, 2), (2, 1, 2), (1, 1, 0), True, False), X23345),
+        "padded-ceil-exclude",
+    ),
+    ("lp_pool3d", _one(lambda F, x: F.lp_pool3d(x, 3, 2, 1), np.abs(X23345) + 0.1), "stride1"),
+    ("max_unpool3d", _unpool(3), "plain"),
+    ("conv_transpose3d", _conv_transpose3d, "strided-padded-grouped"),
 ]

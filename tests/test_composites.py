@@ -186,6 +186,7 @@ def _gaussian() -> Callable:
 
 
 Y4PM = np.array([1.0, -1.0, -1.0, 1.0])
+Y43 = np.array([[2, 0, -1], [1, -1, 0], [-1, 2, 2], [0, 1, 2]])  # (targets up to the first -1)
 
 
 def _labelled(fn: str, n_inputs: int, labels: np.ndarray, *arrays: np.ndarray, **kw: Any) -> Any:
@@ -276,6 +277,12 @@ CALLS = [
         "multi_margin_loss",
         _labelled("multi_margin_loss", 1, Y4, X43, p=2, margin=0.6, weight=W3, reduction="none"),
         "p2-weight-none",
+    ),
+    Call("multilabel_margin_loss", _labelled("multilabel_margin_loss", 1, Y43, X43), "mean"),
+    Call(
+        "multilabel_margin_loss",
+        _labelled("multilabel_margin_loss", 1, Y43, X43, reduction="none"),
+        "none",
     ),
     Call(
         "cosine_embedding_loss",

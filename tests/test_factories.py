@@ -212,7 +212,35 @@ def test_factory_dtypes_match_torch():
         (tg.randperm(3), torch.randperm(3)),
         (tg.randn_like(tg.ones(2, dtype=tg.float64)), torch.randn_like(torch.ones(2).double())),
         (tg.normal(0, 1, (2,)), torch.normal(0, 1, (2,))),
+        (tg.scalar_tensor(3), torch.scalar_tensor(3)),
+        (tg.scalar_tensor(True), torch.scalar_tensor(True)),
+        (tg.scalar_tensor(3, dtype=tg.int64), torch.scalar_tensor(3, dtype=torch.int64)),
+        (tg.empty_strided((2, 3), (1, 2)), torch.empty_strided((2, 3), (1, 2))),
     ]
     for ours, theirs in pairs:
         assert str(ours.dtype) == str(theirs.dtype).replace("torch.", ""), (ours, theirs)
         assert ours.shape == tuple(theirs.shape)
+
+
+def test_scalar_tensor_holds_the_number():
+    assert tg.scalar_tensor(2.5).shape == () and tg.scalar_tensor(2.5).item() == 2.5
+    assert tg.scalar_tensor(tg.tensor(4.0), dtype=tg.float64).dtype == np.float64
+    assert tg.scalar_tensor(1.0, requires_grad=True).requires_grad
+
+
+def test_empty_strided_lays_out_as_asked():
+    torch = pytest.importorskip("torch", reason="the comparison with torch needs it")
+    for size, stride in [
+        ((2, 3), (3, 1)),
+        ((2, 3), (1, 2)),
+        ((4,), (2,)),
+        ((2, 0, 3), (0, 3, 1)),
+        ((), ()),
+    ]:
+        ours, theirs = tg.empty_strided(size, stride), torch.empty_strided(size, stride)
+        assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+        assert ours.is_contiguous() == theirs.is_contiguous()
+    with pytest.raises(RuntimeError, match="dimensionality of sizes"):
+        tg.empty_strided((2, 3), (1,))
+    with pytest.raises(RuntimeError, match="device"):
+        tg.empty_strided((2,), (1,), device="cuda")

@@ -1,7 +1,8 @@
 """Functions of several tensors (tapegrad/combining.py: hstack, vstack, dstack, column_stack,
-atleast_*d, broadcast_tensors/shapes, meshgrid, cartesian_prod, block_diag), the pieces room's
-tensor_split/hsplit/vsplit/dsplit, and rot90, diff, diag_embed, logspace, tril/triu_indices and
-the function forms of names that were methods only (movedim, unflatten, ravel, fliplr, ...).
+atleast_*d, broadcast_tensors/shapes, meshgrid, cartesian_prod, combinations, block_diag), the
+pieces room's tensor_split/hsplit/vsplit/dsplit, and rot90, diff, diag_embed, logspace,
+tril/triu_indices and the function forms of names that were methods only (movedim, unflatten,
+ravel, fliplr, ...).
 
 Values, shapes and dtypes against torch (float64), gradients through each input against torch and
 by finite differences; PyTorch's warning and errors.
@@ -173,3 +174,37 @@ def test_broadcast_shapes_and_clamp_in_place() -> None:
 def test_bad_arguments_are_clear_errors(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+COMBINATIONS = {
+    "pairs": (2, False),
+    "pairs with replacement": (2, True),
+    "triples": (3, False),
+    "one": (1, False),
+    "none": (0, False),
+    "more than there are": (5, False),
+}
+
+
+@pytest.mark.parametrize("case", COMBINATIONS)
+def test_combinations_matches_pytorch_in_rows_and_gradients(case):
+    r, again = COMBINATIONS[case]
+    torch = pytest.importorskip("torch")
+    x = np.array([0.5, -1.0, 2.0, 3.0])
+    ours, theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got = tg.combinations(ours, r=r, with_replacement=again)
+    want = torch.combinations(theirs, r=r, with_replacement=again)
+    assert got.shape == tuple(want.shape) and np.allclose(got.numpy(), want.detach().numpy())
+    if got.numel():
+        w = np.arange(got.numel(), dtype=np.float64).reshape(got.shape)
+        (got * tg.tensor(w)).sum().backward()
+        (want * torch.tensor(w)).sum().backward()
+        assert np.allclose(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def test_combinations_closed_form_and_errors():
+    assert tg.combinations(tg.tensor([1, 2, 3])).tolist() == [[1, 2], [1, 3], [2, 3]]
+    with pytest.raises(RuntimeError, match="Expect a 1D vector, but got shape"):
+        tg.combinations(tg.ones(2, 2))
+    with pytest.raises(RuntimeError, match="Expect a non-negative number"):
+        tg.combinations(tg.ones(2), r=-1)

@@ -201,7 +201,9 @@ def test_a_bias_of_another_dtype_is_added_in_the_inputs_as_pytorchs():
     np.testing.assert_allclose(ours_b.grad.numpy(), theirs_b.grad.numpy())
 
 
-@pytest.mark.parametrize("layer", ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"])
+@pytest.mark.parametrize(
+    "layer", ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+)
 def test_every_convolution_has_pytorchs_attributes_and_reset_parameters(layer):
     # one rule (conv._ConvBase) makes, initialises and prints both kinds of convolution
     torch = pytest.importorskip("torch")

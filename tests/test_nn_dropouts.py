@@ -1,7 +1,8 @@
-"""Dropout1d/2d/3d, AlphaDropout and their functions: whole channels dropped (one draw per
-channel), the kept ones scaled by 1/(1-p); alpha dropout's dropped values and affine map in closed
-form, its mean and variance kept; eval mode the identity; gradients the mask; PyTorch's reprs,
-warnings and errors. (The draws come from tg.manual_seed's generator, not PyTorch's.)"""
+"""Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout and their functions: whole channels dropped
+(one draw per channel), the kept ones scaled by 1/(1-p); alpha dropout's dropped values and affine
+map in closed form, its mean and variance kept; eval mode the identity; gradients the mask;
+PyTorch's reprs, warnings and errors. (The draws come from tg.manual_seed's generator, not
+PyTorch's.)"""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def test_alpha_dropout_closed_form_and_its_moments():
 
 def test_reprs_equal_pytorchs():
     torch = pytest.importorskip("torch")
-    for name in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"):
+    for name in ("Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):
         assert repr(getattr(nn, name)(0.3)) == repr(getattr(torch.nn, name)(0.3))
 
 
@@ -91,6 +92,8 @@ def test_errors_and_warnings_are_pytorchs():
         F.dropout2d(tg.randn(2, 3), training=False)
     with pytest.raises(TypeError, match="takes a tapegrad Tensor"):
         F.dropout2d(np.ones((2, 3, 4, 4)))
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        F.feature_alpha_dropout(tg.randn(3), 0.5, training=True)
 
 
 def test_docstring_examples_run():
@@ -103,3 +106,23 @@ def test_docstring_examples_run():
         flags = doctest.NORMALIZE_WHITESPACE
         result = doctest.testmod(module, extraglobs={"tg": tg, "F": F}, optionflags=flags)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_feature_alpha_dropout_drops_whole_channels_with_alpha_dropouts_map():
+    tg.manual_seed(3)
+    p, limit = 0.4, 1.0507009873554805 * 1.6732632423543772
+    a = 1 / math.sqrt((limit**2 * p + 1) * (1 - p))
+    b = a * limit * p
+    x = tg.tensor(np.random.default_rng(2).standard_normal((6, 40, 3, 2)), requires_grad=True)
+    out = F.feature_alpha_dropout(x, p, training=True)
+    kept = np.isclose(out.numpy(), a * x.numpy() + b).all(axis=(2, 3))
+    dropped = np.isclose(out.numpy(), a * -limit + b).all(axis=(2, 3))
+    assert np.all(kept ^ dropped)  # (each channel entirely kept or entirely dropped)
+    assert 0.4 < kept.mean() < 0.8
+    out.sum().backward()  # (the gradient: a where the channel is kept, 0 where dropped)
+    np.testing.assert_allclose(
+        x.grad.numpy(), np.broadcast_to((kept * a)[:, :, None, None], x.shape)
+    )
+    assert nn.FeatureAlphaDropout(0.5).eval()(x) is x
+    assert F.feature_alpha_dropout(x, 0.5) is x  # (training defaults to False, as PyTorch)
+    assert np.all(F.feature_alpha_dropout(x, 1.0, training=True).numpy() == 0)

@@ -65,7 +65,12 @@ def test_group_norm_equals_pytorchs(args, kwargs, shape):
 
 
 @pytest.mark.parametrize(
-    "layer, shape", [("InstanceNorm1d", (3, 2, 5)), ("InstanceNorm2d", (2, 2, 3, 4))]
+    "layer, shape",
+    [
+        ("InstanceNorm1d", (3, 2, 5)),
+        ("InstanceNorm2d", (2, 2, 3, 4)),
+        ("InstanceNorm3d", (2, 2, 2, 3, 2)),
+    ],
 )
 @pytest.mark.parametrize(
     "kwargs",
@@ -83,7 +88,8 @@ def test_instance_norm_equals_pytorchs_in_training_and_eval(layer, shape, kwargs
 
 
 @pytest.mark.parametrize(
-    "layer, shape", [("InstanceNorm1d", (2, 5)), ("InstanceNorm2d", (2, 3, 4))]
+    "layer, shape",
+    [("InstanceNorm1d", (2, 5)), ("InstanceNorm2d", (2, 3, 4)), ("InstanceNorm3d", (2, 2, 3, 4))],
 )
 def test_instance_norm_takes_an_unbatched_input(layer, shape):
     torch = pytest.importorskip("torch")

@@ -198,3 +198,47 @@ def test_margin_loss_signatures_and_options_are_pytorchs(name):
     for option in ("margin", "p", "eps", "swap", "reduction"):
         assert getattr(a, option, None) == getattr(b, option, None), option
     assert (getattr(a, "weight", None) is None) == (getattr(b, "weight", None) is None)
+
+
+MULTILABEL = {
+    "targets ended by -1": ([[0.1, 0.2, 0.4, 0.8]], [[3, 0, -1, 1]]),
+    "a hinge exactly at 0": ([[0.0, 1.0, 0.5]], [[1, -1, 0]]),
+    "no target, all targets, a repeated one": (
+        [[0.3, -0.2, 0.9], [0.5, 0.1, -0.4], [0.2, 0.7, 0.0]],
+        [[-1, 0, 1], [0, 1, 2], [2, 2, -1]],
+    ),
+    "one sample, unbatched": ([0.3, -1.2, 0.5, 0.1], [2, 1, -1, 0]),
+}
+
+
+@pytest.mark.parametrize("case", MULTILABEL)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_equals_pytorchs(case, reduction) -> None:
+    torch = pytest.importorskip("torch")
+    x, y = (np.array(v) for v in MULTILABEL[case])
+    ours, theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    got = F.multilabel_margin_loss(ours, tg.tensor(y), reduction=reduction)
+    want = torch.nn.functional.multilabel_margin_loss(theirs, torch.tensor(y), reduction=reduction)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-12)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
+def test_multilabel_margin_loss_closed_form_layer_and_errors() -> None:
+    x, y = tg.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True), tg.tensor([[3, 0, -1, 1]])
+    loss = tg.nn.MultiLabelMarginLoss()(x, y)  # (hinges 0.4, 0.6, 1.1, 1.3 over 4 classes)
+    assert abs(loss.item() - 0.85) < 1e-6
+    loss.backward()
+    assert x.grad.tolist() == [[-0.5, 0.5, 0.5, -0.5]]
+    empty = F.multilabel_margin_loss(tg.zeros(0, 4), tg.zeros((0, 4), dtype=tg.int64))
+    assert empty.item() == 0.0  # (no sample: 0, as PyTorch, not 0 / 0)
+    with pytest.raises(RuntimeError, match="'target' is out of range"):
+        F.multilabel_margin_loss(tg.zeros(1, 3), tg.tensor([[0, 3, -1]]))
+    with pytest.raises(RuntimeError, match="inconsistent target size"):
+        F.multilabel_margin_loss(tg.zeros(1, 3), tg.tensor([0, 1, -1]))
+    with pytest.raises(RuntimeError, match="expected scalar type Long"):
+        F.multilabel_margin_loss(tg.zeros(1, 3), tg.tensor([[0.0, 1.0, -1.0]]))
+    with pytest.raises(RuntimeError, match="Expected non-empty vector or matrix"):
+        F.multilabel_margin_loss(tg.zeros(2, 3, 4), tg.zeros((2, 3, 4), dtype=tg.int64))

@@ -148,6 +148,8 @@ def test_batch_norm_errors_name_the_layer_and_shapes():
         match=r"BatchNorm2d: expected 4D input \(N, C, H, W\), got 3D input of shape \(3, 4, 5\)",
     ):
         nn.BatchNorm2d(3)(tg.randn(3, 4, 5))
+    with pytest.raises(ValueError, match=r"BatchNorm3d: expected 5D input \(N, C, D, H, W\)"):
+        nn.BatchNorm3d(3)(tg.randn(2, 3, 4, 5))
     with pytest.raises(
         ValueError, match=r"batch_norm: running_mean has shape \(4,\) but the input has 3"
     ):
@@ -210,7 +212,12 @@ def _torch():
 
 @pytest.mark.parametrize(
     "layer, shape",
-    [("BatchNorm1d", (5, 3)), ("BatchNorm1d", (4, 3, 6)), ("BatchNorm2d", (4, 3, 3, 2))],
+    [
+        ("BatchNorm1d", (5, 3)),
+        ("BatchNorm1d", (4, 3, 6)),
+        ("BatchNorm2d", (4, 3, 3, 2)),
+        ("BatchNorm3d", (2, 3, 2, 3, 2)),
+    ],
 )
 @pytest.mark.parametrize("momentum", [0.1, None])
 def test_batch_norm_matches_pytorch_through_training_and_eval(layer, shape, momentum):

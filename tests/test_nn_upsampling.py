@@ -113,6 +113,14 @@ def test_pixel_shuffle_equals_pytorchs_and_unshuffle_inverts_it(r, shape):
         ("ReflectionPad2d", ((1, 2, 2, 1),), (1, 2, 3, 4)),
         ("ReplicationPad1d", ((3, 1),), (2, 3, 4)),
         ("ReplicationPad2d", (2,), (1, 2, 3, 4)),
+        ("ZeroPad3d", ((1, 0, 2, 1, 0, 1),), (1, 2, 2, 3, 4)),
+        ("ConstantPad3d", (1, 2.5), (2, 2, 3, 4)),
+        ("ReflectionPad3d", ((1, 2, 0, 1, 2, 1),), (1, 2, 3, 3, 4)),
+        ("ReplicationPad3d", (2,), (1, 2, 2, 3, 4)),
+        ("CircularPad1d", ((2, 1),), (2, 3, 4)),
+        ("CircularPad1d", (1,), (3, 4)),
+        ("CircularPad2d", ((1, 2, 2, 0),), (1, 2, 3, 4)),
+        ("CircularPad3d", ((1, 0, 1, 2, 1, 1),), (1, 2, 2, 3, 4)),
     ],
 )
 def test_padding_layers_equal_pytorchs(layer, args, shape):
@@ -182,3 +190,30 @@ def test_shuffles_refuse_fewer_than_three_dimensions_as_pytorch(fn):
     assert str(ours.value) == str(theirs.value)
     with pytest.raises(TypeError, match=f"^{fn} takes a tapegrad Tensor"):
         getattr(tg.nn.functional, fn)(np.ones((1, 4, 4)), 2)
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, shape",
+    [
+        ("upsample", {"scale_factor": 2, "mode": "linear", "align_corners": False}, (1, 2, 3)),
+        ("upsample", {"size": (3, 5)}, (1, 2, 2, 3)),
+        ("upsample_nearest", {"scale_factor": 3}, (2, 1, 2, 2)),
+        ("upsample_bilinear", {"size": (4, 3)}, (1, 2, 2, 3)),
+        ("upsample_bilinear", {"scale_factor": 2}, (1, 1, 3, 2)),
+    ],
+)
+def test_deprecated_upsample_functions_warn_and_equal_pytorchs(name, kwargs, shape):
+    torch = pytest.importorskip("torch")
+    x = _rand(*shape)
+    ours, theirs = tg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    with pytest.warns(UserWarning, match=f"`nn.functional.{name}` is deprecated"):
+        got = getattr(F, name)(ours, **kwargs)
+    with pytest.warns(UserWarning):
+        want = getattr(torch.nn.functional, name)(theirs, **kwargs)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-12)
+    w = _rand(*got.shape, seed=4)
+    (got * tg.tensor(w)).sum().backward()
+    (want * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+    assert "interpolate" in str(tg.autograd.formula(f"F.{name}"))

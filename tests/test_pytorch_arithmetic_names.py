@@ -1,6 +1,6 @@
 """PyTorch's arithmetic names beyond the operators (tensor/elementwise.py): lerp (from the nearer
 end, exact at weight 0 and 1), addcmul and addcdiv (Adam's update spells them), float_power (in
-float64), heaviside, positive, gcd and lcm, with their in-place forms.
+float64), heaviside, positive, gcd and lcm, with their in-place forms; rsub (sub swapped).
 
 Values, dtypes and gradients against torch (float64), gradcheck to second order, PyTorch's errors.
 """
@@ -28,6 +28,8 @@ PROGRAMS = {
     "addcmul": (lambda lib, a, b, c: a.addcmul(b, c, value=-0.5), [A, B, C]),
     "addcdiv": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=2.0), [A, B, C]),
     "float_power": (lambda lib, c, b: lib.float_power(c, b), [C, B]),
+    "rsub": (lambda lib, a, b: lib.rsub(a, b, alpha=2.5), [A, B]),
+    "rsub broadcast": (lambda lib, a, c: lib.rsub(a, c), [A, C]),
 }
 
 
@@ -112,3 +114,9 @@ def test_integer_and_step_functions_as_torch() -> None:
 def test_errors_as_pytorch(call, error, message: str) -> None:
     with pytest.raises(error, match=message):
         call()
+
+
+def test_rsub_with_a_number_keeps_the_tensors_dtype() -> None:
+    x = tg.tensor([1.0, 2.0], dtype=tg.float16)
+    out = tg.rsub(x, 3.0, alpha=2)
+    assert out.dtype == np.float16 and out.tolist() == [1.0, -1.0]

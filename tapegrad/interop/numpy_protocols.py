@@ -55,6 +55,7 @@ _NOT_YET_FROM_NUMPY = frozenset(
     "ravel kron inner vdot isclose diff diagflat diagonal argwhere bincount corrcoef cov".split()
     + "count_nonzero hsplit vsplit dsplit fliplr flipud moveaxis rot90 imag real isreal".split()
     + "isneginf isposinf nanmean nansum searchsorted sinc trapezoid".split()
+    + "tensordot isin unravel_index".split()  # (np.tensordot's axes= is tg's dims=)
 )
 _OPS = {
     n: f

@@ -35,13 +35,14 @@ from .losses_margin import (
     CosineEmbeddingLoss,
     HingeEmbeddingLoss,
     MarginRankingLoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     SoftMarginLoss,
     TripletMarginLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from ..compat.mindspore_optimizers import SGD, Adam, Momentum
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
@@ -49,17 +50,20 @@ from .sparse import Embedding
 from .utils import clip_grad_norm_
 
 # ---- layers PyTorch has that real programs use (branch layers) ----
-from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, LocalResponseNorm, RMSNorm
+from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .group_norms import LocalResponseNorm, RMSNorm
 from .recurrent import GRU, LSTM, RNN
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
-from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d
+from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .multihead_attention import MultiheadAttention
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .resampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d
 from .resampling import UpsamplingNearest2d
-from .shape_layers import ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d
-from .shape_layers import ReplicationPad1d, ReplicationPad2d, Unflatten, ZeroPad1d, ZeroPad2d
+from .shape_layers import CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
+from .shape_layers import ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d
+from .shape_layers import ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d
+from .shape_layers import Unflatten, ZeroPad1d, ZeroPad2d, ZeroPad3d
 
 # ---- PyTorch's layers, second batch (branch layers2) ----
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
@@ -87,6 +91,7 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "Cell",
     "CellList",
     "CrossEntropyLoss",
@@ -161,11 +166,13 @@ __all__ = [
     "MarginRankingLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
+    "MultiLabelMarginLoss",
     "SoftMarginLoss",
     "TripletMarginLoss",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
     "RMSNorm",
     "LocalResponseNorm",
     "GRU",
@@ -183,14 +190,22 @@ __all__ = [
     "UpsamplingNearest2d",
     "ConstantPad1d",
     "ConstantPad2d",
+    "ConstantPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "ReflectionPad1d",
     "ReflectionPad2d",
+    "ReflectionPad3d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "ReplicationPad3d",
     "Unflatten",
     "ZeroPad1d",
     "ZeroPad2d",
+    "ZeroPad3d",
     "AlphaDropout",
+    "FeatureAlphaDropout",
     "Dropout1d",
     "Dropout2d",
     "Dropout3d",
@@ -221,3 +236,9 @@ __all__ = [
 from .losses_ctc import CTCLoss  # noqa: E402
 
 __all__ += ["CTCLoss"]
+
+# ---- PyTorch's 3-D pooling family and ConvTranspose3d (branch layers4) ----
+from .pooling import AvgPool3d, LPPool3d, MaxPool3d, MaxUnpool3d  # noqa: E402
+from .conv_transpose import ConvTranspose3d  # noqa: E402
+
+__all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]

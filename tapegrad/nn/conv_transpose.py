@@ -1,4 +1,4 @@
-"""Transposed convolution layers: ConvTranspose1d and ConvTranspose2d, with PyTorch's signatures,
+"""Transposed convolution layers: ConvTranspose1d, 2d and 3d, with PyTorch's signatures,
 weight layout (in_channels, out_channels / groups, *kernel_size), init, repr and forward's
 output_size.
 
@@ -118,3 +118,13 @@ class ConvTranspose1d(_ConvTransposeNd):
     """
 
     dims = 1
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C, D, H, W) or unbatched (C, D, H, W) inputs.
+
+    >>> tg.nn.ConvTranspose3d(2, 4, 3, stride=2)(tg.ones(1, 2, 3, 3, 3)).shape
+    (1, 4, 7, 7, 7)
+    """
+
+    dims = 3

@@ -1,5 +1,6 @@
-"""Dropout's variants as layers: Dropout1d, Dropout2d, Dropout3d (whole channels) and
-AlphaDropout (for SELU networks). Dropout's constructor, checks and repr, their own functions.
+"""Dropout's variants as layers: Dropout1d, Dropout2d, Dropout3d (whole channels), AlphaDropout
+(for SELU networks) and FeatureAlphaDropout (whole channels of it). Dropout's constructor,
+checks and repr, their own functions.
 
 Layer L5: imports tensor.py and the nn package's layers (Dropout) and functional_dropout.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from .functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d
+from .functional_dropout import feature_alpha_dropout
 from .layers import Dropout
 
 
@@ -53,3 +55,16 @@ class AlphaDropout(Dropout):
 
     def forward(self, input: Tensor) -> Tensor:
         return alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    """AlphaDropout with one draw per channel (input (N, C, ...)): a whole channel is set to
+    SELU's negative limit, then a * x + b keeps mean 0 and variance 1 while training.
+
+    >>> tg.nn.FeatureAlphaDropout(0.2).eval()(tg.ones(2, 3))
+    tensor([[1., 1., 1.],
+            [1., 1., 1.]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return feature_alpha_dropout(input, self.p, self.training, self.inplace)

@@ -70,6 +70,7 @@ from .functional_margin import (
     hinge_embedding_loss,
     margin_ranking_loss,
     multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     soft_margin_loss,
     triplet_margin_loss,
@@ -126,6 +127,7 @@ __all__ = [
     "mish",
     "mse_loss",
     "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
@@ -319,6 +321,10 @@ from .functional_resampling import interpolate, pixel_shuffle, pixel_unshuffle  
 
 __all__ += ["conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm", "rms_norm"]
 __all__ += ["interpolate", "pixel_shuffle", "pixel_unshuffle"]
+from .functional_resampling import upsample, upsample_bilinear, upsample_nearest  # noqa: E402
+from .functional_dropout import feature_alpha_dropout  # noqa: E402
+
+__all__ += ["upsample", "upsample_bilinear", "upsample_nearest", "feature_alpha_dropout"]
 __all__ += ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "local_response_norm"]
 
 # ---- PyTorch's other layers' functions, second batch (branch layers2) ----
@@ -349,3 +355,10 @@ from .functional_grid_sample import affine_grid, grid_sample  # noqa: E402
 from .functional_conv import conv3d  # noqa: E402
 
 __all__ += ["affine_grid", "grid_sample", "conv3d"]
+
+# ---- PyTorch's 3-D pooling family and conv_transpose3d (branch layers4) ----
+from .functional_pooling import avg_pool3d, lp_pool3d, max_pool3d  # noqa: E402
+from .functional_unpool import max_unpool3d  # noqa: E402
+from .functional_conv_transpose import conv_transpose3d  # noqa: E402
+
+__all__ += ["avg_pool3d", "lp_pool3d", "max_pool3d", "max_unpool3d", "conv_transpose3d"]

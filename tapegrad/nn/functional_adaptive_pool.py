@@ -4,7 +4,7 @@ PyTorch's windows: along an axis of n entries pooled to o, window i is [floor(i*
 ceil((i+1)*n/o)). Averages are one matmul per pooled axis with an averaging matrix (the one
 adaptive_avg_pool2d uses); maxima are found in NumPy, axis by axis, and the result is a gather of
 the input at the winners, so the gradient goes to PyTorch's index and is linear (any order).
-Layer L5: imports tensor.py and functional_pooling's averaging matrix.
+Layer L5: imports tensor.py, functional_pooling's averaging matrix and pool_winners' pick.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from ..tape.composite import mark
 from ..tensor import Tensor
 from .functional_pooling import _averaging_matrix, adaptive_avg_pool2d
+from .pool_winners import flat_source, winner
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -106,13 +107,6 @@ def _windows(n: int, o: int) -> np.ndarray:
     return np.minimum(start[:, None] + np.arange(width), end[:, None] - 1)
 
 
-def _winner(values: np.ndarray, axis: int) -> np.ndarray:
-    """PyTorch's pick along axis: the first maximum, or the last NaN if there is one."""
-    nan = np.isnan(values)
-    last_nan = values.shape[axis] - 1 - np.argmax(np.flip(nan, axis), axis)
-    return np.where(nan.any(axis), last_nan, np.argmax(values, axis))
-
-
 def _max_indices(x: np.ndarray, outs: tuple) -> np.ndarray:
     """Flat index over the pooled axes of each window's maximum. Axis by axis from the last:
     row-major first maximum (and last NaN) of a box is that of its rows' winners."""
@@ -123,7 +117,7 @@ def _max_indices(x: np.ndarray, outs: tuple) -> np.ndarray:
     for axis in range(x.ndim - 1, x.ndim - dims - 1, -1):
         window = _windows(x.shape[axis], outs[axis - x.ndim])
         v, f = np.take(values, window, axis), np.take(flat, window, axis)
-        pick = np.expand_dims(_winner(v, axis + 1), axis + 1)
+        pick = np.expand_dims(winner(v, axis + 1), axis + 1)
         values = np.take_along_axis(v, pick, axis + 1).squeeze(axis + 1)
         flat = np.take_along_axis(f, pick, axis + 1).squeeze(axis + 1)
     return flat.astype(np.int64)
@@ -147,17 +141,9 @@ def adaptive_max_pool_nd(
         layer,
         ("x",),
         (input,),
-        {"source": lambda: _flat_source(indices, input.shape[-dims:])},
+        {"source": lambda: flat_source(indices, input.shape[-dims:])},
     )
     return (out, Tensor(indices)) if return_indices else out
-
-
-def _flat_source(indices: np.ndarray, spatial: tuple) -> np.ndarray:
-    """The maxima's flat positions in the whole input (the rule's `source`), from their positions
-    over the pooled axes."""
-    size, dims = math.prod(spatial), len(spatial)
-    rows = indices.reshape(-1, math.prod(indices.shape[-dims:]))
-    return (rows + size * np.arange(len(rows))[:, None]).reshape(indices.shape)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:

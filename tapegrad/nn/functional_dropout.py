@@ -1,7 +1,8 @@
-"""Dropout's variants as functions: dropout1d / dropout2d / dropout3d (whole channels zeroed) and
+"""Dropout's variants as functions: dropout1d / dropout2d / dropout3d (whole channels zeroed),
 alpha_dropout (for SELU networks: dropped values set to SELU's negative limit, then an affine map
-that keeps mean 0 and variance 1). PyTorch's signatures, defaults, warnings and errors; the masks
-are drawn from tg.manual_seed's generator (so they differ from PyTorch's draws).
+that keeps mean 0 and variance 1) and feature_alpha_dropout (alpha_dropout of whole channels).
+PyTorch's signatures, defaults, warnings and errors; the masks are drawn from tg.manual_seed's
+generator (so they differ from PyTorch's draws).
 
 Layer L5: tapegrad ops (a constant mask times the input), so every derivative follows.
 """
@@ -135,11 +136,32 @@ def alpha_dropout(
     x, p = tensor_argument(input, "alpha_dropout"), _probability(p)
     if not training or p == 0.0:
         return x
+    return _alpha(x, p, inplace, x.shape)
+
+
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """alpha_dropout with one draw per channel (the axes after the first two share it).
+
+    >>> F.feature_alpha_dropout(tg.ones(2, 3, 4), 0.5).shape
+    (2, 3, 4)
+    """
+    x, p = tensor_argument(input, "feature_alpha_dropout"), _probability(p)
+    if not training or p == 0.0 or x.size == 0:  # (as PyTorch: before the rank is checked)
+        return x
+    if x.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _alpha(x, p, inplace, x.shape[:2] + (1,) * (x.ndim - 2))
+
+
+def _alpha(x: Tensor, p: float, inplace: bool, draws: tuple) -> Tensor:
+    """Alpha dropout with a keep mask of shape `draws` (broadcast over x), then a * x + b."""
     if p == 1.0:  # (PyTorch's: everything dropped is zeros)
-        keep = np.zeros(x.shape, bool)
+        keep = np.zeros(draws, bool)
         out = in_place(x, inplace, lambda v: v * 0.0)
     else:
-        keep = generator().random(x.shape) >= p
+        keep = generator().random(draws) >= p
         a = 1.0 / math.sqrt((SELU_LIMIT**2 * p + 1.0) * (1.0 - p))
         shift = (((keep - 1.0) + p) * (SELU_LIMIT * a)).astype(x.dtype)
         scale = (keep * a).astype(x.dtype)

@@ -1,6 +1,6 @@
 """Margin and embedding losses as functions (PyTorch's F. spellings): margin_ranking_loss,
 hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, multi_margin_loss,
-cosine_embedding_loss and triplet_margin_loss.
+multilabel_margin_loss, cosine_embedding_loss and triplet_margin_loss.
 
 Layer L5: tapegrad ops only (functional_loss.py's reductions and target checks), so each loss is
 recorded and differentiable to any order, and marked (`mark`) for the teaching tools (rules:
@@ -190,6 +190,55 @@ def multi_margin_loss(
     params = {"reduction": reduction, "N": n, "p": p, "margin": margin, "weight": w is not None}
     out = _reduce(per_sample, reduction)
     return mark(out, "multi_margin_loss", ("x", "y", "w"), (x, t, w), params)
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Any,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C per
+    sample; target holds each sample's class indices, ended by the first -1 (input (C,) or
+    (N, C), target of its shape). The gradient passes where a hinge is strictly positive.
+
+    >>> F.multilabel_margin_loss(tg.tensor([[0.1, 0.2, 0.4, 0.8]]), tg.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    x = _input(input, "multilabel_margin_loss")
+    reduction = reduction_mode(size_average, reduce, reduction)
+    if x.ndim > 2 or x.ndim and x.shape[-1] == 0:
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(x.shape)}"
+        )
+    given = target.numpy() if isinstance(target, Tensor) else np.asarray(target)
+    if given.shape != x.shape:
+        raise RuntimeError(
+            f"inconsistent target size: {list(given.shape)} for input of size: {list(x.shape)}"
+        )
+    if given.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {given.dtype}")
+    rows = x.reshape(1, -1) if x.ndim < 2 else x
+    n, classes = rows.shape
+    t = given.reshape(n, classes)
+    if ((t < -1) | (t >= classes)).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    listed = np.cumprod(t != -1, axis=1).astype(bool)  # (the indices before the first -1)
+    is_target = np.zeros((n, classes), bool)
+    rows_of, cols_of = np.nonzero(listed)
+    is_target[rows_of, t[rows_of, cols_of]] = True
+    picked = rows[np.arange(n)[:, None], np.where(listed, t, 0)]  # x[y_j], (N, C) by j
+    z = 1.0 - picked.reshape(n, classes, 1) + rows.reshape(n, 1, classes)  # (N, j, i)
+    active = listed[:, :, None] & ~is_target[:, None, :] & (z.numpy() > 0)
+    per_sample = where(active, z, 0.0).sum((1, 2)) / float(classes)
+    if x.ndim < 2:  # (one sample: its loss is a 0-d tensor, as PyTorch's)
+        per_sample = per_sample.reshape(())
+    params = {"reduction": reduction, "N": n}
+    # (no sample: the mean is 0, as PyTorch's, not 0 / 0)
+    out = _reduce(per_sample, "sum" if n == 0 and reduction == "mean" else reduction)
+    return mark(out, "multilabel_margin_loss", ("x", "y"), (x, t), params)
 
 
 def cosine_embedding_loss(

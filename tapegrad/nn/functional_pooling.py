@@ -1,7 +1,8 @@
-"""Functional pooling: max/avg/lp_pool1d/2d and adaptive_avg_pool2d.
+"""Functional pooling: max/avg/lp_pool1d/2d/3d and adaptive_avg_pool2d.
 
 Checks and normalises the arguments as functional_conv does (PyTorch's rules and defaults), then
-records one primitive of primitives/pooling.py; 1-D pools run as 2-D ones over a unit H axis.
+records one primitive of primitives/pooling.py; 1-D pools run as 2-D ones over a unit H axis, 3-D
+ones are functional_pool3d's compositions.
 adaptive_avg_pool2d is two matmuls with averaging matrices; lp_pool is PyTorch's
 composition of avg_pool (or max_pool for p = +-inf). Layer L5: imports tensor.py, the rule
 table (primitives/pooling.py) and functional_conv's argument checks.
@@ -9,6 +10,7 @@ table (primitives/pooling.py) and functional_conv's argument checks.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,15 +21,19 @@ from ..autograd import enable_grad, grad, no_grad
 from ..tensor import Tensor
 from .functional_activation import relu
 from .functional_conv import _as_2d, _check_input, _four, _from_2d, _wrapped, parse_ints
+from .functional_pool3d import avg_pool_volume, max_pool_volume
 
 __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "lp_pool1d",
     "lp_pool2d",
+    "lp_pool3d",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
 ]
 
 
@@ -53,8 +59,8 @@ def pool_geometry(
     layer: object,
     max_pool: bool,
 ) -> tuple:
-    """Checked pooling arguments: (batched, kernel, stride, padding4, dilation, out_sizes), as the
-    primitives take them (ceil_mode's extra rows in the bottom / right padding).
+    """Checked pooling arguments: (batched, kernel, stride, pads, dilation, out_sizes), one entry
+    per pooled axis; pads are (before, after) pairs, ceil_mode's extra rows in the after padding.
 
     >>> x = tg.ones(1, 1, 5, 5)
     >>> pool_geometry(x, 2, None, 0, 1, True, dims=2, layer="max_pool2d", max_pool=True)[-1]
@@ -88,9 +94,18 @@ def pool_geometry(
     afters = tuple(
         max(0, (o - 1) * s + e - n - p) for n, o, s, e, p in zip(sizes, outs, stride, extent, pads)
     )
-    one = (1,) * (2 - dims)
-    pad4 = _four(tuple(zip(pads, afters)))
-    return batched, one + kernel, one + stride, pad4, one + dilation, outs
+    return batched, kernel, stride, tuple(zip(pads, afters)), dilation, outs
+
+
+def _planar(kernel: tuple, stride: tuple, pads: tuple, dilation: tuple) -> dict:
+    """A 1-D or 2-D pool's geometry as the 2-D primitives take it (a unit H axis for 1-D)."""
+    one = (1,) * (2 - len(kernel))
+    return {
+        "kernel_size": one + kernel,
+        "stride": one + stride,
+        "padding": _four(pads),
+        "dilation": one + dilation,
+    }
 
 
 def max_pool_nd(
@@ -111,7 +126,7 @@ def max_pool_nd(
     >>> max_pool_nd(tg.ones(1, 1, 4, 4), 2, dims=2, layer="max_pool2d").shape
     (1, 1, 2, 2)
     """
-    batched, kernel, stride, pad4, dilation, _ = pool_geometry(
+    geometry = pool_geometry(
         input,
         kernel_size,
         stride,
@@ -122,8 +137,11 @@ def max_pool_nd(
         layer=layer,
         max_pool=True,
     )
+    batched, kernel, stride, pads, dilation, outs = geometry
+    if dims == 3:
+        return max_pool_volume(input, batched, kernel, stride, pads, dilation, outs, return_indices)
     x = _as_2d(input, dims, batched)
-    params = dict(kernel_size=kernel, stride=stride, padding=pad4, dilation=dilation)
+    params = _planar(kernel, stride, pads, dilation)
     out = pooling.max_pool2d(x, **params)
     if not return_indices:
         return _wrapped(out, f"max_pool{dims}d", input, dims, batched)
@@ -211,7 +229,7 @@ def avg_pool_nd(
     >>> avg_pool_nd(tg.ones(1, 1, 4, 4), 2, dims=2, layer="avg_pool2d").shape
     (1, 1, 2, 2)
     """
-    batched, kernel, stride, pad4, _, outs = pool_geometry(
+    batched, kernel, stride, pads, _, outs = pool_geometry(
         input, kernel_size, stride, padding, 1, ceil_mode, dims=dims, layer=layer, max_pool=False
     )
     if input.dtype.kind != "f" and input.dtype != np.int64:
@@ -227,20 +245,26 @@ def avg_pool_nd(
         if divisor_override == 0:
             raise ValueError(f"{layer}: divisor_override must be non-zero")
         divisor: Any = int(divisor_override)
-    else:
-        x2 = _as_2d(input, dims, batched)
-        (h, w), (ho, wo) = x2.shape[2:], (1,) * (2 - dims) + outs
-        full_h, real_h = _divisors(h, ho, kernel[0], stride[0], pad4[0])
-        full_w, real_w = _divisors(w, wo, kernel[1], stride[1], pad4[2])
-        rows, cols = (full_h, full_w) if count_include_pad else (real_h, real_w)
-        divisor = np.multiply.outer(rows, cols).astype(input.dtype)
-    out = pooling.avg_pool2d(
-        _as_2d(input, dims, batched),
-        kernel_size=kernel,
-        stride=stride,
-        padding=pad4,
-        divisor=divisor,
-    )
+    else:  # (per axis the windows' lengths; a window's divisor is their product)
+        sizes = input.shape[-dims:]
+        lengths = [
+            _divisors(n, o, k, s, p)[0 if count_include_pad else 1]
+            for n, o, k, s, (p, _) in zip(sizes, outs, kernel, stride, pads)
+        ]
+        divisor = functools.reduce(np.multiply.outer, lengths).astype(input.dtype)
+    if dims == 3:
+        volume = (batched, kernel, stride, pads, outs)
+
+        def window_sum(x: Tensor) -> Tensor:
+            return avg_pool_volume(x, *volume, 1)
+
+        out = avg_pool_volume(input, *volume, divisor)
+        rule = {"divisor": divisor, "window_sum": _on_arrays(window_sum)}
+        rule["spread"] = _transposed(window_sum, input.shape, input.dtype)
+        return mark(out, "avg_pool3d", ("x",), (input,), rule)
+    params = _planar(kernel, stride, pads, (1,) * dims)
+    del params["dilation"]
+    out = pooling.avg_pool2d(_as_2d(input, dims, batched), **params, divisor=divisor)
     return _wrapped(out, f"avg_pool{dims}d", input, dims, batched)
 
 
@@ -443,3 +467,55 @@ def lp_pool1d(
     tensor([[[5.]]])
     """
     return lp_pool_nd(input, norm_type, kernel_size, stride, ceil_mode, dims=1, layer="lp_pool1d")
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """Max over each kD x kH x kW window of (N, C, D, H, W) or (C, D, H, W); indices flat over
+    D*H*W.
+
+    >>> F.max_pool3d(tg.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[7.]]]]])
+    """
+    args = (kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    return max_pool_nd(input, *args, dims=3, layer="max_pool3d")
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Mean over each kD x kH x kW window (PyTorch's divisor rules for padding and ceil_mode).
+
+    >>> F.avg_pool3d(tg.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[3.5000]]]]])
+    """
+    args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return avg_pool_nd(input, *args, dims=3, layer="avg_pool3d")
+
+
+def lp_pool3d(
+    input: Tensor,
+    norm_type: float,
+    kernel_size: Any,
+    stride: Any = None,
+    ceil_mode: bool = False,
+) -> Tensor:
+    """Power-average pooling over each kD x kH x kW window: (sum of x ** p) ** (1 / p).
+
+    >>> F.lp_pool3d(tg.ones(1, 1, 2, 2, 2), 1, 2)
+    tensor([[[[[8.]]]]])
+    """
+    return lp_pool_nd(input, norm_type, kernel_size, stride, ceil_mode, dims=3, layer="lp_pool3d")

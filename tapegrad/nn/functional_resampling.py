@@ -1,6 +1,6 @@
 """Resampling as functions: interpolate (modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
-with align_corners, size or scale_factor), pixel_shuffle / pixel_unshuffle and channel_shuffle.
-PyTorch's
+with align_corners, size or scale_factor; PyTorch's deprecated upsample, upsample_nearest and
+upsample_bilinear call it), pixel_shuffle / pixel_unshuffle and channel_shuffle. PyTorch's
 signatures, output sizes, source coordinates and errors.
 
 Each interpolation is linear in the input and separable: per resized axis a constant matrix (each
@@ -13,6 +13,7 @@ Layer L5: imports tensor.py and tapegrad's composite marks.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -152,6 +153,58 @@ def _shuffle_arguments(input: Any, factor: Any, name: str, fn: str) -> tuple[Ten
             f"{x.ndim} dimension(s)"
         )
     return x, r
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def upsample(
+    input: Tensor,
+    size: int | Sequence[int] | None = None,
+    scale_factor: float | Sequence[float] | None = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """interpolate under its old name (deprecated in PyTorch, which warns; so does tapegrad).
+
+    >>> F.upsample(tg.ones(1, 1, 2), scale_factor=2).shape
+    (1, 1, 4)
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(
+    input: Tensor,
+    size: int | Sequence[int] | None = None,
+    scale_factor: float | Sequence[float] | None = None,
+) -> Tensor:
+    """interpolate(mode='nearest') under its old name (deprecated: it warns, as PyTorch's).
+
+    >>> F.upsample_nearest(tg.ones(1, 1, 2, 2), scale_factor=2).shape
+    (1, 1, 4, 4)
+    """
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(
+    input: Tensor,
+    size: int | Sequence[int] | None = None,
+    scale_factor: float | Sequence[float] | None = None,
+) -> Tensor:
+    """interpolate(mode='bilinear', align_corners=True) under its old name (deprecated: it warns).
+
+    >>> F.upsample_bilinear(tg.ones(1, 1, 2, 2), scale_factor=2).shape
+    (1, 1, 4, 4)
+    """
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

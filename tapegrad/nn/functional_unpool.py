@@ -1,4 +1,4 @@
-"""F.max_unpool1d / max_unpool2d: max pooling's partial inverse, each value put back at the
+"""F.max_unpool1d / 2d / 3d: max pooling's partial inverse, each value put back at the
 position its indices (from max_pool with return_indices=True) name, zeros elsewhere.
 
 A scatter of the input into zeros over the flattened output plane, so the gradient is a gather
@@ -17,7 +17,7 @@ from ..tape.composite import mark
 from ..tensor import Tensor
 from .functional_conv import parse_ints
 
-__all__ = ["max_unpool1d", "max_unpool2d"]
+__all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _output_sizes(
@@ -89,7 +89,8 @@ def max_unpool_nd(
         )
     lead = input.shape[:-dims]
     flat = Tensor(np.zeros((*lead, plane), input.dtype))
-    out = flat.scatter(-1, index.reshape(*lead, -1), input.reshape(*lead, -1))
+    window = int(np.prod(input.shape[-dims:]))  # (not -1: an empty batch reshapes too)
+    out = flat.scatter(-1, index.reshape(*lead, window), input.reshape(*lead, window))
     out = out.reshape(*lead, *sizes)
     return mark(out, layer, ("x",), (input,), {"indices": index, "dims": dims})
 
@@ -127,3 +128,20 @@ def max_unpool1d(
     tensor([[[0., 3., 2., 0.]]])
     """
     return max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, dims=1)
+
+
+def max_unpool3d(
+    input: Tensor,
+    indices: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """Each value of (N, C, D, H, W) put back at its flat D_out*H_out*W_out index, zeros elsewhere.
+
+    >>> x, i = F.max_pool3d(tg.arange(8.0).reshape(1, 1, 2, 2, 2), 2, return_indices=True)
+    >>> F.max_unpool3d(x, i, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
+    return max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, dims=3)

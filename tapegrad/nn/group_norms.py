@@ -142,6 +142,16 @@ class InstanceNorm2d(_InstanceNorm):
     _batched = 4
 
 
+class InstanceNorm3d(_InstanceNorm):
+    """Normalise each channel of each volume over its voxels: input (N, C, D, H, W) or (C, D, H, W).
+
+    >>> tg.nn.InstanceNorm3d(3)(tg.randn(2, 3, 2, 4, 4)).shape
+    (2, 3, 2, 4, 4)
+    """
+
+    _batched = 5
+
+
 class RMSNorm(_AffineNorm):
     """x / sqrt(mean(x ** 2) + eps) * weight over the last len(normalized_shape) axes; weight
     (ones, of normalized_shape) if elementwise_affine; eps None: the dtype's machine epsilon.

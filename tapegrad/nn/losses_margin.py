@@ -1,6 +1,6 @@
 """Margin and embedding loss layers (PyTorch's signatures): MarginRankingLoss, HingeEmbeddingLoss,
-SoftMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, CosineEmbeddingLoss,
-TripletMarginLoss. Each keeps its options and calls its functional form.
+SoftMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
+CosineEmbeddingLoss, TripletMarginLoss. Each keeps its options and calls its functional form.
 
 Layer L5: imports tensor.py, nn/losses.py (the shared reduction) and nn/functional_margin.py
 (where the math lives).
@@ -112,6 +112,18 @@ class MultiMarginLoss(_Loss):
         return FM.multi_margin_loss(
             input, target, self.p, self.margin, self.weight, reduction=self.reduction
         )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C, the
+    targets of each sample listed in `target` up to its first -1.
+
+    >>> tg.nn.MultiLabelMarginLoss()(tg.tensor([[0.1, 0.2, 0.4, 0.8]]), tg.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return FM.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_MarginLoss):

@@ -172,6 +172,18 @@ class BatchNorm2d(_BatchNorm):
     _layout = "(N, C, H, W)"
 
 
+class BatchNorm3d(_BatchNorm):
+    """Normalise each channel of (N, C, D, H, W) volumes over the batch and the voxels; running
+    statistics as BatchNorm1d's.
+
+    >>> tg.nn.BatchNorm3d(3)(tg.randn(2, 3, 2, 4, 4)).shape
+    (2, 3, 2, 4, 4)
+    """
+
+    _ranks = (5,)
+    _layout = "(N, C, D, H, W)"
+
+
 class LayerNorm(_AffineNorm):
     """Normalise each sample over its last len(normalized_shape) dimensions, then scale by weight
     (ones) and shift by bias (zeros), both of shape normalized_shape (if elementwise_affine).

@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, LPPool1d/2d, AdaptiveAvg/MaxPool1d/2d/3d,
-MaxUnpool1d/2d (PyTorch's signatures and repr).
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, LPPool1d/2d/3d, AdaptiveAvg/MaxPool1d/2d/3d,
+MaxUnpool1d/2d/3d (PyTorch's signatures and repr).
 
 The settings are checked when the layer is made (PyTorch checks them at the first call); the math
 is tapegrad.nn.functional_pooling's, functional_adaptive_pool's and functional_unpool's. Layer L5:
@@ -87,12 +87,18 @@ class MaxPool1d(_MaxPoolNd):
     dims = 1
 
 
-class AvgPool2d(Module):
-    """Mean over each window of (N, C, H, W) or (C, H, W), with PyTorch's divisor rules.
+class MaxPool3d(_MaxPoolNd):
+    """Max over each window of (N, C, D, H, W) or (C, D, H, W); the indices are flat over D*H*W.
 
-    >>> tg.nn.AvgPool2d(2)(tg.ones(1, 6, 24, 24)).shape
-    (1, 6, 12, 12)
+    >>> tg.nn.MaxPool3d(2)(tg.ones(1, 2, 4, 6, 6)).shape
+    (1, 2, 2, 3, 3)
     """
+
+    dims = 3
+
+
+class _AvgPoolNd(Module):
+    dims = 2
 
     def __init__(
         self,
@@ -104,7 +110,7 @@ class AvgPool2d(Module):
         divisor_override: int | None = None,
     ) -> None:
         super().__init__()
-        _checked(self, 2, kernel_size, stride, padding)
+        _checked(self, self.dims, kernel_size, stride, padding)
         self.kernel_size, self.stride = kernel_size, kernel_size if stride is None else stride
         self.padding, self.ceil_mode = padding, bool(ceil_mode)
         self.count_include_pad, self.divisor_override = bool(count_include_pad), divisor_override
@@ -118,12 +124,32 @@ class AvgPool2d(Module):
             self.ceil_mode,
             self.count_include_pad,
             self.divisor_override,
-            dims=2,
+            dims=self.dims,
             layer=self,  # (its repr is made only in an error message)
         )
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Mean over each window of (N, C, H, W) or (C, H, W), with PyTorch's divisor rules.
+
+    >>> tg.nn.AvgPool2d(2)(tg.ones(1, 6, 24, 24)).shape
+    (1, 6, 12, 12)
+    """
+
+    dims = 2
+
+
+class AvgPool3d(_AvgPoolNd):
+    """Mean over each window of (N, C, D, H, W) or (C, D, H, W), with PyTorch's divisor rules.
+
+    >>> tg.nn.AvgPool3d(2)(tg.ones(1, 2, 4, 6, 6)).shape
+    (1, 2, 2, 3, 3)
+    """
+
+    dims = 3
 
 
 class AvgPool1d(Module):
@@ -305,6 +331,17 @@ class MaxUnpool2d(_MaxUnpoolNd):
     dims = 2
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """MaxPool3d's partial inverse: values back at their flat D*H*W indices, zeros elsewhere.
+
+    >>> pool, unpool = tg.nn.MaxPool3d(2, return_indices=True), tg.nn.MaxUnpool3d(2)
+    >>> unpool(*pool(tg.ones(1, 1, 4, 4, 4))).shape
+    (1, 1, 4, 4, 4)
+    """
+
+    dims = 3
+
+
 class MaxUnpool1d(_MaxUnpoolNd):
     """MaxPool1d's partial inverse along L.
 
@@ -364,3 +401,13 @@ class LPPool1d(_LPPoolNd):
     """
 
     dims = 1
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over each window of (N, C, D, H, W) or (C, D, H, W).
+
+    >>> tg.nn.LPPool3d(2, 2)(tg.ones(1, 4, 4, 4, 4)).shape
+    (1, 4, 2, 2, 2)
+    """
+
+    dims = 3

@@ -1,6 +1,7 @@
-"""Layers that change a tensor's shape and learn nothing: the padding layers (ZeroPad1d/2d,
-ConstantPad1d/2d, ReflectionPad1d/2d, ReplicationPad1d/2d, each F.pad with one mode) and
-Unflatten. PyTorch's signatures, padding order (left, right, top, bottom) and reprs.
+"""Layers that change a tensor's shape and learn nothing: the padding layers (ZeroPad1d/2d/3d,
+ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, CircularPad1d/2d/3d, each
+F.pad with one mode) and Unflatten. PyTorch's signatures, padding order (left, right, top,
+bottom, front, back) and reprs.
 
 Layer L5: imports tensor.py and the nn package's module and functional (F.pad).
 """
@@ -75,6 +76,17 @@ class ConstantPad2d(_ConstantPadNd):
     dims = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three axes with `value`: padding (left, right, top, bottom, front, back) or
+    one int.
+
+    >>> tg.nn.ConstantPad3d(1, 0.0)(tg.ones(1, 2, 2, 2)).shape
+    (1, 4, 4, 4)
+    """
+
+    dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     """Pad the last axis with zeros: padding (left, right) or one int for both.
 
@@ -94,6 +106,21 @@ class ZeroPad2d(ConstantPad2d):
 
     >>> tg.nn.ZeroPad2d((1, 0, 0, 1))(tg.ones(1, 1, 2, 2)).shape
     (1, 1, 3, 3)
+    """
+
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three axes with zeros: padding (left, right, top, bottom, front, back) or one
+    int.
+
+    >>> tg.nn.ZeroPad3d((1, 0, 0, 0, 0, 1))(tg.ones(1, 1, 2, 2, 2)).shape
+    (1, 1, 3, 2, 3)
     """
 
     def __init__(self, padding: int | Sequence[int]) -> None:
@@ -123,6 +150,16 @@ class ReflectionPad2d(_PadNd):
     dims, mode = 2, "reflect"
 
 
+class ReflectionPad3d(_PadNd):
+    """Pad the last three axes with their mirror images (left, right, top, bottom, front, back).
+
+    >>> tg.nn.ReflectionPad3d(1)(tg.ones(1, 1, 3, 3, 3)).shape
+    (1, 1, 5, 5, 5)
+    """
+
+    dims, mode = 3, "reflect"
+
+
 class ReplicationPad1d(_PadNd):
     """Pad the last axis by repeating its edge values.
 
@@ -141,6 +178,46 @@ class ReplicationPad2d(_PadNd):
     """
 
     dims, mode = 2, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pad the last three axes by repeating their edge values.
+
+    >>> tg.nn.ReplicationPad3d(1)(tg.ones(1, 1, 2, 2, 2)).shape
+    (1, 1, 4, 4, 4)
+    """
+
+    dims, mode = 3, "replicate"
+
+
+class CircularPad1d(_PadNd):
+    """Pad the last axis with values from its other end, as if it wrapped around.
+
+    >>> tg.nn.CircularPad1d((1, 2))(tg.tensor([[1.0, 2.0, 3.0]]))
+    tensor([[3., 1., 2., 3., 1., 2.]])
+    """
+
+    dims, mode = 1, "circular"
+
+
+class CircularPad2d(_PadNd):
+    """Pad the last two axes with values from their other ends (left, right, top, bottom).
+
+    >>> tg.nn.CircularPad2d(1)(tg.ones(1, 1, 2, 2)).shape
+    (1, 1, 4, 4)
+    """
+
+    dims, mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    """Pad the last three axes with values from their other ends.
+
+    >>> tg.nn.CircularPad3d(1)(tg.ones(1, 1, 2, 2, 2)).shape
+    (1, 1, 4, 4, 4)
+    """
+
+    dims, mode = 3, "circular"
 
 
 class Unflatten(Module):

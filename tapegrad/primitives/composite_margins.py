@@ -130,6 +130,37 @@ def _multi_margin(p: dict) -> Rule:
     )
 
 
+def _multilabel_margin_symbols(p: dict, v: dict) -> dict:
+    x = np.atleast_2d(v["x"])
+    t = np.asarray(v["y"]).reshape(x.shape)
+    listed = np.cumprod(t != -1, axis=1).astype(bool)
+    rows = np.arange(x.shape[0])[:, None]
+    is_target = np.zeros(x.shape, bool)
+    r, c = np.nonzero(listed)
+    is_target[r, t[r, c]] = True
+    z = 1.0 - x[rows, np.where(listed, t, 0)][:, :, None] + x[:, None, :]
+    active = listed[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    gains = np.zeros(x.shape)  # (per class: its active hinges as the other class i, less those
+    np.add.at(gains, (r, t[r, c]), -active[r, c].sum(-1))  # as the target j)
+    gains += active.sum(1)
+    return {**_rows_g(p, v), "C": x.shape[1], "a": gains.reshape(np.shape(v["x"]))}
+
+
+@composite("multilabel_margin_loss", _multilabel_margin_symbols)
+def _multilabel_margin(p: dict) -> Rule:
+    return Rule(
+        "multilabel_margin_loss",
+        "sum(m * max(0, 1 - x[y] + x)) / C",
+        {"x": f"g * a / C{_divisor(p)}", "y": None},
+        (
+            "y: each target class listed (before the first -1); m: 1 for the classes not listed",
+            "a: per class, the hinges > 0 it is the other class of, less those it is the target "
+            "of; C: the number of classes",
+        )
+        + _note(p),
+    )
+
+
 def _cosine_symbols(p: dict, v: dict) -> dict:
     x1, x2, y = np.atleast_2d(v["x1"]), np.atleast_2d(v["x2"]), np.atleast_1d(v["y"])[:, None]
     q1 = np.sum(x1 * x1, -1, keepdims=True) + 1e-12

@@ -1,7 +1,7 @@
-"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling, of max
-unpooling and of power-average (lp) pooling, run as several primitives (matmuls with averaging
-matrices; a gather at the windows' maxima; a scatter into zeros; a power, an average pool and a
-root).
+"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling, of 3-D
+max and average pooling, of max unpooling and of power-average (lp) pooling, run as several
+primitives (matmuls with averaging matrices; a gather at the windows' maxima; window sums per
+depth tap; a scatter into zeros; a power, an average pool and a root).
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule and its symbols are);
 adaptive_avg_pool2d's rule, the matrices of the rows and the columns, is in composite_layers.py.
@@ -58,9 +58,9 @@ def _max_symbols(p: dict, v: dict) -> dict:
     return {"scatter_add": scatter_add, "source": source() if callable(source) else source}
 
 
-def _max_rule(dims: int) -> Rule:
+def _max_rule(dims: int, name: str = "") -> Rule:
     return Rule(
-        f"adaptive_max_pool{dims}d",
+        name or f"adaptive_max_pool{dims}d",
         "x[source]",
         {"x": "scatter_add(g, source, x.shape)"},
         ("source: for each entry of out, the flat position in x of its window's maximum",),
@@ -80,6 +80,11 @@ def _adaptive_max_pool2d(p: dict) -> Rule:
 @composite("adaptive_max_pool3d", _max_symbols)
 def _adaptive_max_pool3d(p: dict) -> Rule:
     return _max_rule(3)
+
+
+@composite("max_pool3d", _max_symbols)
+def _max_pool3d(p: dict) -> Rule:
+    return _max_rule(3, "max_pool3d")
 
 
 def _unpool_symbols(p: dict, v: dict) -> dict:
@@ -113,6 +118,24 @@ def _max_unpool2d(p: dict) -> Rule:
     return _unpool_rule(2)
 
 
+@composite("max_unpool3d", _unpool_symbols)
+def _max_unpool3d(p: dict) -> Rule:
+    return _unpool_rule(3)
+
+
+@composite("avg_pool3d", lambda p, v: {k: p[k] for k in ("divisor", "window_sum", "spread")})
+def _avg_pool3d(p: dict) -> Rule:
+    return Rule(
+        "avg_pool3d",
+        "window_sum(x) / divisor",
+        {"x": "spread(g / divisor)"},
+        (
+            "window_sum: the sum over each window (zeros for padding); spread: its transpose, "
+            "each entry added back over its window; divisor: each window's (PyTorch's rules)",
+        ),
+    )
+
+
 def _lp_symbols(p: dict, v: dict) -> dict:
     return {"p": p["p"], "window_sum": p["window_sum"], "spread": p["spread"]}
 
@@ -138,3 +161,8 @@ def _lp_pool1d(p: dict) -> Rule:
 @composite("lp_pool2d", _lp_symbols)
 def _lp_pool2d(p: dict) -> Rule:
     return _lp_rule(2)
+
+
+@composite("lp_pool3d", _lp_symbols)
+def _lp_pool3d(p: dict) -> Rule:
+    return _lp_rule(3)

@@ -68,6 +68,30 @@ def _conv_transpose2d(p: dict) -> Rule:
     return _conv_transpose_rule(p, 2)
 
 
+def _volume_symbols(p: dict, v: dict) -> dict:
+    """The call's conv3d and its weight gradient (made where the call was), and a sum over the
+    batch and spatial axes of g seen as 5-D."""
+
+    def summed(t: np.ndarray, axis: tuple) -> np.ndarray:
+        return np.sum(np.reshape(t, (-1,) + np.shape(t)[-4:]), axis=axis)
+
+    return {"conv3d": p["conv3d"], "conv3d_weight_grad": p["conv3d_weight_grad"], "sum": summed}
+
+
+@composite("conv_transpose3d", _volume_symbols)
+def _conv_transpose3d(p: dict) -> Rule:
+    return Rule(
+        "conv_transpose3d",
+        "conv3d_input_grad(x, w) + b",
+        {"x": "conv3d(g, w)", "w": "conv3d_weight_grad(g, x)", "b": "sum(g, axis=(0, 2, 3, 4))"},
+        (
+            "the transposed convolution is conv3d's gradient with respect to its input (weight "
+            "(C_in, C_out/groups, kD, kH, kW)); run per kernel depth tap as 2-D ones; conv3d and "
+            "conv3d_weight_grad run with the call's stride, padding, dilation and groups",
+        ),
+    )
+
+
 @composite("interpolate", _adaptive_symbols)
 def _interpolate(p: dict) -> Rule:
     return Rule(

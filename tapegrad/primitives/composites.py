@@ -145,11 +145,23 @@ def rule(name: str, params: dict | None = None) -> Rule:
     return made
 
 
+# Functions that only call a composite under another name (PyTorch's deprecated spellings)
+ALIASES = {
+    "upsample": "interpolate",
+    "upsample_nearest": "interpolate",
+    "upsample_bilinear": "interpolate",
+    "feature_alpha_dropout": "alpha_dropout",  # (its mask drawn per channel)
+}
+
+
 def lookup_composite(name: str) -> str | None:
-    """The composite called `name` ("cross_entropy", "CrossEntropyBackward"), or None."""
+    """The composite called `name` ("cross_entropy", "CrossEntropyBackward", an alias such as
+    "upsample"), or None."""
     key = name.strip()
     if key in COMPOSITES:
         return key
+    if key in ALIASES:
+        return ALIASES[key]
     for spec in COMPOSITES.values():
         if rule(spec.name).node_name.lower() == key.lower():
             return spec.name

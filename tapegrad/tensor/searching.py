@@ -1,15 +1,16 @@
-"""Searching sorted values: searchsorted (where values would go in sorted sequences, one per
-line of the last axis, or one for all) and bucketize (which of a 1-D boundaries' buckets each
-value falls in). Positions are integers, off the tape.
+"""Locating values: searchsorted (where values would go in sorted sequences, one per line of the
+last axis, or one for all), bucketize (which of a 1-D boundaries' buckets each value falls in),
+isin (whether each value is among others) and unravel_index (flat positions as coordinates).
+Positions and answers are integers and bools, off the tape.
 
 Layer L3: numpy, the storage base, coerce.py and record.py's wrap. NaN counts as the largest
-value, as in PyTorch's sort.
+value, as in PyTorch's sort; NaN is in nothing, as NaN equals nothing.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
 
@@ -95,3 +96,61 @@ def bucketize(
             f"bucketize: boundaries tensor must be 1 dimension, but got dim({edges.ndim})"
         )
     return searchsorted(edges, input, out_int32=out_int32, right=right)
+
+
+def isin(
+    elements: TensorLike,
+    test_elements: TensorLike,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+) -> Tensor:
+    """Whether each of `elements` is among `test_elements` (either may be a number; invert=True:
+    whether it is not), a bool tensor of elements' shape.
+
+    >>> tg.isin(tg.tensor([1, 2, 3]), tg.tensor([2, 5]))
+    tensor([False,  True, False])
+    """
+    if not isinstance(elements, TensorBase) and not isinstance(test_elements, TensorBase):
+        raise TypeError(
+            f"isin() needs a tensor for elements or for test_elements, got "
+            f"{type(elements).__name__} and {type(test_elements).__name__}"
+        )
+    for name, given in (("elements", elements), ("test_elements", test_elements)):
+        if isinstance(given, list | tuple):
+            raise TypeError(
+                f"isin(): {name} must be a tensor or a number, got a {type(given).__name__}"
+            )
+    values = as_tensor(elements)._data
+    among = as_tensor(test_elements)._data.reshape(-1)
+    found = np.isin(values, among, assume_unique=assume_unique, invert=invert)
+    return wrap(np.asarray(found, dtype=np.bool_))
+
+
+def unravel_index(indices: TensorLike, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """The coordinates in an array of `shape` of each flat (row-major) index: one int64 tensor per
+    axis, each of indices' shape. As PyTorch, an index outside the shape wraps around.
+
+    >>> tg.unravel_index(tg.tensor([4, 1]), (2, 3))
+    (tensor([1, 0]), tensor([1, 1]))
+    """
+    flat = as_tensor(indices)._data
+    if flat.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {flat.dtype}")
+    if isinstance(shape, TensorBase) or not isinstance(shape, int | Sequence):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    sizes = (shape,) if isinstance(shape, int) else tuple(shape)
+    for n in sizes:
+        if not isinstance(n, int | np.integer) or isinstance(n, bool):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(n)}")
+    if any(n < 0 for n in sizes):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(sizes)}")
+    if 0 in sizes:
+        raise RuntimeError(f"unravel_index: shape {tuple(sizes)} has no element to index")
+    flat = flat.astype(np.int64)
+    coordinates = []
+    stride = math.prod(sizes)
+    for n in sizes:  # (floor division and modulo, as PyTorch: out-of-range indices wrap)
+        stride //= n
+        coordinates.append(wrap(np.asarray(np.floor_divide(flat, stride) % n, dtype=np.int64)))
+    return tuple(coordinates)
