@@ -1,7 +1,9 @@
 """`tg.special`: PyTorch's torch.special spellings of the functions tapegrad has (`expit` is the
 sigmoid; erf, erfc, log1p, expm1, exp2, round, logsumexp, softmax, log_softmax, logit, xlogy, sinc)
 and the special functions (gammaln, digamma/psi, polygamma, multigammaln, zeta, erfinv, erfcx,
-ndtr, ndtri, log_ndtr, i0, i0e, i1, i1e, entr, xlog1py, gammainc, gammaincc).
+ndtr, ndtri, log_ndtr, i0, i0e, i1, i1e, entr, xlog1py, gammainc, gammaincc); modified_bessel_i0
+and _i1 (i0 and i1 under their other names), spherical_bessel_j0, and the orthogonal polynomials
+of special_polynomials.py (values, off the tape, as PyTorch's).
 
 (gammainc and gammaincc are tg.igamma and tg.igammac, as in PyTorch.)
 
@@ -13,6 +15,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
+from . import dtypes
+
 from .math import digamma, erf, erfc, erfinv, exp2, expm1, i0, log1p, log_softmax, logit, logsumexp
 from .math import mvlgamma as multigammaln
 from .math import igamma as gammainc
@@ -22,6 +28,8 @@ from .math import lgamma as gammaln
 from .math import round as _round
 from .math import sigmoid as expit
 from .primitives import special_functions as S
+from .special_polynomials import *  # noqa: F403  (chebyshev_polynomial_t, ...: its __all__)
+from .special_polynomials import __all__ as _polynomials
 from .primitives.registry import Primitive
 from .tensor import Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor, coerce
@@ -88,10 +96,29 @@ xlog1py = _two(
     S.xlog1py, "xlog1py(tg.tensor([0.0, 2.0]), tg.tensor([-1.0, 1.0]))", "tensor([0.0000, 1.3863])"
 )
 zeta = _two(S.zeta, "zeta(2.0, tg.tensor([1.0, 2.0]))", "tensor([1.6449, 0.6449])")
+modified_bessel_i0, modified_bessel_i1 = i0, i1  # (torch.special's other names for them)
+
+
+def spherical_bessel_j0(input: TensorLike) -> Tensor:
+    """sin(x) / x (1 at 0), the spherical Bessel function j0; a value, off the tape, as PyTorch's.
+
+    >>> tg.special.spherical_bessel_j0(tg.tensor([0.0, 1.0]))
+    tensor([1.0000, 0.8415])
+    """
+    x = as_tensor(input)._data
+    dtype = x.dtype if x.dtype.kind == "f" else dtypes.default_float
+    v = x.astype(np.float64)
+    small = np.abs(v) < 0.5  # (a series there, as PyTorch: sin(x) / x loses digits near 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = v * v
+        series = 1 - s2 / 6 * (1 - s2 / 20 * (1 - s2 / 42 * (1 - s2 / 72 * (1 - s2 / 110))))
+        out = np.where(small, series, np.where(np.isinf(v), 0.0, np.sin(v) / v))
+    return Tensor(np.asarray(out, dtype=dtype))
 
 
 __all__ = ["erf", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp", "round"]
 __all__ += ["erfc", "sinc", "softmax", "xlogy"]
 __all__ += ["digamma", "entr", "erfcx", "erfinv", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr"]
 __all__ += ["multigammaln", "ndtr", "ndtri", "polygamma", "psi", "xlog1py", "zeta"]
-__all__ += ["gammainc", "gammaincc"]
+__all__ += ["gammainc", "gammaincc", "modified_bessel_i0", "modified_bessel_i1"]
+__all__ += ["spherical_bessel_j0", *_polynomials]

@@ -471,6 +471,7 @@ LOSS_OPTIONS = {  # each loss with options other than its defaults (repr shows n
     "SoftMarginLoss": {"reduction": "sum"},
     "MultiLabelSoftMarginLoss": {"weight": [1.0, 2.0], "reduction": "sum"},
     "MultiMarginLoss": {"p": 2, "margin": 0.5, "weight": [1.0, 2.0], "reduction": "sum"},
+    "MultiLabelMarginLoss": {"reduction": "none"},
     "CosineEmbeddingLoss": {"margin": 0.5, "reduction": "sum"},
     "TripletMarginLoss": {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "sum"},
     "CTCLoss": {"blank": 3, "reduction": "none", "zero_infinity": True},
