@@ -1,13 +1,34 @@
 """tg.optim: optimizers with PyTorch's update rules, and learning-rate schedules.
 
 Layer L5: re-exports optimizer.py (the base class), algorithms.py (SGD, Adam, AdamW, RMSprop,
-Adagrad) and the lr_scheduler module.
+Adagrad), adaptive.py (NAdam, RAdam, Adamax,
+SparseAdam),
+classic.py (Adadelta, Rprop, ASGD), lbfgs.py (LBFGS) and the lr_scheduler module.
 """
 
 from __future__ import annotations
 
 from . import lr_scheduler
+from .adaptive import Adamax, NAdam, RAdam, SparseAdam
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from .classic import ASGD, Adadelta, Rprop
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = [
+    "ASGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "LBFGS",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SGD",
+    "SparseAdam",
+    "lr_scheduler",
+]

@@ -14,7 +14,19 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, hyperparameter
+from .optimizer import Optimizer, betas_pair, hyperparameter
+
+
+def adam_moments(g: np.ndarray, state: dict, b1: float, b2: float, work: np.ndarray) -> None:
+    """m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2, in place (the moments of Adam, NAdam, RAdam).
+
+    >>> adam_moments(g, state, 0.9, 0.999, work)  # state["exp_avg"], state["exp_avg_sq"] updated
+    """
+    m, v = state["exp_avg"], state["exp_avg_sq"]
+    m *= b1
+    m += np.multiply(g, 1 - b1, out=work)
+    v *= b2
+    v += np.multiply(np.square(g, out=work), 1 - b2, out=work)
 
 
 class SGD(Optimizer):
@@ -116,33 +128,18 @@ class Adam(Optimizer):
 
     def _validate(self, group: dict) -> None:
         super()._validate(group)
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(
-                f"betas must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {betas!r}"
-            )
-        b1, b2 = betas
-        group["betas"] = (
-            hyperparameter("betas[0]", b1, 0.0, 1.0),
-            hyperparameter("betas[1]", b2, 0.0, 1.0),
-        )
+        group["betas"] = betas_pair("betas", group["betas"])
         group["eps"] = hyperparameter("eps", group["eps"])
         group["amsgrad"] = bool(group["amsgrad"])
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict, state: dict) -> None:
-        (b1, b2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
-        if wd and self.decoupled:
-            p.mul_(1 - lr * wd)
-        elif wd:
-            g = self._add_weight_decay(p, g, wd)
+        (b1, b2), lr = group["betas"], group["lr"]
+        g = self._decay(p, g, group, self.decoupled)
         if not state:
             state.update(step=0, exp_avg=np.zeros_like(g), exp_avg_sq=np.zeros_like(g))
         state["step"] += 1
         t, m, v, work = state["step"], state["exp_avg"], state["exp_avg_sq"], self._scratch(g)
-        m *= b1
-        m += np.multiply(g, 1 - b1, out=work)
-        v *= b2
-        v += np.multiply(np.square(g, out=work), 1 - b2, out=work)
+        adam_moments(g, state, b1, b2, work)
         if group["amsgrad"]:  # the largest second moment so far, bias-corrected as v would be
             v_max = state.get("max_exp_avg_sq")
             if v_max is None:  # (PyTorch's state name)

@@ -41,6 +41,20 @@ def hyperparameter(name: str, value: Any, low: float = 0.0, high: float | None =
     return value
 
 
+def betas_pair(name: str, value: Any) -> tuple[float, float]:
+    """A pair of decay rates, each in [0, 1) (Adam's betas, Rprop's etas use their own check).
+
+    >>> betas_pair("betas", (0.9, 0.999))
+    (0.9, 0.999)
+    """
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (beta1, beta2), e.g. (0.9, 0.999); got {value!r}")
+    return (
+        hyperparameter(f"{name}[0]", value[0], 0.0, 1.0),
+        hyperparameter(f"{name}[1]", value[1], 0.0, 1.0),
+    )
+
+
 class Optimizer:
     """Base: parameter groups (`param_groups`, each a dict with "params" and hyperparameters), per-
     parameter `state`, `step()`, `zero_grad()`. Subclasses define `_update(p, g, group, state)`.
@@ -48,6 +62,8 @@ class Optimizer:
     >>> opt = tg.optim.SGD(net.parameters(), lr=0.1); opt.param_groups[0]["lr"]
     0.1
     """
+
+    _state_like_params = True  # every state array has its parameter's shape (load checks it)
 
     def __init__(self, params: Any, defaults: dict) -> None:
         self.defaults = defaults
@@ -95,9 +111,15 @@ class Optimizer:
 
     def _validate(self, group: dict) -> None:
         group["lr"] = hyperparameter("lr", group["lr"])
-        group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
+        if "weight_decay" in group:  # (Rprop has none)
+            group["weight_decay"] = hyperparameter("weight_decay", group["weight_decay"])
         if "maximize" in group:
             group["maximize"] = bool(group["maximize"])
+        if group.get("differentiable"):  # (capturable, for CUDA graphs, changes nothing here)
+            raise ValueError(
+                f"{type(self).__name__}(differentiable=True) would record the update on the "
+                f"tape; tapegrad's optimizers step under no_grad only: leave it False"
+            )
 
     @property
     def params(self) -> list:
@@ -219,7 +241,7 @@ class Optimizer:
         for i, saved in state_dict["state"].items():
             p = params[int(i)]
             for k, v in saved.items():
-                if isinstance(v, np.ndarray) and v.shape != p.shape:
+                if self._state_like_params and isinstance(v, np.ndarray) and v.shape != p.shape:
                     raise ValueError(
                         f"saved state {k!r} of parameter {i} has shape {v.shape}, but "
                         f"the parameter has shape {p.shape}"
@@ -277,6 +299,15 @@ class Optimizer:
             return g
         out = np.multiply(p.numpy(), weight_decay, out=self._scratch(g, slot=1))
         return np.add(out, g, out=out)
+
+    def _decay(self, p: Tensor, g: np.ndarray, group: dict, decoupled: bool) -> np.ndarray:
+        """Weight decay as PyTorch's Adam family: decoupled (AdamW's p *= 1 - lr*wd, g unchanged)
+        or L2 (g + wd*p, in scratch slot 1). Returns the gradient to use."""
+        wd = group["weight_decay"]
+        if wd and decoupled:
+            p.mul_(1 - group["lr"] * wd)
+            return g
+        return self._add_weight_decay(p, g, wd)
 
     def _scratch(self, like: np.ndarray, slot: int = 0) -> np.ndarray:
         """A work array shaped like `like`, shared by all parameters and steps: updates write their

@@ -213,6 +213,13 @@ OPEN: tuple[Difference, ...] = (
         detail="complex64 expected, got complex128",
         full_only=True,
     ),
+    Difference(
+        "LBFGS on the harness's tanh loss with StepLR + ReduceLROnPlateau seeds: the same "
+        "evaluations and history as PyTorch, but last-bit differences (BLAS dot order, tanh) "
+        "grow through 20 quasi-Newton iterations a step to ~2e-7, and once a stopping test flips",
+        entries=("optim.LBFGS",),
+        category="trajectory value",
+    ),
 )
 
 

@@ -19,7 +19,15 @@ import tapegrad as tg
 
 from .mapping import optimizer_class, scheduler_as_tapegrad
 from .translate import MissingName, Translator
-from .verdicts import PASSED, Outcome, Refused, Tally, compare_arrays, tapegrad_side
+from .verdicts import (
+    PASSED,
+    Outcome,
+    Refused,
+    Tally,
+    classify,
+    compare_arrays,
+    tapegrad_side,
+)
 
 STEPS = 20
 
@@ -57,7 +65,12 @@ def run_trajectory(info: Any, optim_input: Any, schedulers: list[Any], seed: int
             tapegrad_side(lambda: scheduler_as_tapegrad(make)(g_opt)) for make in schedulers
         ]
         for step in range(STEPS):
-            t_value = _step(t_opt, t_schedulers, t_params, torch.from_numpy(x))
+            try:
+                t_value = _step(t_opt, t_schedulers, t_params, torch.from_numpy(x))
+            except RuntimeError as refusal:  # (SparseAdam with dense gradients): refuse too
+                return _both_refuse(
+                    refusal, lambda: _step(g_opt, g_schedulers, g_params, tg.tensor(x))
+                )
             g_value = tapegrad_side(lambda: _step(g_opt, g_schedulers, g_params, tg.tensor(x)))
             for i, (t, g) in enumerate(zip(t_params, g_params)):
                 found = compare_arrays(t.numpy(force=True), g.numpy(), what="trajectory")
@@ -74,11 +87,28 @@ def run_trajectory(info: Any, optim_input: Any, schedulers: list[Any], seed: int
     return PASSED
 
 
+def _both_refuse(refusal: RuntimeError, tapegrad_step: Any) -> Outcome:
+    """PyTorch refused to step: tapegrad must refuse with a clear error, not step silently."""
+    try:
+        tapegrad_step()
+    except Exception as error:
+        outcome = classify(error)
+        return PASSED if outcome.verdict == "refused" else outcome
+    return Outcome("mismatch", "error", f"PyTorch raised {refusal!r}; tapegrad stepped")
+
+
 def _step(opt: Any, schedulers: list[Any], params: list[Any], x: Any) -> float:
-    opt.zero_grad()
-    loss = _loss(params[0], params[1], x)
-    loss.backward()
-    opt.step()
+    def closure() -> Any:
+        opt.zero_grad()
+        value = _loss(params[0], params[1], x)
+        value.backward()
+        return value
+
+    if type(opt).__name__ == "LBFGS":  # (it evaluates the loss several times: closure only)
+        loss = opt.step(closure)
+    else:
+        loss = closure()
+        opt.step()
     for scheduler in schedulers:
         if _plateau(scheduler):
             scheduler.step(loss.item())
