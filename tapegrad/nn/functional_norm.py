@@ -31,7 +31,7 @@ def check_batch_norm_input(
             f"{input.shape}; add a batch axis (x.unsqueeze(0)) for a single sample"
         )
     if num_features is not None and input.shape[1] != num_features:
-        raise ValueError(
+        raise RuntimeError(
             f"{who}: expected {num_features} channels (num_features) on axis 1, got input of shape "
             f"{input.shape} with {input.shape[1]}; build the layer with num_features="
             f"{input.shape[1]} or fix the input"
@@ -45,7 +45,7 @@ def check_batch_norm_input(
 
 def _channels(t: Tensor | None, name: str, channels: int, who: str) -> None:
     if t is not None and tuple(t.shape) != (channels,):
-        raise ValueError(
+        raise RuntimeError(
             f"{who}: {name} has shape {t.shape} but the input has {channels} channels on axis 1; "
             f"it needs shape ({channels},)"
         )
