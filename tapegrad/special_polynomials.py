@@ -114,7 +114,9 @@ def _evaluate(kind: str, x: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(n < 0, 0.0, out)
 
 
-def _polynomial(kind: str, name: str, shifted: bool, example: str, shows: str) -> Callable:
+def _polynomial(
+    kind: str, name: str, shifted: bool, example: str, shows: str
+) -> Callable[[TensorLike, TensorLike], Tensor]:
     def polynomial(input: TensorLike, n: TensorLike) -> Tensor:
         if not isinstance(input, Tensor) and not isinstance(n, Tensor):
             raise TypeError(

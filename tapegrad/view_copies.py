@@ -19,11 +19,13 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _copying(view: Callable[..., Any], name: str, example: str, shows: str) -> Callable[..., Any]:
+def _copying(
+    view: Callable[..., Any], name: str, example: str, shows: str
+) -> Callable[..., Tensor | tuple[Tensor, ...]]:
     """`view`'s result (a tensor, or a tuple of them) cloned, as the function `name`; `example`
     and what it `shows` make its docstring's example."""
 
-    def copied(input: TensorLike, *args: Any, **kwargs: Any) -> Any:
+    def copied(input: TensorLike, *args: Any, **kwargs: Any) -> Tensor | tuple[Tensor, ...]:
         out = view(as_tensor(input), *args, **kwargs)
         return tuple(t.clone() for t in out) if isinstance(out, tuple | list) else out.clone()
 
