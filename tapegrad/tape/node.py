@@ -19,6 +19,9 @@ from ..primitives.registry import Primitive, SavePlan
 from ..primitives.shape import reshape
 
 FREED = object()  # `Node.saved` once a backward without retain_graph released the saved values
+# Node.versions of one or two saved Tensors that had no version counter when saved (version 0):
+# record uses these very tuples, so inputs() knows the case by identity
+UNCHANGED_SINGLE, UNCHANGED_PAIR = (0,), (0, 0)
 
 
 class Meta:
@@ -146,18 +149,30 @@ class Node:
         the tape, so create_graph records), checked for in-place changes; for an input whose
         shape a rule reads, something of its shape and dtype (g itself when it looks like the
         output); None for an input no rule reads."""
-        saved = self.saved
+        saved, versions = self.saved, self.versions
+        # (the commonest cases first, without a loop: one or two Tensors saved, none with a
+        # version counter then or now, so none changed in place since; x * w, sin(x))
+        if versions is UNCHANGED_PAIR:
+            a, b = saved
+            if a._vc is None and b._vc is None:
+                return (a._data, b._data) if raw else saved
+        elif versions is UNCHANGED_SINGLE and saved[0]._vc is None:
+            return (saved[0]._data,) if raw else saved
         if saved is None:  # no rule reads an input's value
             if self.shapes is None or not self.plan.shape_only:  # (nor its shape: no stand-ins)
                 return (g,) * len(self.edges)
             return tuple(map(Meta, self.shapes, self.dtypes))  # type: ignore[arg-type]
         if saved is FREED:
             raise self._freed_error()
-        versions = self.versions
         if versions is None:  # no Tensor saved (x * 2.0 saves 2.0): nothing to check or unwrap
             if not self.plan.shape_only:  # (and no rule reads an input's shape: as they are)
                 return saved
             versions = (None,) * len(saved)
+        return self._checked_inputs(saved, versions, g, raw)
+
+    def _checked_inputs(self, saved: tuple, versions: tuple, g: Any, raw: bool) -> list:
+        """inputs() for the general case: each saved Tensor checked against its version, an
+        input no rule reads as a stand-in of its shape and dtype, constants as they are."""
         seen = []
         i = -1
         for x in saved:  # (i by hand: enumerate() costs about as much as a call, per node)

@@ -27,7 +27,7 @@ from ..primitives.batched_array import BatchedArray
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive, SavePlan
 from ..tape.anomaly import capture_stack
-from ..tape.node import Node
+from ..tape.node import UNCHANGED_PAIR, UNCHANGED_SINGLE, Node
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -217,7 +217,7 @@ def keep_single(node: Node, args: Sequence[Any], plan: SavePlan, out: np.ndarray
     node.constants = None
     if plan.saved:
         node.saved = args  # (the tuple of arguments itself: nothing to build)
-        node.versions = (0,) if a._vc is None else (a._vc[0],)
+        node.versions = UNCHANGED_SINGLE if a._vc is None else (a._vc[0],)
     else:
         node.saved = node.versions = None
     d = a._data
@@ -237,7 +237,9 @@ def keep_pair(node: Node, args: Sequence[Any], plan: SavePlan, out: np.ndarray) 
     if len(saved_at) == 2:  # (a Tensor without a version counter is at version 0)
         va, vb = a._vc, b._vc
         node.saved = args
-        node.versions = (0, 0) if va is vb is None else (va[0] if va else 0, vb[0] if vb else 0)
+        node.versions = (
+            UNCHANGED_PAIR if va is vb is None else (va[0] if va else 0, vb[0] if vb else 0)
+        )
     elif saved_at:
         node.saved, node.versions = saved_values(args, saved_at)
     else:
