@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from .. import _malloc
 from .._malloc import keep_freed_memory
-from . import checkpoint, data
+from . import checkpoint, data, tensorboard
 
-__all__ = ["checkpoint", "data", "keep_freed_memory"]
+__all__ = ["checkpoint", "data", "keep_freed_memory", "tensorboard"]
 
 _malloc.apply_environment()  # (TAPEGRAD_MALLOC=keep: the allocator setting, asked for)
