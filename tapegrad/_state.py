@@ -38,6 +38,7 @@ class _ThreadState(threading.local):
     scope: tuple = ()  # the nn.Modules whose __call__ is running, outermost first
     strict_backward = ""  # while a custom Function's backward is recorded: the Function's name
     vmap_levels: tuple = ()  # the running vmaps' levels, innermost last (tapegrad/func/vmap.py)
+    raw_backward = False  # a backward without create_graph is running (its rules see arrays)
 
     @property
     def enabled(self) -> bool:

@@ -23,7 +23,7 @@ INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
-NAMESPACES |= {"distributed", "linalg", "optim", "special", "utils", "viz"}
+NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "special", "utils", "viz"}
 
 
 def _api_md_names() -> set[str]:

@@ -117,6 +117,11 @@ KERNEL_CASES: dict[str, list] = {
         ((rng(1).standard_normal((3, 4)), rng(2).standard_normal(4)), {"reduction": "sum"}),
     ],
     "relu": [((rng(1).standard_normal((3, 4)),), {})],
+    "getitem": [
+        ((rng(1).standard_normal((3, 4)),), {"index": (1,)}),
+        ((rng(1).standard_normal((3, 4)),), {"index": (slice(None), slice(1, 3))}),
+        ((rng(1).standard_normal((3, 4)),), {"index": (np.array([0, 2, 0]),)}),
+    ],
     "where": [
         ((rng(1).random((3, 4)) > 0.5, rng(2).standard_normal((3, 4)), np.zeros((3, 4))), {}),
         ((rng(1).random((1, 4)) > 0.5, rng(2).standard_normal((3, 4)), np.zeros((3, 4))), {}),

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from .._state import state
+
 from .batching import example_ndim, matrix_product, pointwise
 from .bits import dropped, masked
 from .elementwise import (  # noqa: F401  (kernel texts)
@@ -57,7 +59,8 @@ from .reduction import (  # noqa: F401  (kernel texts)
     tie_shares,
 )
 from .registry import primitive, value  # noqa: F401  (max-pool's kernel text)
-from .shape import reshape, transpose
+from .scattered import piece_of
+from .shape import getitem, is_basic_index, reshape, scatter_add, transpose
 
 
 def batch_linear(level, prim, inputs, batched, params):
@@ -215,6 +218,20 @@ def relu_grad(g, out):
     return where(out <= 0, 0, g)
 
 
+def getitem_grad(g, shape, index):
+    """getitem's rule, scatter_add(g, shape=x.shape, index=index): in a raw backward a piece the
+    engine adds into x's other gradients without making its zeros (scattered.py) where that pays;
+    else on arrays scatter_add's forward (also vmap's batched arrays), on Tensors the op."""
+    raw = state.raw_backward
+    if raw and g.__class__ is np.ndarray and is_basic_index(index):
+        piece = piece_of(g, shape, index)
+        if piece is not None:
+            return piece
+    if raw or g.__class__ is np.ndarray:
+        return scatter_add.forward(g, shape=shape, index=index)
+    return scatter_add(g, shape=shape, index=index)
+
+
 def where_grad(g, cond, taken):
     """where's rules, where(cond, g, 0) for x (`taken`) and where(cond, 0, g) for y: by `masked`
     and `dropped` on arrays of one shape (cond bool), else as the table says."""
@@ -252,6 +269,7 @@ def fuse() -> None:
         y="mse_backward(g, x, y, scale=-2 / mse_count(x, y, reduction))",
     )
     relu.override("selection by bits", x="relu_grad(g, out)")
+    getitem.override("pieces summed without their zeros", x="getitem_grad(g, x.shape, index)")
     where.override(
         "selection by bits", x="where_grad(g, cond, True)", y="where_grad(g, cond, False)"
     )

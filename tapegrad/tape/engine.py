@@ -16,11 +16,17 @@ from functools import partial
 from heapq import heappop, heappush
 from typing import Any, Callable
 
+import numpy as np
+
 from .._state import no_grad, state
 from ..primitives import registry
+from ..primitives.scattered import dense, summed
 from . import anomaly
 from .node import FREED, Node, fit
+
 from .plan import Cut, Plan, collect, deliver_to_leaves, run_hooks
+
+_ndarray = np.ndarray
 
 
 def run_backward(
@@ -41,13 +47,14 @@ def run_backward(
     captured: dict = {}
     previous_mode = state.enabled  # a raw backward records nothing by construction (its rules
     state.enabled = create_graph or previous_mode  # see arrays); create_graph records it all
+    previous_raw, state.raw_backward = state.raw_backward, raw  # (getitem's rule reads it)
     try:
         watched = state.anomaly or observer is not None  # (anomaly mode, or explain's observer)
         grads_of = partial(_watched_grads, observer=observer) if watched else node_grads
         run_nodes(plan, raw, retain_graph, captured, grads_of)
         deliver_to_leaves(plan, seeds, targets, captured, raw, create_graph)
     finally:
-        state.enabled = previous_mode
+        state.enabled, state.raw_backward = previous_mode, previous_raw
     return captured if targets is None else plan.targets_gradients(captured, targets, raw)
 
 
@@ -93,22 +100,24 @@ def run_nodes(
 
 
 def _added(prev: Any, gi: Any) -> Any:
-    """A node's buffered gradient plus one more (None: nothing buffered yet)."""
-    return gi if prev is None else prev + gi
+    """A node's buffered gradient plus one more (None: nothing buffered yet); getitem's pieces
+    are added in place into an array of the engine's own (primitives/scattered.py)."""
+    return gi if prev is None else summed(prev, gi)
 
 
 def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> Any:
     """Run a node's rules for the edges that need a gradient; each result fit to its input's shape
     and dtype (None: a zero gradient). `given`, when passed, gets the rules' results unfitted."""
-    if g is None or not edges:  # no gradient arrived: its inputs get none (leaves reached get
-        return (None,) * len(edges)  # zeros); or no edge needs one
+    if g.__class__ is not _ndarray:  # (None, a Tensor under create_graph, or getitem's pieces)
+        if g is None or not edges:  # no gradient arrived: its inputs get none (leaves reached get
+            return (None,) * len(edges)  # zeros); or no edge needs one
+        g = dense(g)  # (pieces summed: now one array)
     if node.saved is None and (node.shapes is None or not node.plan.shape_only):  # (Node.inputs'
         inputs: Any = (g,) * len(edges)  # commonest case, inlined: a call less per node)
     else:
         inputs = node.inputs(g, raw)
-    out = node.out_data  # (a plain array as it is, no call, unless an in-place op reached it)
-    if out is not None and (not raw or node.out_vc is not None):
-        out = node.output(raw)
+    # (the output's plain array as it is, no call, unless an in-place op reached it)
+    out = node.out_data if raw and node.out_vc is None else node.output(raw)
     backward = node.plan.raw_backward if raw else node.plan.backward
     if backward is not None and edges.__class__ is not Cut:  # the needed rules, in one call
         grads = backward(g, out, inputs, node.params)
@@ -153,9 +162,11 @@ def _watched_grads(node: Node, g: Any, edges: tuple, raw: bool, observer: Any) -
     """node_grads, and after it anomaly mode's NaN/Inf check and explain's observer, which see the
     rules' own results (before fitting)."""
     results: list = []
+    g = dense(g)  # (getitem's pieces, summed: one array, as the observer shows it)
     grads = node_grads(node, g, edges, raw, results)
     if g is None or not edges:
         return grads
+    results = [dense(x) for x in results]  # (they see arrays, not getitem's pieces)
     if state.anomaly:
         for i, gi in enumerate(results):
             if gi is not None:

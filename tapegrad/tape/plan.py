@@ -14,6 +14,7 @@ import numpy as np
 
 from .._state import no_grad
 from ..primitives import registry
+from ..primitives.scattered import PARTIAL, dense, summed
 from .node import Node
 
 _SEQ = attrgetter("seq")
@@ -92,7 +93,7 @@ class Plan:
         """With targets: the node's edges that lead to one (None for the others); a target
         node's own gradient is captured on the way."""
         if node in self.targets:  # type: ignore[operator]  # (pruned: targets given)
-            captured[node] = g
+            captured[node] = dense(g)
         return self.pruned[node]  # type: ignore[index]
 
     def targets_gradients(self, captured: dict, targets: set, raw: bool) -> dict:
@@ -141,6 +142,7 @@ def run_hooks(hooks: list, g: Any, raw: bool) -> Any:
     (None) runs none of them."""
     if g is None:
         return None
+    g = dense(g)  # (getitem's pieces, summed: one array now)
     g_tensor = registry.layer.wrap(g) if raw else g
     for hook in list(hooks):
         if raw:
@@ -184,8 +186,8 @@ def collect(leaf_grads: dict, leaf: Any, g: Any, raw: bool) -> None:
         prev.append(g)
     elif raw and g.size <= GATHER_MAX:  # small arrays: summed in one call at the end
         leaf_grads[leaf] = [prev, g]
-    else:
-        leaf_grads[leaf] = prev + g
+    else:  # (getitem's pieces added in place, primitives/scattered.py)
+        leaf_grads[leaf] = summed(prev, g)
 
 
 def gathered_sum(parts: list) -> np.ndarray:
@@ -232,6 +234,8 @@ def _settle(leaf_grads: dict, raw: bool) -> None:
         elif g is ZERO:
             zeros = np.zeros(leaf.shape, leaf.dtype)
             leaf_grads[leaf] = zeros if raw else registry.layer.wrap(zeros)
+        elif g.__class__ in PARTIAL:  # (getitem's pieces, summed: one array now)
+            leaf_grads[leaf] = g.dense()
 
 
 def run_post_accumulate_hooks(hooks: list, leaf: Any) -> None:
