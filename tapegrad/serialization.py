@@ -191,4 +191,60 @@ def _decode(node: Any, archive: Any, loaded: dict, name: str) -> Any:
     return loaded[value]
 
 
-__all__ = ["load", "save"]
+# ---- PyTorch's safe-globals registry (torch.serialization): nothing to allow here ----------------
+# torch.load unpickles, and refuses classes not allowed by these; tg.load never unpickles, so the
+# list changes nothing. They exist so programs that fill it (pytorch/examples do) run.
+_safe_globals: list = []
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Accepted for PyTorch's programs; tg.load never unpickles, so it allows nothing new.
+
+    >>> tg.serialization.add_safe_globals([tg.nn.Linear])
+    """
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """What add_safe_globals was given.
+
+    >>> isinstance(tg.serialization.get_safe_globals(), list)
+    True
+    """
+    return list(_safe_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forget what add_safe_globals was given.
+
+    >>> tg.serialization.clear_safe_globals()
+    """
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """`with tg.serialization.safe_globals([...]):` as PyTorch's; changes nothing in tg.load.
+
+    >>> with tg.serialization.safe_globals([tg.nn.Linear]):
+    ...     pass
+    """
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self) -> None:
+        _safe_globals.extend(self.safe_globals)
+
+    def __exit__(self, *exc: Any) -> None:
+        for g in self.safe_globals:
+            _safe_globals.remove(g)
+
+
+__all__ = [
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "load",
+    "safe_globals",
+    "save",
+]

@@ -242,3 +242,6 @@ from .pooling import AvgPool3d, LPPool3d, MaxPool3d, MaxUnpool3d  # noqa: E402
 from .conv_transpose import ConvTranspose3d  # noqa: E402
 
 __all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]
+
+# ---- PyTorch's torch.nn.modules layout (nn.modules.batchnorm._BatchNorm, ...) ----
+from . import modules  # noqa: E402
