@@ -12,6 +12,7 @@ import tapegrad as tg
 from tapegrad._state import state
 from tapegrad.primitives import scattered
 from tapegrad.primitives.fused import getitem_grad
+from tapegrad.tape.plan import GATHER_MAX
 
 ROWS, COLS = 64, 80  # 5,120 elements: above SCATTER_FROM; a row is 1/64 of it
 
@@ -34,7 +35,7 @@ def closed_form(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def test_the_threshold_keeps_pieces_to_large_tensors_and_small_parts():
-    assert scattered.SCATTER_FROM > 4096  # (plan.GATHER_MAX: a leaf's small gradients are listed)
+    assert scattered.SCATTER_FROM > GATHER_MAX  # (a leaf's small gradients are listed: no pieces)
     big = np.ones(COLS)
     assert scattered.piece_of(big, (ROWS, COLS), (0,)) is not None
     assert scattered.piece_of(np.ones((ROWS // 2, COLS)), (ROWS, COLS), slice(0, 32)) is None
