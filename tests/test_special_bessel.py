@@ -60,9 +60,9 @@ def test_accurate_to_a_few_ulp(name: str) -> None:
     if name == "airy_ai":
         envelope = np.maximum(envelope, np.where(x < 0, np.abs(x) ** -0.25 / np.sqrt(np.pi), 0))
     ulps = np.abs(got - truth) / np.spacing(envelope)
-    # Ai's Maclaurin series loses up to ~70 ulp to cancellation as x nears 2.09 (PyTorch's too);
-    # below x ~ -1e12 its phase t ~ x^1.5 outgrows the ~100 bits tapegrad keeps of it
-    bound = 100 if name == "airy_ai" else 24
+    # (J and Y: up to ~20 ulp for 3.5 < x < 5, the published rational approximation's own error,
+    # PyTorch's too; below x ~ -1e12 Ai's phase t ~ |x|^1.5 outgrows the ~100 bits kept of it)
+    bound = 24
     assert ulps.max() <= bound, (x[np.argmax(ulps)], ulps.max())
     assert np.median(ulps) <= 2
 

@@ -5,7 +5,7 @@ makes torch.special.airy_ai of it; no rule: PyTorch has no derivative for it eit
 regions, with the published approximations PyTorch evaluates too (Moshier's Cephes tables):
 
 - |x| < 2.09: the Maclaurin series Ai(x) = Ai(0) f(x) + Ai'(0) g(x), f = Σ 3^k (1/3)_k x^(3k)/(3k)!
-  and g = Σ 3^k (2/3)_k x^(3k+1)/(3k+1)!, summed until a term is below 2^-53 of the sum.
+  and g = Σ 3^k (2/3)_k x^(3k+1)/(3k+1)!, in double-double arithmetic (correctly rounded there).
 - x >= 2.09: exp(-ζ)/(2 √π x^(1/4)) R(1/ζ), ζ = 2x^(3/2)/3, R a rational function; 0 past 103.892,
   where Ai underflows (as PyTorch's).
 - x <= -2.09: the oscillating form (-x)^(-1/4)/√π (sin(θ) F(z²) - cos(θ) z G(z²)), z = 1/t,
@@ -18,6 +18,7 @@ Arithmetic in float64, the result in the input's floating dtype (float64 for int
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,9 @@ from .gamma_functions import floating
 
 __all__ = ["airy_ai"]
 
-AI_0, MINUS_AI_PRIME_0 = 0.355028053887817239260, 0.258819403792806798405  # Ai(0), -Ai'(0)
+# Ai(0) = 1/(3^(2/3) Γ(2/3)) and -Ai'(0) = 1/(3^(1/3) Γ(1/3)), as double-doubles (high, low)
+AI_0 = (0.3550280538878172, 2.05233632436212e-17)
+MINUS_AI_PRIME_0 = (0.2588194037928068, -2.522243111610832e-17)
 SERIES_BELOW, UNDERFLOW_PAST = 2.09, 103.892
 SERIES_TERMS_MAX = 60  # (the series converges within ~25 terms below 2.09)
 
@@ -61,18 +64,24 @@ OSCILLATING_GD = (1.0, 9.30892908077441974853e00, 1.98352928718312140417e01,
 
 
 def _series(x: np.ndarray) -> np.ndarray:
-    """Ai(x) for |x| < 2.09 from its Maclaurin series (f and g above)."""
-    cube = x * x * x
-    f_term, g_term = np.ones_like(x), x.copy()
-    f, g = f_term.copy(), g_term.copy()
+    """Ai(x) for |x| < 2.09 from its Maclaurin series (f and g above), in double-double: as x
+    nears 2.09, Ai(0) f and Ai'(0) g cancel to 1/25 of their size, and plain float64 sums would
+    leave Ai tens of ulp off."""
+    square = _times(x, x)
+    cube = _dd_times(square, (x, np.zeros_like(x)))
+    f_term = f = (np.ones_like(x), np.zeros_like(x))
+    g_term = g = (x, np.zeros_like(x))
     for k in range(1, SERIES_TERMS_MAX):
-        f_term = f_term * cube / ((3 * k - 1) * (3 * k))
-        g_term = g_term * cube / ((3 * k) * (3 * k + 1))
-        f += f_term
-        g += g_term
-        if not (np.abs(f_term) + np.abs(g_term) > 2.0**-53 * (np.abs(f) + np.abs(g))).any():
+        f_term = _dd_divide(_dd_times(f_term, cube), (3 * k - 1) * (3 * k))
+        g_term = _dd_divide(_dd_times(g_term, cube), (3 * k) * (3 * k + 1))
+        f, g = _dd_add(f, f_term), _dd_add(g, g_term)
+        small = np.abs(f_term[0]) + np.abs(g_term[0]) <= 2.0**-110 * (np.abs(f[0]) + np.abs(g[0]))
+        if small.all():
             break
-    return AI_0 * f - MINUS_AI_PRIME_0 * g
+    first = _dd_times(AI_0, f)
+    second = _dd_times(MINUS_AI_PRIME_0, g)
+    high, low = _dd_add(first, (-second[0], -second[1]))
+    return high + low
 
 
 def _decaying(x: np.ndarray) -> np.ndarray:
@@ -96,6 +105,39 @@ def _times(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     product = a * b
     (ah, al), (bh, bl) = _split(a), _split(b)
     return product, ((ah * bh - product) + ah * bl + al * bh) + al * bl
+
+
+DoubleDouble = tuple[Any, Any]  # (high, low): a value to ~106 bits as an unevaluated sum
+
+
+def _two_sum(a: Any, b: Any) -> DoubleDouble:
+    """a + b = sum + error exactly (Knuth's two-sum)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
+
+
+def _renormalised(high: Any, low: Any) -> DoubleDouble:
+    """(high + low) as a double-double whose high part is the rounded sum (|high| >= |low|)."""
+    total = high + low
+    return total, low - (total - high)
+
+
+def _dd_add(a: DoubleDouble, b: DoubleDouble) -> DoubleDouble:
+    total, error = _two_sum(a[0], b[0])
+    return _renormalised(total, error + (a[1] + b[1]))
+
+
+def _dd_times(a: DoubleDouble, b: DoubleDouble) -> DoubleDouble:
+    product, error = _times(np.asarray(a[0]), np.asarray(b[0]))
+    return _renormalised(product, error + (a[0] * b[1] + a[1] * b[0]))
+
+
+def _dd_divide(a: DoubleDouble, d: int) -> DoubleDouble:
+    """a / d for an integer d (exact in float64)."""
+    quotient = a[0] / d
+    product, error = _times(quotient, np.full_like(quotient, float(d)))
+    return _renormalised(quotient, ((a[0] - product) - error + a[1]) / d)
 
 
 def _two_thirds_power(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
