@@ -32,6 +32,7 @@ AI_0 = (0.3550280538878172, 2.05233632436212e-17)
 MINUS_AI_PRIME_0 = (0.2588194037928068, -2.522243111610832e-17)
 SERIES_BELOW, UNDERFLOW_PAST = 2.09, 103.892
 SERIES_TERMS_MAX = 60  # (the series converges within ~25 terms below 2.09)
+DOUBLE_DOUBLE_TERMS = 6
 
 # x >= 2.09: R = N(1/ζ) / D(1/ζ)
 DECAYING_N = (3.46538101525629032477e-01, 1.20075952739645805542e01, 7.62796053615234516538e01,
@@ -64,20 +65,29 @@ OSCILLATING_GD = (1.0, 9.30892908077441974853e00, 1.98352928718312140417e01,
 
 
 def _series(x: np.ndarray) -> np.ndarray:
-    """Ai(x) for |x| < 2.09 from its Maclaurin series (f and g above), in double-double: as x
-    nears 2.09, Ai(0) f and Ai'(0) g cancel to 1/25 of their size, and plain float64 sums would
-    leave Ai tens of ulp off."""
+    """Ai(x) for |x| < 2.09 from its Maclaurin series (f and g above). As x nears 2.09, Ai(0) f
+    and Ai'(0) g cancel to 1/25 of their size, and plain float64 sums would leave Ai tens of ulp
+    off: the first DOUBLE_DOUBLE_TERMS terms (all but 2^-19 of the sums) are summed in
+    double-double arithmetic, the tail in float64."""
     square = _times(x, x)
     cube = _dd_times(square, (x, np.zeros_like(x)))
     f_term = f = (np.ones_like(x), np.zeros_like(x))
     g_term = g = (x, np.zeros_like(x))
-    for k in range(1, SERIES_TERMS_MAX):
+    for k in range(1, DOUBLE_DOUBLE_TERMS + 1):
         f_term = _dd_divide(_dd_times(f_term, cube), (3 * k - 1) * (3 * k))
         g_term = _dd_divide(_dd_times(g_term, cube), (3 * k) * (3 * k + 1))
         f, g = _dd_add(f, f_term), _dd_add(g, g_term)
-        small = np.abs(f_term[0]) + np.abs(g_term[0]) <= 2.0**-110 * (np.abs(f[0]) + np.abs(g[0]))
-        if small.all():
+    f_tail, g_tail = np.zeros_like(x), np.zeros_like(x)
+    f_small, g_small, c = f_term[0], g_term[0], cube[0]
+    for k in range(DOUBLE_DOUBLE_TERMS + 1, SERIES_TERMS_MAX):
+        f_small = f_small * c / ((3 * k - 1) * (3 * k))
+        g_small = g_small * c / ((3 * k) * (3 * k + 1))
+        f_tail += f_small
+        g_tail += g_small
+        if not (np.abs(f_small) + np.abs(g_small) > 2.0**-60 * (np.abs(f[0]) + np.abs(g[0]))).any():
             break
+    f = _dd_add(f, (f_tail, np.zeros_like(x)))
+    g = _dd_add(g, (g_tail, np.zeros_like(x)))
     first = _dd_times(AI_0, f)
     second = _dd_times(MINUS_AI_PRIME_0, g)
     high, low = _dd_add(first, (-second[0], -second[1]))
@@ -134,9 +144,11 @@ def _dd_times(a: DoubleDouble, b: DoubleDouble) -> DoubleDouble:
 
 
 def _dd_divide(a: DoubleDouble, d: int) -> DoubleDouble:
-    """a / d for an integer d (exact in float64)."""
+    """a / d for an integer d below 2^26 (so q d's error is exact from q's two halves)."""
     quotient = a[0] / d
-    product, error = _times(quotient, np.full_like(quotient, float(d)))
+    high, low = _split(quotient)
+    product = quotient * d
+    error = (high * d - product) + low * d
     return _renormalised(quotient, ((a[0] - product) - error + a[1]) / d)
 
 
@@ -176,9 +188,14 @@ def airy_ai(x: object) -> np.ndarray:
     array([0.35502805, 0.13529242])
     """
     a, dtype = floating(x)
+    out = np.full(a.shape, np.nan)  # (NaN stays NaN; +-inf is NaN, as PyTorch's)
+    out[(a > UNDERFLOW_PAST) & np.isfinite(a)] = 0.0
+    # each region computed on its own elements only (the series' double-doubles are costly)
+    near = np.abs(a) < SERIES_BELOW
+    decaying = (a >= SERIES_BELOW) & (a <= UNDERFLOW_PAST)
+    oscillating = (a <= -SERIES_BELOW) & np.isfinite(a)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        out = _series(np.clip(a, -SERIES_BELOW, SERIES_BELOW))
-        out = np.where(a >= SERIES_BELOW, _decaying(np.clip(a, SERIES_BELOW, UNDERFLOW_PAST)), out)
-        out = np.where(a <= -SERIES_BELOW, _oscillating(np.minimum(a, -SERIES_BELOW)), out)
-    out = np.where(a > UNDERFLOW_PAST, 0.0, out)
-    return np.where(np.isinf(a), np.nan, out).astype(dtype)
+        out[near] = _series(a[near])
+        out[decaying] = _decaying(a[decaying])
+        out[oscillating] = _oscillating(a[oscillating])
+    return out.astype(dtype)
