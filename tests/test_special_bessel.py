@@ -117,6 +117,16 @@ def test_no_farther_from_the_truth_than_pytorch(name: str, points: list[float]) 
         assert (np.abs(got - truth) <= np.abs(want - truth) + np.spacing(np.abs(truth))).all()
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_half_precision_is_the_rounded_double(name: str) -> None:
+    """float16 (which PyTorch's CPU kernels refuse): the float64 value rounded to float16."""
+    x = np.array([0.5, 1.5, 3.0])
+    half = getattr(tg.special, name)(tg.tensor(x, dtype=tg.float16))
+    assert str(half.dtype) == "float16"
+    double = getattr(tg.special, name)(tg.tensor(x.astype(np.float16).astype(np.float64)))
+    np.testing.assert_array_equal(half.numpy(), double.numpy().astype(np.float16))
+
+
 def test_edges() -> None:
     s = tg.special
     x = tg.tensor([0.0, -0.0, -1.0, np.inf, -np.inf, np.nan], dtype=tg.float64)
