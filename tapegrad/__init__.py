@@ -74,6 +74,7 @@ from .linear_algebra import *  # noqa: F403  (math.py's too; starred again here 
 # does not follow math.py's `__all__ += linear_algebra.__all__`)
 from .combining import *  # noqa: F403  (hstack, meshgrid, broadcast_tensors...: its __all__)
 from .view_copies import *  # noqa: F403  (permute_copy and the other *_copy: its __all__)
+from .windows import *  # noqa: F403  (hann_window, kaiser_window, ...: its __all__)
 from .dtypes import get_default_dtype, set_default_dtype
 from ._state import (
     enable_grad,
@@ -87,7 +88,7 @@ from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
-from . import linalg, special  # noqa: E402
+from . import linalg, signal, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
@@ -130,11 +131,12 @@ __version__ = "0.1.0"
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
-    "nn", "onnx", "ops", "optim", "special", "utils", "viz",
+    "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
     "ones", "ones_like", "scalar_tensor", "tensor", "zeros", "zeros_like", "Generator",
+    "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
     "bernoulli", "default_generator", "generator", "get_rng_state", "initial_seed", "manual_seed",
     "multinomial", "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "seed", "set_rng_state",

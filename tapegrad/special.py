@@ -2,8 +2,9 @@
 sigmoid; erf, erfc, log1p, expm1, exp2, round, logsumexp, softmax, log_softmax, logit, xlogy, sinc)
 and the special functions (gammaln, digamma/psi, polygamma, multigammaln, zeta, erfinv, erfcx,
 ndtr, ndtri, log_ndtr, i0, i0e, i1, i1e, entr, xlog1py, gammainc, gammaincc); modified_bessel_i0
-and _i1 (i0 and i1 under their other names), spherical_bessel_j0, and the orthogonal polynomials
-of special_polynomials.py (values, off the tape, as PyTorch's).
+and _i1 (i0 and i1 under their other names), spherical_bessel_j0, the orthogonal polynomials of
+special_polynomials.py and the Bessel J, Y, K and Airy functions of special_bessel.py (values,
+off the tape, as PyTorch's).
 
 (gammainc and gammaincc are tg.igamma and tg.igammac, as in PyTorch.)
 
@@ -30,6 +31,8 @@ from .math import sigmoid as expit
 from .primitives import special_functions as S
 from .special_polynomials import *  # noqa: F403  (chebyshev_polynomial_t, ...: its __all__)
 from .special_polynomials import __all__ as _polynomials
+from .special_bessel import *  # noqa: F403  (bessel_j0, ..., airy_ai: its __all__)
+from .special_bessel import __all__ as _bessel
 from .primitives.registry import Primitive
 from .tensor import Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor, coerce
@@ -121,4 +124,4 @@ __all__ += ["erfc", "sinc", "softmax", "xlogy"]
 __all__ += ["digamma", "entr", "erfcx", "erfinv", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr"]
 __all__ += ["multigammaln", "ndtr", "ndtri", "polygamma", "psi", "xlog1py", "zeta"]
 __all__ += ["gammainc", "gammaincc", "modified_bessel_i0", "modified_bessel_i1"]
-__all__ += ["spherical_bessel_j0", *_polynomials]
+__all__ += ["spherical_bessel_j0", *_polynomials, *_bessel]

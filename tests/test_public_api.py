@@ -18,12 +18,12 @@ API_MD = Path(__file__).resolve().parents[1].parent / "shared" / "API.md"
 # tapegrad.tensor package is shadowed by tg.tensor, the factory, which is public.)
 INTERNAL = ("compat", "creation", "dtypes", "functional", "math", "primitives", "serialization")
 INTERNAL += ("combining", "linear_algebra", "matrix_measures", "tensor_equations", "view_copies")
-INTERNAL += ("special_polynomials",)
+INTERNAL += ("special_polynomials", "special_bessel", "windows")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
-NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "special", "utils", "viz"}
+NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
 
 
 def _api_md_names() -> set[str]:

@@ -54,6 +54,15 @@ def _negated(detail: str) -> bool:
     return abs(expected + got) <= 1e-9 * max(abs(expected), 1e-300)
 
 
+def _within(detail: str, bound: float) -> bool:
+    """Whether a mismatch's first differing value is within `bound` of the expected one."""
+    found = re.findall(r"np\.float(?:32|64)\(([-+0-9.einaf]+)\)", detail)
+    if len(found) < 2:
+        return False
+    expected, got = float(found[0]), float(found[1])
+    return abs(expected - got) <= bound
+
+
 DELIBERATE: tuple[Difference, ...] = (
     Difference(
         "sorting is stable: among equal values tapegrad keeps the input's order, where PyTorch's "
@@ -176,6 +185,30 @@ DELIBERATE: tuple[Difference, ...] = (
         entries=("nn.functional.ctc_loss", "nn.CTCLoss"),
         category="gradient value",
         detail="input 0",
+    ),
+    Difference(
+        "kaiser windows are computed in float64 as a ratio of exp-scaled I0 (finite for any "
+        "beta); PyTorch's float32 kaiser overflows I0(beta) past beta ~ 90 and gives NaN there",
+        entries=("signal.windows.kaiser",),
+        when=lambda outcome: outcome.torch_nan,
+    ),
+    Difference(
+        "bessel_j0/j1/y0/y1 and airy_ai: tapegrad's values are the true ones to a few ulp of the "
+        "function's envelope (tests/test_special_bessel.py checks them against mpmath at 120 "
+        "bits, and checks that at every conformance sample tapegrad is no farther from the truth "
+        "than PyTorch); PyTorch 2.13's CPU kernels err by up to ~2e-6 (J and Y just past x = 5, "
+        "Ai just below x = -2.09) and lose the phase at large |x| (in float32 from x ~ -1e3: "
+        "2e-3 off at x = -10701)",
+        entries=(
+            "special.bessel_j0",
+            "special.bessel_j1",
+            "special.bessel_y0",
+            "special.bessel_y1",
+            "special.airy_ai",
+        ),  # fmt: skip
+        when=lambda outcome: _within(
+            outcome.detail, 2e-5 if "float64(" in outcome.detail else 1e-2
+        ),
     ),
 )
 
