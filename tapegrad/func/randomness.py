@@ -35,6 +35,11 @@ SIZE_AT = {
     "logistic": 2,
     "lognormal": 2,
     "choice": 1,
+    "exponential_rate": 1,
+    "cauchy": 2,
+    "standard_cauchy": 0,
+    "bernoulli": 1,
+    "full_range": 0,
 }
 NOT_DRAWS = frozenset({"bit_generator", "spawn"})
 
@@ -94,8 +99,8 @@ def enter() -> None:
     """A vmap starts: random draws go through RandomUnderVmap."""
     with _lock:
         _users[0] += 1
-        if not isinstance(default_generator.numpy, RandomUnderVmap):
-            wrapped = RandomUnderVmap(default_generator.numpy)
+        if not isinstance(default_generator.draws, RandomUnderVmap):
+            wrapped = RandomUnderVmap(default_generator.draws)
             setattr(default_generator, "numpy", wrapped)  # (a stand-in Generator)
 
 
@@ -103,17 +108,17 @@ def leave() -> None:
     """A vmap ends: the plain generator is back once none runs (unless it was reseeded since)."""
     with _lock:
         _users[0] -= 1
-        if not _users[0] and isinstance(default_generator.numpy, RandomUnderVmap):
-            default_generator.numpy = default_generator.numpy.inner
+        if not _users[0] and isinstance(default_generator.draws, RandomUnderVmap):
+            default_generator.draws = default_generator.draws.inner
 
 
 def generator_state() -> Any:
     """The state of tapegrad's generator (to draw the same numbers again: randomness='same' over
     chunks)."""
-    gen = default_generator.numpy
+    gen = default_generator.draws
     return getattr(gen, "inner", gen).bit_generator.state
 
 
 def set_generator_state(saved: Any) -> None:
-    gen = default_generator.numpy
+    gen = default_generator.draws
     getattr(gen, "inner", gen).bit_generator.state = saved
