@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
@@ -179,26 +180,63 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Generator | None = None,
 ) -> Tensor:
-    """N(mean, std^2) restricted to [a, b], by PyTorch's inverse-CDF method: uniforms between
-    the CDF's values at a and b, through erfinv, scaled, shifted and clamped.
+    """N(mean, std^2) restricted to [a, b], drawn as PyTorch 2.13 draws it: when [a, b] holds
+    more than 30% of the mass, normal samples with every one outside redrawn (a whole tensor of
+    draws a round); otherwise uniform candidates on [a, b] accepted with probability
+    pdf / peak (rejected ones redrawn the same way).
 
     >>> bool((init.trunc_normal_(tg.empty(50), 0.0, 1.0, -0.5, 0.5).abs() <= 0.5).all())
     True
     """
     if not a < b:
         raise ValueError(f"trunc_normal_ needs a < b, got a={a}, b={b}")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+            "values may be incorrect.",
+            stacklevel=3,
+        )
+    values = _truncated_normal(
+        numpy_generator(generator), tensor.shape, tensor.dtype, mean, std, a, b
+    )
+    return _fill(tensor, values)
 
-    def cdf(x: float) -> float:
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    low, high = cdf((a - mean) / std), cdf((b - mean) / std)
-    with no_grad():
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
-    return tensor
+def _cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _truncated_normal(
+    draws: Any, shape: tuple, kind: np.dtype, mean: float, std: float, a: float, b: float
+) -> np.ndarray:
+    """trunc_normal_'s values (see there), each step in the tensor's dtype as PyTorch's."""
+    one = kind.type
+    if _cdf((b - mean) / std) - _cdf((a - mean) / std) > 0.3:
+        low, high = one(a), one(b)
+        result = draws.normal(mean, std, shape, kind)
+        while True:
+            outside = (result < low) | (result > high)
+            if not outside.any():
+                return result
+            result = np.where(outside, draws.normal(mean, std, shape, kind), result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_pdf(candidates: np.ndarray) -> np.ndarray:  # -(((c - mean) / std)^2) / 2 - log_peak
+        scaled = (candidates - one(mean)) / one(std)
+        return (scaled * scaled) * one(-0.5) - one(log_peak)
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(draws.uniform(0.0, 1.0, shape, kind)) > log_pdf(candidates)
+
+    result = draws.uniform(a, b, shape, kind)
+    pending = rejected(result)
+    while pending.any():
+        candidates = draws.uniform(a, b, shape, kind)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejected(candidates), pending)
+    return result
 
 
 @_tensor_first
