@@ -11,8 +11,15 @@ between the two. As in PyTorch, a new `tg.Generator()` starts from the seed 6728
 the default generator is seeded from the operating system's entropy until `tg.manual_seed` is
 called.
 
-Layer L4: imports the Tensor class (a state is a uint8 tensor, as PyTorch's ByteTensor) and
-devices.
+Where PyTorch's own numbers depend on the machine, tapegrad follows one path: Bernoulli draws with
+a scalar p (dropout, `bernoulli_(0.3)`) are PyTorch's on non-Intel CPUs (on Intel CPUs PyTorch's
+MKL build draws them from an MKL MCG31 stream seeded by one word of the generator), and float32
+normals of 16 or more values are rounded as PyTorch's AVX2 kernel rounds them (a CPU without
+AVX2 would give libm's values in PyTorch). A tensor filled in place through a non-contiguous view
+takes PyTorch's contiguous path here (PyTorch's normal_ then goes one value at a time).
+
+Layer L4: imports the Tensor class (a state is a uint8 tensor, as PyTorch's ByteTensor), devices,
+and the L0 engine and samplers (mt19937.py, torch_draws.py).
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from .mt19937 import MT19937
 
 _TWO_PI_F32 = np.float32(2.0 * math.pi)
 _SMALL_PERMUTATION = (2**32 - 1) // 20  # below it randperm takes one word per swap
+_ROWS = 2048  # blocks of 16 per chunk of the float32 Box-Muller
 
 
 def _dims(size: Any) -> tuple[int, ...]:
@@ -162,10 +163,14 @@ class Draws:
         """Blocks of 16 uniforms -> 16 normals, as PyTorch's normal_fill_16 (AVX2 for float32)."""
         block = u.reshape(-1, 16)
         if kind == np.float32:
-            radius = np.sqrt(np.float32(-2.0) * log_ps(np.float32(1.0) - block[:, :8]))
-            sine, cosine = sincos_ps(_TWO_PI_F32 * block[:, 8:])
-            first = _fma32(radius * cosine, std, mean)
-            second = _fma32(radius * sine, std, mean)
+            out = np.empty_like(block)
+            for start in range(0, len(block), _ROWS):  # (chunks that stay in the cache)
+                part = block[start : start + _ROWS]
+                radius = np.sqrt(np.float32(-2.0) * log_ps(np.float32(1.0) - part[:, :8]))
+                sine, cosine = sincos_ps(_TWO_PI_F32 * part[:, 8:])
+                out[start : start + _ROWS, :8] = _fma32(radius * cosine, std, mean)
+                out[start : start + _ROWS, 8:] = _fma32(radius * sine, std, mean)
+            return out.ravel()
         else:
             radius = np.sqrt(-2.0 * np.log(1.0 - block[:, :8]))
             theta = 2.0 * math.pi * block[:, 8:]

@@ -2,7 +2,7 @@
 (each example draws its own numbers), "same" (one draw the batch shares).
 
 Layer L5: the L0 state, random (the default generator behind randn, rand, dropout, nn.init) and
-BatchedArray. While a vmap runs, the default generator's NumPy stream is wrapped in
+BatchedArray. While a vmap runs, the default generator's samplers (torch_draws) are wrapped in
 `RandomUnderVmap`, which draws as the running vmaps say; another thread's draws (no vmap running
 there) pass straight through. (A tg.Generator passed as generator= draws unwrapped.)
 """
@@ -101,7 +101,7 @@ def enter() -> None:
         _users[0] += 1
         if not isinstance(default_generator.draws, RandomUnderVmap):
             wrapped = RandomUnderVmap(default_generator.draws)
-            setattr(default_generator, "numpy", wrapped)  # (a stand-in Generator)
+            setattr(default_generator, "draws", wrapped)  # (a stand-in Draws)
 
 
 def leave() -> None:

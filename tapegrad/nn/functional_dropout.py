@@ -27,8 +27,8 @@ SELU_LIMIT = 1.0507009873554804934193349852946 * 1.67326324235437728481704299167
 
 def kept(shape: tuple, p: float) -> np.ndarray:
     """Which positions dropout keeps: PyTorch's `bernoulli_(1 - p)` (a 53-bit uniform below
-    1 - p per position, from the default generator; PyTorch's CPU path on non-Intel processors,
-    see docs/random.md for Intel's MKL stream).
+    1 - p per position, from the default generator: PyTorch's CPU path except on Intel
+    processors, where PyTorch draws an MKL stream instead).
 
     >>> kept((3,), 0.0).tolist()
     [True, True, True]
