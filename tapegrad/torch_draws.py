@@ -269,9 +269,9 @@ class Draws:
         n = int(n)
         if n < _SMALL_PERMUTATION:
             steps = self.engine.random32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint32)
+            targets = (steps + np.arange(len(steps), dtype=np.uint32)).tolist()
             order = list(range(n))
-            for i, z in enumerate(steps.tolist()):
-                j = i + z
+            for i, j in enumerate(targets):  # (sequential: each swap sees the ones before)
                 order[i], order[j] = order[j], order[i]
             return np.array(order, np.int64)
         picks = (self.engine.random64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
