@@ -47,7 +47,7 @@ def randn(
     dims = shape_of(shape, size, "randn")
     kind = _float_dtype(dtype, "randn")
     check_placement("randn", device, layout, pin_memory)
-    values = numpy_generator(generator, "randn").standard_normal(dims, kind)
+    values = numpy_generator(generator, "randn").standard_normal(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -66,7 +66,7 @@ def rand(
     dims = shape_of(shape, size, "rand")
     kind = _float_dtype(dtype, "rand")
     check_placement("rand", device, layout, pin_memory)
-    values = numpy_generator(generator, "rand").random(dims, kind)
+    values = numpy_generator(generator, "rand").random(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -350,11 +350,11 @@ def _normal_sample(mean: Any, std: Any, dims: tuple, kind: np.dtype, draws: Any)
     std is normal_(0, 1) * std + mean (each step in the output's dtype)."""
     mean_is_array, std_is_array = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
     if not mean_is_array and not std_is_array:
-        return draws.normal(float(mean), float(std), dims, kind)
+        return draws.normal(float(mean), float(std), dims, dtype=kind)
     if not std_is_array:
-        sample = draws.normal(0.0, float(std), dims, kind)
+        sample = draws.normal(0.0, float(std), dims, dtype=kind)
     else:
-        sample = draws.normal(0.0, 1.0, dims, kind) * std.astype(kind)
+        sample = draws.normal(0.0, 1.0, dims, dtype=kind) * std.astype(kind)
     return (sample + np.asarray(mean, kind)).astype(kind)
 
 
@@ -366,7 +366,7 @@ def _with_replacement(weights: np.ndarray, count: int, draws: Any) -> np.ndarray
     cdf = np.cumsum(weights, axis=1, dtype=weights.dtype)
     cdf = (cdf / cdf[:, -1:]).astype(np.float64)
     cdf[:, -1] = 1.0
-    u = draws.random((rows, count), np.float64)
+    u = draws.random((rows, count), dtype=np.float64)
     found = [np.searchsorted(cdf[r], u[r], side="left") for r in range(rows)]
     return np.minimum(np.array(found, np.int64).reshape(rows, count), n - 1)
 
@@ -374,7 +374,7 @@ def _with_replacement(weights: np.ndarray, count: int, draws: Any) -> np.ndarray
 def _exponential_race(weights: np.ndarray, count: int, draws: Any) -> np.ndarray:
     """PyTorch's sampler without replacement (and of one sample): q ~ Exp(1) in the weights'
     dtype, then the categories of the `count` largest w / q, largest first (argmax for one)."""
-    q = draws.exponential_rate(1.0, weights.shape, weights.dtype)
+    q = draws.exponential_rate(1.0, weights.shape, dtype=weights.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         score = (weights / q).astype(weights.dtype)
     if count == 1:
@@ -407,7 +407,7 @@ def rand_like(
         input, "rand_like", dict(device=device, layout=layout, memory_format=memory_format)
     )
     kind = _float_dtype(dtype if dtype is not None else own, "rand_like")
-    values = numpy_generator(generator, "rand_like").random(dims, kind)
+    values = numpy_generator(generator, "rand_like").random(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -427,7 +427,7 @@ def randn_like(
         input, "randn_like", dict(device=device, layout=layout, memory_format=memory_format)
     )
     kind = _float_dtype(dtype if dtype is not None else own, "randn_like")
-    values = numpy_generator(generator, "randn_like").standard_normal(dims, kind)
+    values = numpy_generator(generator, "randn_like").standard_normal(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 

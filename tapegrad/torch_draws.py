@@ -76,7 +76,7 @@ class Draws:
     """PyTorch's CPU samplers over one MT19937 engine, with the method names (and `size`
     positions) of numpy.random.Generator plus the dtype PyTorch would sample in.
 
-    >>> d = Draws(MT19937(2147483647)); d.random(3, np.float32).round(4).tolist()
+    >>> d = Draws(MT19937(2147483647)); d.random(3, dtype=np.float32).round(4).tolist()
     [0.7081, 0.3542, 0.1054]
     """
 
@@ -114,7 +114,7 @@ class Draws:
         words = self.engine.random32(count) & np.uint32(2**digits - 1)
         return words.astype(np.float32) * np.float32(2.0**-digits)
 
-    def random(self, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+    def random(self, size: Any = None, *, dtype: Any = np.float64) -> np.ndarray:
         """Uniform [0, 1) samples (torch.rand).
 
         >>> Draws(MT19937(0)).random(2).shape
@@ -124,7 +124,7 @@ class Draws:
         return self._unit(math.prod(dims), kind).reshape(dims).astype(kind, copy=False)
 
     def uniform(
-        self, low: float = 0.0, high: float = 1.0, size: Any = None, dtype: Any = np.float64
+        self, low: float = 0.0, high: float = 1.0, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """Uniform [low, high) samples (Tensor.uniform_): `low + (high - low) * u`, one rounding.
 
@@ -180,11 +180,11 @@ class Draws:
         return np.concatenate([first, second], axis=1).ravel()
 
     def normal(
-        self, loc: float = 0.0, scale: float = 1.0, size: Any = None, dtype: Any = np.float64
+        self, loc: float = 0.0, scale: float = 1.0, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """Normal samples (torch.randn, Tensor.normal_), by PyTorch's two paths (see above).
 
-        >>> Draws(MT19937(0)).normal(0.0, 1.0, (2, 8), np.float32).dtype
+        >>> Draws(MT19937(0)).normal(0.0, 1.0, (2, 8), dtype=np.float32).dtype
         dtype('float32')
         """
         dims, kind = _dims(size), np.dtype(dtype)
@@ -202,16 +202,16 @@ class Draws:
             out[count - 16 :] = self._box_muller(self._unit(16, work), work, mean, std)
         return out.reshape(dims).astype(kind, copy=False)
 
-    def standard_normal(self, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+    def standard_normal(self, size: Any = None, *, dtype: Any = np.float64) -> np.ndarray:
         """Standard normal samples (torch.randn).
 
         >>> Draws(MT19937(0)).standard_normal(3).shape
         (3,)
         """
-        return self.normal(0.0, 1.0, size, dtype)
+        return self.normal(0.0, 1.0, size, dtype=dtype)
 
     def lognormal(
-        self, mean: float = 0.0, sigma: float = 1.0, size: Any = None, dtype: Any = np.float64
+        self, mean: float = 0.0, sigma: float = 1.0, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """exp of the scalar normal sampler, one value at a time (Tensor.log_normal_).
 
@@ -225,7 +225,7 @@ class Draws:
     # -- integers and permutations --
 
     def integers(
-        self, low: int, high: int | None = None, size: Any = None, dtype: Any = np.int64
+        self, low: int, high: int | None = None, size: Any = None, *, dtype: Any = np.int64
     ) -> np.ndarray:
         """Integers in [low, high) (torch.randint): a word modulo the range, or a 64-bit draw's
         when the range is 2**32 or more.
@@ -243,10 +243,10 @@ class Draws:
             drawn = (self.engine.random32(count) % np.uint32(span)).astype(np.int64)
         return (drawn + int(low)).reshape(dims).astype(dtype, copy=False)
 
-    def full_range(self, size: Any, dtype: Any) -> np.ndarray:
+    def full_range(self, size: Any, *, dtype: Any) -> np.ndarray:
         """Tensor.random_() with no bounds: [0, 2**mantissa] for floats, [0, max] for integers.
 
-        >>> Draws(MT19937(0)).full_range(2, np.bool_).dtype
+        >>> Draws(MT19937(0)).full_range(2, dtype=np.bool_).dtype
         dtype('bool')
         """
         dims, kind = _dims(size), np.dtype(dtype)
@@ -284,7 +284,7 @@ class Draws:
     # -- the other distributions of Tensor's in-place samplers --
 
     def exponential_rate(
-        self, lambd: float, size: Any = None, dtype: Any = np.float64
+        self, lambd: float, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """Exponential samples of rate `lambd` (Tensor.exponential_): -1/lambd * log1p(-u).
 
@@ -296,24 +296,24 @@ class Draws:
         return ((-1.0 / float(lambd)) * np.log1p(-u)).reshape(dims).astype(dtype)
 
     def exponential(
-        self, scale: float = 1.0, size: Any = None, dtype: Any = np.float64
+        self, scale: float = 1.0, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """Exponential samples of mean `scale` (NumPy's parametrisation; rate 1/scale).
 
         >>> Draws(MT19937(0)).exponential(1.0, 2).shape
         (2,)
         """
-        return self.exponential_rate(1.0 / float(scale), size, dtype)
+        return self.exponential_rate(1.0 / float(scale), size, dtype=dtype)
 
-    def standard_exponential(self, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+    def standard_exponential(self, size: Any = None, *, dtype: Any = np.float64) -> np.ndarray:
         """Exponential samples of rate 1 (what torch's multinomial races with).
 
         >>> Draws(MT19937(0)).standard_exponential(2).shape
         (2,)
         """
-        return self.exponential_rate(1.0, size, dtype)
+        return self.exponential_rate(1.0, size, dtype=dtype)
 
-    def geometric(self, p: float, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+    def geometric(self, p: float, size: Any = None, *, dtype: Any = np.float64) -> np.ndarray:
         """Trials to the first success (Tensor.geometric_): ceil(log(u) / log1p(-p)).
 
         >>> bool((Draws(MT19937(0)).geometric(0.5, 3) >= 1).all())
@@ -326,7 +326,7 @@ class Draws:
         return values.reshape(dims).astype(dtype)
 
     def cauchy(
-        self, median: float = 0.0, sigma: float = 1.0, size: Any = None, dtype: Any = np.float64
+        self, median: float = 0.0, sigma: float = 1.0, size: Any = None, *, dtype: Any = np.float64
     ) -> np.ndarray:
         """Cauchy samples (Tensor.cauchy_): median + sigma * tan(pi * (u - 1/2)).
 
@@ -338,13 +338,13 @@ class Draws:
         values = float(median) + float(sigma) * np.tan(math.pi * (u - 0.5))
         return values.reshape(dims).astype(dtype)
 
-    def standard_cauchy(self, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+    def standard_cauchy(self, size: Any = None, *, dtype: Any = np.float64) -> np.ndarray:
         """Cauchy samples of median 0 and scale 1.
 
         >>> Draws(MT19937(0)).standard_cauchy(2).shape
         (2,)
         """
-        return self.cauchy(0.0, 1.0, size, dtype)
+        return self.cauchy(0.0, 1.0, size, dtype=dtype)
 
     def bernoulli(self, p: Any, size: Any = None) -> np.ndarray:
         """Bernoulli draws (bool) of probability `p`: a float or a float64 array compares a 53-bit

@@ -37,7 +37,7 @@ def gumbel_softmax(
             f"{logits.dtype}; convert them, e.g. logits.to(tg.float32)"
         )
     # PyTorch's noise: -log of exponential_() samples in the logits' dtype
-    draw = generator(None, "gumbel_softmax").exponential_rate(1.0, logits.shape, logits.dtype)
+    draw = generator(None, "gumbel_softmax").exponential_rate(1.0, logits.shape, dtype=logits.dtype)
     with np.errstate(divide="ignore"):
         gumbels = -np.log(draw)
     soft = softmax((logits + Tensor(gumbels)) / tau, dim)

@@ -213,12 +213,12 @@ def _truncated_normal(
     one = kind.type
     if _cdf((b - mean) / std) - _cdf((a - mean) / std) > 0.3:
         low, high = one(a), one(b)
-        result = draws.normal(mean, std, shape, kind)
+        result = draws.normal(mean, std, shape, dtype=kind)
         while True:
             outside = (result < low) | (result > high)
             if not outside.any():
                 return result
-            result = np.where(outside, draws.normal(mean, std, shape, kind), result)
+            result = np.where(outside, draws.normal(mean, std, shape, dtype=kind), result)
     mode = max(a, min(mean, b))
     log_peak = -0.5 * ((mode - mean) / std) ** 2
 
@@ -228,12 +228,12 @@ def _truncated_normal(
 
     def rejected(candidates: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
-            return np.log(draws.uniform(0.0, 1.0, shape, kind)) > log_pdf(candidates)
+            return np.log(draws.uniform(0.0, 1.0, shape, dtype=kind)) > log_pdf(candidates)
 
-    result = draws.uniform(a, b, shape, kind)
+    result = draws.uniform(a, b, shape, dtype=kind)
     pending = rejected(result)
     while pending.any():
-        candidates = draws.uniform(a, b, shape, kind)
+        candidates = draws.uniform(a, b, shape, dtype=kind)
         result = np.where(pending, candidates, result)
         pending = np.where(pending, rejected(candidates), pending)
     return result
@@ -255,7 +255,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None =
         raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {tensor.shape}")
     rows = tensor.shape[0]
     cols = tensor.size // rows
-    flat = numpy_generator(generator).normal(0.0, 1.0, (rows, cols), tensor.dtype)
+    flat = numpy_generator(generator).normal(0.0, 1.0, (rows, cols), dtype=tensor.dtype)
     q, r = np.linalg.qr(flat.T if rows < cols else flat)
     q = q * np.sign(np.diag(r))  # a unique (Haar-distributed) choice of signs
     return _fill(tensor, gain * (q.T if rows < cols else q).reshape(tensor.shape))

@@ -54,7 +54,7 @@ class RandomMixin(TensorBase):
         if not std >= 0.0:
             raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
         kind = self._data.dtype
-        values = _stream(generator, "normal_").normal(mean, std, self._data.shape, kind)
+        values = _stream(generator, "normal_").normal(mean, std, self._data.shape, dtype=kind)
         return inplace(self, "normal_", None, values)
 
     def uniform_(
@@ -72,7 +72,7 @@ class RandomMixin(TensorBase):
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
             )
         kind = self._data.dtype
-        values = _stream(generator, "uniform_").uniform(from_, to, self._data.shape, kind)
+        values = _stream(generator, "uniform_").uniform(from_, to, self._data.shape, dtype=kind)
         return inplace(self, "uniform_", None, values)
 
     def exponential_(self, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
@@ -154,7 +154,8 @@ class RandomMixin(TensorBase):
         """
         low, high = (0, from_) if to is None and from_ != 0 else (from_, to)
         if high is None and low == 0:  # PyTorch's random_(): the dtype's whole range
-            values = _stream(generator, "random_").full_range(self._data.shape, self._data.dtype)
+            draws = _stream(generator, "random_")
+            values = draws.full_range(self._data.shape, dtype=self._data.dtype)
             return inplace(self, "random_", None, values)
         if high is None:
             dtype = self._data.dtype

@@ -154,7 +154,7 @@ class DataLoader:
         # generator, else the default one) when it is made; tapegrad runs no workers but draws
         # it too, so the numbers drawn after a pass stay PyTorch's.
         if not isinstance(self.generator, np.random.Generator):
-            numpy_generator(self.generator, "DataLoader").full_range((), np.int64)
+            numpy_generator(self.generator, "DataLoader").full_range((), dtype=np.int64)
         return self._batches()
 
     def _batches(self) -> Iterator[Any]:

@@ -44,7 +44,7 @@ def _stream(generator: Any, who: str) -> Any:
         return generator
     if generator is not None:
         return numpy_generator(generator, who)
-    seed = int(numpy_generator(None, who).full_range((), np.int64))
+    seed = int(numpy_generator(None, who).full_range((), dtype=np.int64))
     return Draws(MT19937(seed))
 
 
