@@ -52,7 +52,7 @@ from .random import (
     seed,
     set_rng_state,
 )
-from .random import numpy_generator as generator  # (the NumPy generator behind the default one)
+from .random import numpy_generator as generator  # (the samplers behind the default generator)
 from .sampling import (
     bernoulli,
     multinomial,

@@ -2,14 +2,24 @@
 generator behind every sampler, and its seed functions (`tg.manual_seed`, `tg.seed`,
 `tg.initial_seed`, `tg.get_rng_state`, `tg.set_rng_state`).
 
-A Generator wraps a NumPy PCG64 generator. The same seed gives the same numbers on every run and
-every machine, but not PyTorch's numbers (PyTorch draws from a Mersenne Twister with its own
-transforms): a program seeded alike is reproducible in tapegrad, not bitwise equal to PyTorch.
-As in PyTorch, a new `tg.Generator()` starts from the seed 67280421310721, while the default
-generator is seeded from the operating system's entropy until `tg.manual_seed` is called.
+A Generator is PyTorch's CPU generator: the same 32-bit Mersenne Twister seeded the same way
+(mt19937.py) and the same transforms (torch_draws.py), so a program seeded as in PyTorch draws
+PyTorch's numbers: `tg.manual_seed(0); tg.randn(3)` prints what `torch.manual_seed(0);
+torch.randn(3)` prints (integers and permutations exactly, floats to the last bit on x86 CPUs,
+whose AVX2 kernel torch uses). Its state is PyTorch's 5056-byte ByteTensor layout, so states pass
+between the two. As in PyTorch, a new `tg.Generator()` starts from the seed 67280421310721, while
+the default generator is seeded from the operating system's entropy until `tg.manual_seed` is
+called.
 
-Layer L4: imports the Tensor class (a state is a uint8 tensor, as PyTorch's ByteTensor) and
-devices.
+Where PyTorch's own numbers depend on the machine, tapegrad follows one path: Bernoulli draws with
+a scalar p (dropout, `bernoulli_(0.3)`) are PyTorch's on non-Intel CPUs (on Intel CPUs PyTorch's
+MKL build draws them from an MKL MCG31 stream seeded by one word of the generator), and float32
+normals of 16 or more values are rounded as PyTorch's AVX2 kernel rounds them (a CPU without
+AVX2 would give libm's values in PyTorch). A tensor filled in place through a non-contiguous view
+takes PyTorch's contiguous path here (PyTorch's normal_ then goes one value at a time).
+
+Layer L4: imports the Tensor class (a state is a uint8 tensor, as PyTorch's ByteTensor), devices,
+and the L0 engine and samplers (mt19937.py, torch_draws.py).
 """
 
 from __future__ import annotations
@@ -21,12 +31,13 @@ import numpy as np
 
 from . import devices
 from .devices import DeviceLike, check_device
+from .mt19937 import MT19937, STATE_BYTES
 from .tensor import Tensor
+from .torch_draws import Draws
 
 DEFAULT_SEED = 67280421310721  # a new torch.Generator()'s initial seed
 
 _SEED_LOW, _SEED_HIGH = -(2**63), 2**64 - 1  # the seeds PyTorch takes (negatives wrap around)
-_STATE_BYTES = 16 + 16 + 1 + 4 + 8  # PCG64's state and increment, its spare 32 bits, the seed
 
 
 def _seed_value(seed: Any, who: str) -> int:
@@ -50,7 +61,7 @@ class Generator:
     def __init__(self, device: DeviceLike = "cpu") -> None:
         check_device(device, "Generator")
         self._device = devices.device("cpu")
-        self.manual_seed(DEFAULT_SEED)
+        self.draws = Draws(MT19937(DEFAULT_SEED))  # what the samplers draw from (torch_draws)
 
     @property
     def device(self) -> devices.device:
@@ -62,9 +73,13 @@ class Generator:
 
         >>> g = tg.Generator().manual_seed(0)
         """
-        self._seed = _seed_value(seed, "manual_seed")
-        self.numpy = np.random.Generator(np.random.PCG64(self._seed))
+        self._reseed(_seed_value(seed, "manual_seed"))
         return self
+
+    def _reseed(self, seed: int) -> None:
+        draws = getattr(self.draws, "inner", self.draws)  # (under vmap: the wrapped draws)
+        draws.engine.reseed(seed)
+        draws.next_double_normal = draws.next_float_normal = None
 
     def seed(self) -> int:
         """Restart the stream from a fresh seed taken from the system's entropy; returns the seed.
@@ -72,7 +87,7 @@ class Generator:
         >>> s = tg.Generator().seed()
         """
         seed = secrets.randbits(64)
-        self.manual_seed(seed)
+        self._reseed(seed)
         return seed
 
     def initial_seed(self) -> int:
@@ -81,7 +96,7 @@ class Generator:
         >>> tg.Generator().manual_seed(3).initial_seed()
         3
         """
-        return self._seed
+        return getattr(self.draws, "inner", self.draws).engine.seed
 
     def get_state(self) -> Tensor:
         """The stream's position as a uint8 tensor (PyTorch's ByteTensor), for set_state.
@@ -90,41 +105,32 @@ class Generator:
         >>> g.set_state(state); bool((tg.rand(2, generator=g) == a).all())
         True
         """
-        bits = self.numpy.bit_generator.state
-        parts = (
-            bits["state"]["state"].to_bytes(16, "little"),
-            bits["state"]["inc"].to_bytes(16, "little"),
-            bits["has_uint32"].to_bytes(1, "little"),
-            bits["uinteger"].to_bytes(4, "little"),
-            self._seed.to_bytes(8, "little"),
-        )
-        return Tensor(np.frombuffer(b"".join(parts), np.uint8).copy())
+        draws = getattr(self.draws, "inner", self.draws)
+        raw = draws.engine.to_torch_bytes(draws.next_double_normal, draws.next_float_normal)
+        return Tensor(np.frombuffer(raw, np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> "Generator":
-        """Go back to a position saved by get_state; returns the generator itself."""
+        """Go back to a position saved by get_state (or PyTorch's get_state bytes); returns the
+        generator itself.
+
+        >>> g = tg.Generator(); g.set_state(g.get_state()) is g
+        True
+        """
         if not isinstance(new_state, Tensor) or new_state.dtype != np.uint8:
             raise TypeError(
                 f"RNG state must be a uint8 tensor made by get_state(), got "
                 f"{getattr(new_state, 'dtype', type(new_state).__name__)}"
             )
         raw = new_state.numpy().tobytes()
-        if len(raw) != _STATE_BYTES:
+        if len(raw) != STATE_BYTES:
             raise RuntimeError(
-                f"Expected a state of {_STATE_BYTES} bytes (as get_state() makes), but found the "
-                f"input RNG state size to be {len(raw)}"
+                f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG "
+                f"state size to be {len(raw)} (pass a state made by get_state() or "
+                f"torch.get_rng_state())"
             )
-        bits = np.random.PCG64()
-        bits.state = {
-            "bit_generator": "PCG64",
-            "state": {
-                "state": int.from_bytes(raw[0:16], "little"),
-                "inc": int.from_bytes(raw[16:32], "little"),
-            },
-            "has_uint32": raw[32],
-            "uinteger": int.from_bytes(raw[33:37], "little"),
-        }
-        self.numpy = np.random.Generator(bits)
-        self._seed = int.from_bytes(raw[37:45], "little")
+        draws = getattr(self.draws, "inner", self.draws)
+        cached = draws.engine.from_torch_bytes(raw)
+        draws.next_double_normal, draws.next_float_normal = cached
         return self
 
     def __repr__(self) -> str:
@@ -178,18 +184,17 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
-def numpy_generator(generator: Any = None, who: str = "generator") -> np.random.Generator:
-    """The NumPy generator to draw from: `generator`'s, or the default one's when it is None
-    (a NumPy Generator is taken as it is).
+def numpy_generator(generator: Any = None, who: str = "generator") -> Draws:
+    """The samplers to draw from (torch_draws.Draws): `generator`'s, or the default generator's
+    when it is None.
 
-    >>> numpy_generator(None).random()  # doctest: +SKIP
+    >>> numpy_generator(None).random(2).shape
+    (2,)
     """
     if generator is None:
-        return default_generator.numpy
+        return default_generator.draws
     if isinstance(generator, Generator):
-        return generator.numpy
-    if isinstance(generator, np.random.Generator):
-        return generator
+        return generator.draws
     raise TypeError(
         f"{who}: generator must be a tg.Generator (e.g. tg.Generator().manual_seed(0)), got "
         f"{type(generator).__name__}"

@@ -47,7 +47,7 @@ def randn(
     dims = shape_of(shape, size, "randn")
     kind = _float_dtype(dtype, "randn")
     check_placement("randn", device, layout, pin_memory)
-    values = numpy_generator(generator, "randn").standard_normal(dims)
+    values = numpy_generator(generator, "randn").standard_normal(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -66,7 +66,7 @@ def rand(
     dims = shape_of(shape, size, "rand")
     kind = _float_dtype(dtype, "rand")
     check_placement("rand", device, layout, pin_memory)
-    values = numpy_generator(generator, "rand").random(dims)
+    values = numpy_generator(generator, "rand").random(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -259,8 +259,7 @@ def normal(
         kind = np.result_type(*(t.dtype for t in tensors)) if tensors else _dt.default_float
     else:
         kind = _dt.as_dtype(dtype)
-    draws = numpy_generator(generator, "normal").standard_normal(dims)
-    sample = (draws * s + m).astype(kind)
+    sample = _normal_sample(m, s, dims, kind, numpy_generator(generator, "normal"))
     out = _sampled(Normal, sample, (mean, std), requires_grad)
     if name is not None:
         out.name = name
@@ -286,8 +285,8 @@ def bernoulli(
         raise RuntimeError(
             "bernoulli: every probability must be in [0, 1] (p_in >= 0 && p_in <= 1)"
         )
-    draws = numpy_generator(generator, "bernoulli").random(input.shape)
-    return _sampled(Bernoulli, (draws < chance).astype(input.dtype), (input,), False)
+    drawn = numpy_generator(generator, "bernoulli").bernoulli(chance, input.shape)
+    return _sampled(Bernoulli, drawn.astype(input.dtype), (input,), False)
 
 
 def multinomial(
@@ -322,7 +321,7 @@ def multinomial(
         raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}") from None
     if count <= 0:
         raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples (got {count})")
-    weights = np.atleast_2d(input.numpy()).astype(np.float64)
+    weights = np.atleast_2d(input.numpy())
     if not replacement and count > weights.shape[1]:
         raise RuntimeError(
             f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without "
@@ -337,32 +336,50 @@ def multinomial(
         raise RuntimeError(
             "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"
         )
-    rng = numpy_generator(generator, "multinomial")
-    drawn = _with_replacement(weights, count, rng) if replacement else _without(weights, count, rng)
+    draws = numpy_generator(generator, "multinomial")
+    if replacement and count > 1:
+        drawn = _with_replacement(weights, count, draws)
+    else:
+        drawn = _exponential_race(weights, count, draws)
     return Tensor(drawn if input.ndim == 2 else drawn[0])
 
 
-def _with_replacement(weights: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """Inverse-CDF draws, every row at once: row r's cumulative weights are normalised and shifted
-    by r, so one search over all rows finds each draw's category (a category of weight 0 never
-    has a step of its own, so it is never drawn)."""
+def _normal_sample(mean: Any, std: Any, dims: tuple, kind: np.dtype, draws: Any) -> np.ndarray:
+    """torch.normal's values, as PyTorch computes each overload: numbers fill by
+    normal_(mean, std); a tensor mean with a number std is normal_(0, std) then + mean; a tensor
+    std is normal_(0, 1) * std + mean (each step in the output's dtype)."""
+    mean_is_array, std_is_array = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
+    if not mean_is_array and not std_is_array:
+        return draws.normal(float(mean), float(std), dims, dtype=kind)
+    if not std_is_array:
+        sample = draws.normal(0.0, float(std), dims, dtype=kind)
+    else:
+        sample = draws.normal(0.0, 1.0, dims, dtype=kind) * std.astype(kind)
+    return (sample + np.asarray(mean, kind)).astype(kind)
+
+
+def _with_replacement(weights: np.ndarray, count: int, draws: Any) -> np.ndarray:
+    """PyTorch's sampler with replacement: per row, the cumulative weights (summed in the
+    weights' dtype, one after another) over their total, the last set to 1; each draw is a 53-bit
+    uniform u and the first category whose cumulative weight is not below u (rows in order)."""
     rows, n = weights.shape
-    cdf = np.cumsum(weights, axis=1)
-    cdf = cdf / cdf[:, -1:] + np.arange(rows)[:, None]
-    u = rng.random((rows, count)) + np.arange(rows)[:, None]
-    found = np.searchsorted(cdf.ravel(), u.ravel(), side="right").reshape(rows, count)
-    found -= n * np.arange(rows)[:, None]
-    last = n - 1 - np.argmax(weights[:, ::-1] > 0, axis=1)  # (rounding at u -> 1: keep in range)
-    return np.minimum(found, last[:, None]).astype(np.int64)
+    cdf = np.cumsum(weights, axis=1, dtype=weights.dtype)
+    cdf = (cdf / cdf[:, -1:]).astype(np.float64)
+    cdf[:, -1] = 1.0
+    u = draws.random((rows, count), dtype=np.float64)
+    found = [np.searchsorted(cdf[r], u[r], side="left") for r in range(rows)]
+    return np.minimum(np.array(found, np.int64).reshape(rows, count), n - 1)
 
 
-def _without(weights: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """Draws without replacement by an exponential race: each category waits E/w (E ~ Exp(1)) and
-    the first `count` to finish are drawn, in order (the same law as drawing one at a time and
-    removing it). Categories of weight 0 finish never, so they come last, in index order."""
-    with np.errstate(divide="ignore"):
-        wait = rng.standard_exponential(weights.shape) / weights
-    return np.argsort(wait, axis=1, kind="stable")[:, :count].astype(np.int64)
+def _exponential_race(weights: np.ndarray, count: int, draws: Any) -> np.ndarray:
+    """PyTorch's sampler without replacement (and of one sample): q ~ Exp(1) in the weights'
+    dtype, then the categories of the `count` largest w / q, largest first (argmax for one)."""
+    q = draws.exponential_rate(1.0, weights.shape, dtype=weights.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = (weights / q).astype(weights.dtype)
+    if count == 1:
+        return np.argmax(score, axis=1)[:, None].astype(np.int64)
+    return np.argsort(-score, axis=1, kind="stable")[:, :count].astype(np.int64)
 
 
 # ---- the *_like samplers -----------------------------------------------------------------------
@@ -390,7 +407,7 @@ def rand_like(
         input, "rand_like", dict(device=device, layout=layout, memory_format=memory_format)
     )
     kind = _float_dtype(dtype if dtype is not None else own, "rand_like")
-    values = numpy_generator(generator, "rand_like").random(dims)
+    values = numpy_generator(generator, "rand_like").random(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 
@@ -410,7 +427,7 @@ def randn_like(
         input, "randn_like", dict(device=device, layout=layout, memory_format=memory_format)
     )
     kind = _float_dtype(dtype if dtype is not None else own, "randn_like")
-    values = numpy_generator(generator, "randn_like").standard_normal(dims)
+    values = numpy_generator(generator, "randn_like").standard_normal(dims, dtype=kind)
     return finish(values, None, requires_grad, name, kind)
 
 

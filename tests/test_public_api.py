@@ -19,6 +19,7 @@ API_MD = Path(__file__).resolve().parents[1].parent / "shared" / "API.md"
 INTERNAL = ("compat", "creation", "dtypes", "functional", "math", "primitives", "serialization")
 INTERNAL += ("combining", "linear_algebra", "matrix_measures", "tensor_equations", "view_copies")
 INTERNAL += ("special_polynomials", "special_bessel", "windows")
+INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.

@@ -2,7 +2,7 @@
 (each example draws its own numbers), "same" (one draw the batch shares).
 
 Layer L5: the L0 state, random (the default generator behind randn, rand, dropout, nn.init) and
-BatchedArray. While a vmap runs, the default generator's NumPy stream is wrapped in
+BatchedArray. While a vmap runs, the default generator's samplers (torch_draws) are wrapped in
 `RandomUnderVmap`, which draws as the running vmaps say; another thread's draws (no vmap running
 there) pass straight through. (A tg.Generator passed as generator= draws unwrapped.)
 """
@@ -35,6 +35,11 @@ SIZE_AT = {
     "logistic": 2,
     "lognormal": 2,
     "choice": 1,
+    "exponential_rate": 1,
+    "cauchy": 2,
+    "standard_cauchy": 0,
+    "bernoulli": 1,
+    "full_range": 0,
 }
 NOT_DRAWS = frozenset({"bit_generator", "spawn"})
 
@@ -94,26 +99,26 @@ def enter() -> None:
     """A vmap starts: random draws go through RandomUnderVmap."""
     with _lock:
         _users[0] += 1
-        if not isinstance(default_generator.numpy, RandomUnderVmap):
-            wrapped = RandomUnderVmap(default_generator.numpy)
-            setattr(default_generator, "numpy", wrapped)  # (a stand-in Generator)
+        if not isinstance(default_generator.draws, RandomUnderVmap):
+            wrapped = RandomUnderVmap(default_generator.draws)
+            setattr(default_generator, "draws", wrapped)  # (a stand-in Draws)
 
 
 def leave() -> None:
     """A vmap ends: the plain generator is back once none runs (unless it was reseeded since)."""
     with _lock:
         _users[0] -= 1
-        if not _users[0] and isinstance(default_generator.numpy, RandomUnderVmap):
-            default_generator.numpy = default_generator.numpy.inner
+        if not _users[0] and isinstance(default_generator.draws, RandomUnderVmap):
+            default_generator.draws = default_generator.draws.inner
 
 
 def generator_state() -> Any:
     """The state of tapegrad's generator (to draw the same numbers again: randomness='same' over
     chunks)."""
-    gen = default_generator.numpy
+    gen = default_generator.draws
     return getattr(gen, "inner", gen).bit_generator.state
 
 
 def set_generator_state(saved: Any) -> None:
-    gen = default_generator.numpy
+    gen = default_generator.draws
     getattr(gen, "inner", gen).bit_generator.state = saved

@@ -17,7 +17,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import primitives as P
-from ..random import numpy_generator as generator
 from ..math import cat, sigmoid, tanh
 from ..tape.composite import mark
 from ..tensor import Tensor, apply
@@ -45,6 +44,7 @@ from .functional_piecewise import hardtanh_ as hardtanh_, rrelu_ as rrelu_  # ou
 from .functional_piecewise import threshold_ as threshold_  # names each have a formula)
 from .functional_arguments import in_place, tensor_argument
 from .functional_attention import scaled_dot_product_attention
+from .functional_dropout import kept, kept_scale
 from .functional_conv import conv1d, conv2d
 from .functional_pooling import (
     adaptive_avg_pool2d,
@@ -215,8 +215,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         keep = np.zeros(x.shape, bool)
         out = in_place(x, inplace, lambda v: v * 0.0)
     else:
-        keep = generator().random(x.shape) >= p  # a constant mask: its derivative is zero
-        scale = (keep / (1.0 - p)).astype(x.dtype)
+        keep = kept(x.shape, p)  # a constant mask: its derivative is zero
+        scale = kept_scale(keep, p, x.dtype)
         out = in_place(x, inplace, lambda v: v * scale)
     return mark(out, "dropout", ("x", "mask"), (x, keep), {"p": p})
 

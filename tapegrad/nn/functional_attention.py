@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..random import numpy_generator
 from ..tensor import Tensor, apply
+from .functional_dropout import kept, kept_scale
 
 
 def _checked_inputs(query: Any, key: Any, value: Any) -> tuple[Tensor, Tensor, Tensor]:
@@ -114,9 +114,10 @@ def scaled_dot_product_attention(
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     keep = None
     if dropout_p > 0:
-        drawn = numpy_generator(None, "scaled_dot_product_attention").random(scores_shape)
-        kept = drawn >= dropout_p
-        keep = (kept / (1.0 - dropout_p) if dropout_p < 1 else kept * 0.0).astype(q.dtype)
+        if dropout_p < 1:  # (PyTorch's math path: dropout of the attention weights)
+            keep = kept_scale(kept(scores_shape, dropout_p), dropout_p, q.dtype)
+        else:
+            keep = np.zeros(scores_shape, q.dtype)
     factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     return apply(
         P.attention.scaled_dot_product_attention,

@@ -25,6 +25,26 @@ from .functional_arguments import tensor_argument
 SELU_LIMIT = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
 
 
+def kept(shape: tuple, p: float) -> np.ndarray:
+    """Which positions dropout keeps: PyTorch's `bernoulli_(1 - p)` (a 53-bit uniform below
+    1 - p per position, from the default generator: PyTorch's CPU path except on Intel
+    processors, where PyTorch draws an MKL stream instead).
+
+    >>> kept((3,), 0.0).tolist()
+    [True, True, True]
+    """
+    return generator(None, "dropout").bernoulli(1.0 - p, shape)
+
+
+def kept_scale(keep: np.ndarray, p: float, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's dropout noise: the mask in the input's dtype divided by (1 - p) in it.
+
+    >>> kept_scale(np.array([True, False]), 0.5, np.dtype(np.float32)).tolist()
+    [2.0, 0.0]
+    """
+    return keep.astype(dtype) / np.asarray(1.0 - p, dtype)
+
+
 def _probability(p: Any) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
@@ -41,8 +61,8 @@ def _feature_dropout(
     batched = x.ndim == dims + 2
     channels = x.shape[: 2 if batched else 1]
     shape = channels + (1,) * dims  # (one draw per channel, broadcast over its positions)
-    keep = generator().random(shape) >= p if p < 1.0 else np.zeros(shape, bool)
-    scale = (keep / (1.0 - p) if p < 1.0 else keep * 0.0).astype(x.dtype)
+    keep = kept(shape, p) if p < 1.0 else np.zeros(shape, bool)
+    scale = kept_scale(keep, p, x.dtype) if p < 1.0 else (keep * 0.0).astype(x.dtype)
     out = in_place(x, inplace, lambda v: v * scale)
     return mark(out, name, ("x", "mask"), (x, keep), {"p": p})
 
@@ -161,9 +181,11 @@ def _alpha(x: Tensor, p: float, inplace: bool, draws: tuple) -> Tensor:
         keep = np.zeros(draws, bool)
         out = in_place(x, inplace, lambda v: v * 0.0)
     else:
-        keep = generator().random(draws) >= p
+        keep = kept(draws, p)
         a = 1.0 / math.sqrt((SELU_LIMIT**2 * p + 1.0) * (1.0 - p))
-        shift = (((keep - 1.0) + p) * (SELU_LIMIT * a)).astype(x.dtype)
-        scale = (keep * a).astype(x.dtype)
+        kind = x.dtype  # PyTorch's steps, each in the input's dtype:
+        noise = keep.astype(kind)  # b = (noise - 1) * (alpha a) + alpha a p; noise * a
+        shift = (noise - kind.type(1)) * kind.type(SELU_LIMIT * a) + kind.type(SELU_LIMIT * a * p)
+        scale = noise * kind.type(a)
         out = in_place(x, inplace, lambda v: v * scale + shift)
     return mark(out, "alpha_dropout", ("x", "mask"), (x, keep), {"p": p})

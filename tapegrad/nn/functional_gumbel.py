@@ -36,9 +36,10 @@ def gumbel_softmax(
             f"gumbel_softmax: the logits must be floating point (the Gumbel noise is), got "
             f"{logits.dtype}; convert them, e.g. logits.to(tg.float32)"
         )
-    draw = generator().standard_exponential(logits.shape)
-    # (an exponential draw of exactly 0 would make the noise infinite; PyTorch's never is 0)
-    gumbels = -np.log(np.maximum(draw, np.finfo(np.float64).tiny)).astype(logits.dtype)
+    # PyTorch's noise: -log of exponential_() samples in the logits' dtype
+    draw = generator(None, "gumbel_softmax").exponential_rate(1.0, logits.shape, dtype=logits.dtype)
+    with np.errstate(divide="ignore"):
+        gumbels = -np.log(draw)
     soft = softmax((logits + Tensor(gumbels)) / tau, dim)
     if hard:
         axis = dim % max(logits.ndim, 1) if logits.ndim else None

@@ -206,8 +206,9 @@ def rrelu(
     training: bool = False,
     inplace: bool = False,
 ) -> Tensor:
-    """x where x > 0, a * x otherwise: while training, a is drawn uniformly from [lower, upper] per
-    element (tg.manual_seed's generator; not PyTorch's numbers); otherwise a = (lower + upper) / 2.
+    """x where x > 0, a * x otherwise: while training, a is drawn uniformly from [lower, upper] for
+    each element <= 0 (tg.manual_seed's generator, as PyTorch draws them); otherwise
+    a = (lower + upper) / 2.
 
     >>> F.rrelu(tg.tensor([-1.0, 2.0]), 0.2, 0.4)
     tensor([-0.3000,  2.0000])
@@ -220,7 +221,13 @@ def rrelu(
             f"{lower}, upper={upper})"
         )
     if training:
-        slopes = generator().uniform(low, high, x.shape).astype(x.dtype)
+        # PyTorch's CPU kernel: a slope drawn (in double, between the bounds in x's dtype) for
+        # each element <= 0 in order, none for the others
+        below = x.numpy() <= 0
+        bounds = np.asarray([low, high], x.dtype).astype(np.float64).tolist()
+        drawn = generator(None, "rrelu").uniform(bounds[0], bounds[1], int(below.sum()))
+        slopes = np.ones(x.shape, x.dtype)
+        slopes[below] = drawn.astype(x.dtype)
     else:
         slopes = np.asarray((low + high) / 2, dtype=x.dtype)
 

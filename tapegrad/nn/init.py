@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
@@ -75,16 +76,30 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def uniform_(
     tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
-    """Fill with U(a, b) (from `generator`, else the default generator)."""
-    return _fill(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
+    """Fill with U(a, b) (from `generator`, else the default generator), as PyTorch's
+    `tensor.uniform_(a, b)`: the same numbers after the same seed.
+
+    >>> init.uniform_(tg.empty(2, 3), -0.1, 0.1).shape
+    (2, 3)
+    """
+    with no_grad():
+        tensor.uniform_(a, b, generator=generator)
+    return tensor
 
 
 @_tensor_first
 def normal_(
     tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
-    """Fill with N(mean, std^2) (from `generator`, else the default generator)."""
-    return _fill(tensor, numpy_generator(generator).normal(mean, std, tensor.shape))
+    """Fill with N(mean, std^2) (from `generator`, else the default generator), as PyTorch's
+    `tensor.normal_(mean, std)`.
+
+    >>> init.normal_(tg.empty(2, 3), 0.0, 0.02).shape
+    (2, 3)
+    """
+    with no_grad():
+        tensor.normal_(mean, std, generator=generator)
+    return tensor
 
 
 @_tensor_first
@@ -111,7 +126,8 @@ def xavier_uniform_(
 ) -> Tensor:
     """Glorot: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std  # (rounded as PyTorch rounds it)
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -128,7 +144,8 @@ def kaiming_uniform_(
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
-    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std  # (rounded as PyTorch rounds it)
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -163,17 +180,63 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Generator | None = None,
 ) -> Tensor:
-    """N(mean, std^2) restricted to [a, b] (values outside are drawn again)."""
+    """N(mean, std^2) restricted to [a, b], drawn as PyTorch 2.13 draws it: when [a, b] holds
+    more than 30% of the mass, normal samples with every one outside redrawn (a whole tensor of
+    draws a round); otherwise uniform candidates on [a, b] accepted with probability
+    pdf / peak (rejected ones redrawn the same way).
+
+    >>> bool((init.trunc_normal_(tg.empty(50), 0.0, 1.0, -0.5, 0.5).abs() <= 0.5).all())
+    True
+    """
     if not a < b:
         raise ValueError(f"trunc_normal_ needs a < b, got a={a}, b={b}")
-    rng = numpy_generator(generator)
-    values = rng.normal(mean, std, tensor.shape)
-    for _ in range(1000):  # each round redraws the few values outside [a, b]
-        outside = (values < a) | (values > b)
-        if not outside.any():
-            break
-        values[outside] = rng.normal(mean, std, int(outside.sum()))
-    return _fill(tensor, np.clip(values, a, b))
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+            "values may be incorrect.",
+            stacklevel=3,
+        )
+    values = _truncated_normal(
+        numpy_generator(generator), tensor.shape, tensor.dtype, mean, std, a, b
+    )
+    return _fill(tensor, values)
+
+
+def _cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _truncated_normal(
+    draws: Any, shape: tuple, kind: np.dtype, mean: float, std: float, a: float, b: float
+) -> np.ndarray:
+    """trunc_normal_'s values (see there), each step in the tensor's dtype as PyTorch's."""
+    one = kind.type
+    if _cdf((b - mean) / std) - _cdf((a - mean) / std) > 0.3:
+        low, high = one(a), one(b)
+        result = draws.normal(mean, std, shape, dtype=kind)
+        while True:
+            outside = (result < low) | (result > high)
+            if not outside.any():
+                return result
+            result = np.where(outside, draws.normal(mean, std, shape, dtype=kind), result)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_pdf(candidates: np.ndarray) -> np.ndarray:  # -(((c - mean) / std)^2) / 2 - log_peak
+        scaled = (candidates - one(mean)) / one(std)
+        return (scaled * scaled) * one(-0.5) - one(log_peak)
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(draws.uniform(0.0, 1.0, shape, dtype=kind)) > log_pdf(candidates)
+
+    result = draws.uniform(a, b, shape, dtype=kind)
+    pending = rejected(result)
+    while pending.any():
+        candidates = draws.uniform(a, b, shape, dtype=kind)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejected(candidates), pending)
+    return result
 
 
 @_tensor_first
@@ -192,7 +255,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None =
         raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {tensor.shape}")
     rows = tensor.shape[0]
     cols = tensor.size // rows
-    flat = numpy_generator(generator).normal(0.0, 1.0, (rows, cols))
+    flat = numpy_generator(generator).normal(0.0, 1.0, (rows, cols), dtype=tensor.dtype)
     q, r = np.linalg.qr(flat.T if rows < cols else flat)
     q = q * np.sign(np.diag(r))  # a unique (Haar-distributed) choice of signs
     return _fill(tensor, gain * (q.T if rows < cols else q).reshape(tensor.shape))

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _stream(generator: Any, who: str) -> np.random.Generator:
-    """The NumPy generator behind `generator` (None: the default generator's)."""
+def _stream(generator: Any, who: str) -> Any:
+    """The samplers (torch_draws.Draws) behind `generator` (None: the default generator's)."""
     from .. import random  # (L4: read on use)
 
     return random.numpy_generator(generator, who)
@@ -53,8 +53,9 @@ class RandomMixin(TensorBase):
         _floating(self, "normal_")
         if not std >= 0.0:
             raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
-        values = _stream(generator, "normal_").normal(mean, std, self._data.shape)
-        return inplace(self, "normal_", None, values.astype(self._data.dtype))
+        kind = self._data.dtype
+        values = _stream(generator, "normal_").normal(mean, std, self._data.shape, dtype=kind)
+        return inplace(self, "normal_", None, values)
 
     def uniform_(
         self, from_: float = 0.0, to: float = 1.0, *, generator: Generator | None = None
@@ -70,8 +71,9 @@ class RandomMixin(TensorBase):
             raise ValueError(
                 f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
             )
-        values = _stream(generator, "uniform_").uniform(from_, to, self._data.shape)
-        return inplace(self, "uniform_", None, values.astype(self._data.dtype))
+        kind = self._data.dtype
+        values = _stream(generator, "uniform_").uniform(from_, to, self._data.shape, dtype=kind)
+        return inplace(self, "uniform_", None, values)
 
     def exponential_(self, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """In place: samples of the exponential distribution of rate lambd (mean 1 / lambd).
@@ -82,7 +84,7 @@ class RandomMixin(TensorBase):
         _floating(self, "exponential_")
         if not lambd > 0:
             raise ValueError(f"exponential_ expects lambd > 0.0, but found lambd={lambd}")
-        values = _stream(generator, "exponential_").exponential(1.0 / lambd, self._data.shape)
+        values = _stream(generator, "exponential_").exponential_rate(lambd, self._data.shape)
         return inplace(self, "exponential_", None, values.astype(self._data.dtype))
 
     def cauchy_(
@@ -96,8 +98,8 @@ class RandomMixin(TensorBase):
         _floating(self, "cauchy_")
         if not sigma > 0:
             raise ValueError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-        draws = _stream(generator, "cauchy_").standard_cauchy(self._data.shape)
-        return inplace(self, "cauchy_", None, (median + sigma * draws).astype(self._data.dtype))
+        draws = _stream(generator, "cauchy_").cauchy(median, sigma, self._data.shape)
+        return inplace(self, "cauchy_", None, draws.astype(self._data.dtype))
 
     def log_normal_(
         self, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None
@@ -132,10 +134,12 @@ class RandomMixin(TensorBase):
         >>> x = tg.zeros(3); x.bernoulli_(tg.tensor([0.0, 1.0, 1.0]))
         tensor([0., 1., 1.])
         """
-        prob = np.asarray(p._data if isinstance(p, TensorBase) else p, dtype=np.float64)
+        prob = np.asarray(p._data if isinstance(p, TensorBase) else float(p))
         if np.any((prob < 0) | (prob > 1)) or np.isnan(prob).any():
             raise ValueError("bernoulli_ expects p to be in [0, 1]")
-        draws = _stream(generator, "bernoulli_").random(self._data.shape) < prob
+        if prob.dtype.kind != "f":
+            prob = prob.astype(np.float64)
+        draws = _stream(generator, "bernoulli_").bernoulli(prob, self._data.shape)
         return inplace(self, "bernoulli_", None, draws.astype(self._data.dtype))
 
     def random_(
@@ -149,6 +153,10 @@ class RandomMixin(TensorBase):
         True
         """
         low, high = (0, from_) if to is None and from_ != 0 else (from_, to)
+        if high is None and low == 0:  # PyTorch's random_(): the dtype's whole range
+            draws = _stream(generator, "random_")
+            values = draws.full_range(self._data.shape, dtype=self._data.dtype)
+            return inplace(self, "random_", None, values)
         if high is None:
             dtype = self._data.dtype
             high = 2 ** (np.finfo(dtype).nmant + 1) + 1 if dtype.kind == "f" else None

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Sized, cast
 
 import numpy as np
 
-from ...random import Generator
+from ...random import Generator, numpy_generator
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -150,6 +150,14 @@ class DataLoader:
         return len(self.sampler)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[Any]:
+        # PyTorch's iterator draws its workers' base seed (one int64 random_() from the loader's
+        # generator, else the default one) when it is made; tapegrad runs no workers but draws
+        # it too, so the numbers drawn after a pass stay PyTorch's.
+        if not isinstance(self.generator, np.random.Generator):
+            numpy_generator(self.generator, "DataLoader").full_range((), dtype=np.int64)
+        return self._batches()
+
+    def _batches(self) -> Iterator[Any]:
         if isinstance(self.dataset, IterableDataset):
             yield from self._stream()
         elif self.batch_sampler is None:  # one sample at a time, no batching

@@ -14,7 +14,9 @@ from typing import Any, Iterable, Iterator, Sequence, Sized
 
 import numpy as np
 
+from ...mt19937 import MT19937
 from ...random import Generator, numpy_generator
+from ...torch_draws import Draws
 from ...sampling import multinomial
 from ...tensor import Tensor
 
@@ -34,11 +36,16 @@ class Sampler:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__(self)")
 
 
-def _stream(generator: Any, who: str) -> np.random.Generator:
-    """This pass's random stream: the generator's own, or one seeded from the default generator."""
+def _stream(generator: Any, who: str) -> Any:
+    """This pass's random stream, as PyTorch's RandomSampler makes it: the generator's own, or a
+    new generator seeded with one int64 `random_()` draw from the default generator. (A NumPy
+    Generator, which tapegrad also takes, draws NumPy's numbers.)"""
+    if isinstance(generator, np.random.Generator):
+        return generator
     if generator is not None:
         return numpy_generator(generator, who)
-    return np.random.default_rng(int(numpy_generator(None).integers(2**63)))
+    seed = int(numpy_generator(None, who).full_range((), dtype=np.int64))
+    return Draws(MT19937(seed))
 
 
 class SequentialSampler(Sampler):
@@ -117,7 +124,10 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        order = _stream(self.generator, "SubsetRandomSampler").permutation(len(self.indices))
+        # (PyTorch's: randperm from the generator itself, the default one when None)
+        rng = self.generator
+        draws = rng if isinstance(rng, np.random.Generator) else numpy_generator(rng, "Subset")
+        order = draws.permutation(len(self.indices))
         for i in order.tolist():
             yield self.indices[i]
 
