@@ -3,16 +3,22 @@ dropout between layers; their one-step cells are in recurrent_cells.py). PyTorch
 parameter names (weight_ih_l0, bias_hh_l1_reverse, ...), gate order (LSTM: i, f, g, o; GRU: r, z,
 n), init U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), result structure and errors.
 
+A PackedSequence input (nn.utils.rnn) runs on its packed rows: at each time step only the
+sequences still running (the first batch_sizes[t], longest first) take a step, so each final
+state is the one after that sequence's own last step (the reverse direction starts each sequence
+at its own last step), and the output is a PackedSequence with the input's batch_sizes and
+indices, the final states in the batch's original order, as PyTorch's.
+
 Layer L5: the steps are tapegrad ops (linear, sigmoid, tanh, relu, stack, cat), so gradients of
 every order come from the tape; imports tensor.py, math, dtypes and the nn package's module,
-parameter, init and functional.
+parameter, init, functional and utils.rnn (PackedSequence).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -23,6 +29,7 @@ from . import init as _init
 from .functional import dropout, linear
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 State = Tensor | tuple[Tensor, Tensor]
@@ -163,12 +170,13 @@ class _RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(h.shape)}")
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
         name = type(self).__name__
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
             raise TypeError(
-                f"{name} takes a tapegrad Tensor (PackedSequence is not supported), got "
-                f"{type(input).__name__}"
+                f"{name} takes a tapegrad Tensor or a PackedSequence, got {type(input).__name__}"
             )
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
@@ -199,6 +207,55 @@ class _RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, h_n
+
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """The layers run on a PackedSequence (see the module's docstring)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{data.shape[-1]}"
+            )
+        sizes = [int(n) for n in batch_sizes.numpy()]
+        expected = (self.num_layers * self._directions, sizes[0], self.hidden_size)
+        states = self._initial_states(hx, data, expected, False)
+        if sorted_indices is not None and hx is not None:  # hx comes in the batch's own order
+            states = [_rows_of(s, sorted_indices) for s in states]
+        output, finals = self._run_packed(data, sizes, states)
+        if self.mode == "LSTM":
+            h_n: Any = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
+        else:
+            h_n = stack(finals)
+        if unsorted_indices is not None:
+            h_n = (
+                tuple(t.index_select(1, unsorted_indices) for t in h_n)
+                if isinstance(h_n, tuple)
+                else h_n.index_select(1, unsorted_indices)
+            )
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), h_n
+
+    def _run_packed(self, x: Tensor, sizes: list[int], states: list) -> tuple[Tensor, list]:
+        """The layers over packed rows x: step t reads rows offsets[t]:offsets[t] + sizes[t]."""
+        offsets = [0]
+        for n in sizes[:-1]:
+            offsets.append(offsets[-1] + n)
+        finals = []
+        for layer in range(self.num_layers):
+            outputs = []
+            for d, suffix in enumerate(("", "_reverse")[: self._directions]):
+                w_ih, w_hh, b_ih, b_hh = [self._param(f"{k}_l{layer}{suffix}") for k in _KINDS]
+                projected = linear(x, w_ih, b_ih)
+                state = states[layer * self._directions + d]
+                run = _run_forward if d == 0 else _run_backward
+                seq, final = run(self.mode, projected, offsets, sizes, state, w_hh, b_hh)
+                outputs.append(cat(seq))
+                finals.append(final)
+            x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = dropout(x, self.dropout, True)
+        return x, finals
 
     def _initial_states(self, hx: Any, x: Tensor, expected: tuple, unbatched: bool) -> list:
         """hx as one state per layer and direction (zeros where hx is None)."""
@@ -269,6 +326,74 @@ class _RNNBase(Module):
 _KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
 
+def _rows_of(state: State, index: Tensor) -> State:
+    """The state's batch rows in the order index gives (a pair for LSTM)."""
+    if isinstance(state, tuple):
+        return state[0].index_select(0, index), state[1].index_select(0, index)
+    return state.index_select(0, index)
+
+
+def _slice(state: State, start: int, stop: int) -> State:
+    if isinstance(state, tuple):
+        return state[0][start:stop], state[1][start:stop]
+    return state[start:stop]
+
+
+def _joined(pieces: list[State]) -> State:
+    """The batch rows of several states, in order, as one state."""
+    if len(pieces) == 1:
+        return pieces[0]
+    if isinstance(pieces[0], tuple):
+        pairs = cast(list[tuple[Tensor, Tensor]], pieces)
+        return cat([h for h, _ in pairs]), cat([c for _, c in pairs])
+    return cat(cast(list[Tensor], pieces))
+
+
+def _run_forward(
+    mode: str,
+    projected: Tensor,
+    offsets: list[int],
+    sizes: list[int],
+    state: State,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+) -> tuple[list[Tensor], State]:
+    """Steps t = 0, 1, ... over the running sequences; a sequence that ends keeps its state."""
+    seq: list[Tensor] = []
+    done: list[State] = []
+    rows = sizes[0]
+    for t, n in enumerate(sizes):
+        if n < rows:  # sequences n..rows-1 ended at t - 1: their final states
+            done.insert(0, _slice(state, n, rows))
+            state, rows = _slice(state, 0, n), n
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, w_hh, b_hh)
+        seq.append(state[0] if isinstance(state, tuple) else state)
+    return seq, _joined([state, *done])
+
+
+def _run_backward(
+    mode: str,
+    projected: Tensor,
+    offsets: list[int],
+    sizes: list[int],
+    initial: State,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+) -> tuple[list[Tensor], State]:
+    """Steps t = T-1, ..., 0; a sequence starts from its initial state at its own last step."""
+    seq: list[Tensor] = [cast(Tensor, None)] * len(sizes)
+    rows = 0
+    state = _slice(initial, 0, 0)
+    for t in range(len(sizes) - 1, -1, -1):
+        n = sizes[t]
+        if n > rows:  # sequences rows..n-1 start here
+            state = _joined([state, _slice(initial, rows, n)]) if rows else _slice(initial, 0, n)
+            rows = n
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, w_hh, b_hh)
+        seq[t] = state[0] if isinstance(state, tuple) else state
+    return seq, state
+
+
 class RNN(_RNNBase):
     """Elman RNN: h_t = tanh(x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh) (or relu), stacked
     num_layers deep, optionally bidirectional. Input (L, N, H_in) ((N, L, H_in) if batch_first,
@@ -305,8 +430,19 @@ class RNN(_RNNBase):
             dtype=dtype,
         )
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n): every step's last-layer state and each layer's last state."""
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: Tensor | None = None
+    ) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: Tensor | None = None
+    ) -> tuple[Tensor | PackedSequence, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state (output
+        a PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
 
 
@@ -321,10 +457,21 @@ class LSTM(_RNNBase):
 
     mode = "LSTM"
 
+    @overload
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros)."""
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[PackedSequence, tuple[Tensor, Tensor]]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor | PackedSequence, tuple[Tensor, Tensor]]:
+        """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros) (output a
+        PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
 
 
@@ -339,6 +486,17 @@ class GRU(_RNNBase):
 
     mode = "GRU"
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n): every step's last-layer state and each layer's last state."""
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: Tensor | None = None
+    ) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: Tensor | None = None
+    ) -> tuple[Tensor | PackedSequence, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state (output
+        a PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
