@@ -1,6 +1,7 @@
 """tg.nn.utils: torch.nn.utils's helpers, one topic a module: clip_grad (gradient norms and
 clipping), convert_parameters (parameters as one vector), rnn (PackedSequence, padding and
-packing), stateless (functional_call).
+packing), stateless (functional_call), weight_norm and spectral_norm (the hook-style
+reparametrizations).
 
 Layer L5: re-exports only.
 """
@@ -16,6 +17,8 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm",
@@ -24,7 +27,11 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "remove_spectral_norm",
+    "remove_weight_norm",
     "rnn",
+    "spectral_norm",
     "stateless",
     "vector_to_parameters",
+    "weight_norm",
 ]
