@@ -43,6 +43,19 @@ def _size(value: Any, name: str) -> int:
     return int(value)
 
 
+def _proj_size(value: Any, hidden_size: int, mode: str) -> int:
+    """PyTorch's checks of proj_size (an LSTM's projection of h; 0: none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"proj_size should be of type int, got: {type(value).__name__}")
+    if value and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if value < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if value >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    return int(value)
+
+
 def _nonlinearity(name: Any) -> str:
     if name not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity '{name}'. Select from 'tanh' or 'relu'.")
@@ -50,15 +63,22 @@ def _nonlinearity(name: Any) -> str:
 
 
 def _step(
-    mode: str, projected: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None
+    mode: str,
+    projected: Tensor,
+    state: State,
+    weight_hh: Tensor,
+    bias_hh: Tensor | None,
+    weight_hr: Tensor | None = None,
 ) -> State:
     """One time step: `projected` is x @ weight_ih.T + bias_ih, computed for the whole sequence
-    at once (one product rather than one per step); returns h' (LSTM: (h', c'))."""
+    at once (one product rather than one per step); returns h' (LSTM: (h', c'); with
+    projections, h' = (o * tanh(c')) @ weight_hr.T)."""
     if mode == "LSTM":
         h, c = cast(tuple, state)  # (the callers pass LSTM a pair)
         i, f, g, o = (projected + linear(h, weight_hh, bias_hh)).chunk(4, -1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        return o.sigmoid() * c.tanh(), c
+        h = o.sigmoid() * c.tanh()
+        return (h if weight_hr is None else linear(h, weight_hr)), c
     state = cast(Tensor, state)
     hidden = linear(state, weight_hh, bias_hh)
     if mode == "GRU":  # n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), as PyTorch
@@ -118,25 +138,24 @@ class _RNNBase(Module):
                 UserWarning,
                 stacklevel=3,
             )
-        if proj_size:
-            raise ValueError(
-                f"{name}: proj_size={proj_size} (an LSTM with projections) is not supported in "
-                f"tapegrad; use proj_size=0 and a Linear layer on the output"
-            )
+        self.proj_size = _proj_size(proj_size, self.hidden_size, self.mode)
         self.bias, self.batch_first = bool(bias), bool(batch_first)
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bool(bidirectional), 0
+        self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
         dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
         gates = _GATES[self.mode] * self.hidden_size
+        real_hidden = self._real_hidden
         self._flat_weights_names: list[str] = []
         for layer in range(self.num_layers):
-            width = self.input_size if layer == 0 else self.hidden_size * self._directions
+            width = self.input_size if layer == 0 else real_hidden * self._directions
             for suffix in ("", "_reverse")[: self._directions]:
                 shapes: dict[str, tuple[int, ...]] = {
                     "weight_ih": (gates, width),
-                    "weight_hh": (gates, self.hidden_size),
+                    "weight_hh": (gates, real_hidden),
                 }
                 if self.bias:
                     shapes.update(bias_ih=(gates,), bias_hh=(gates,))
+                if self.proj_size:
+                    shapes.update(weight_hr=(self.proj_size, self.hidden_size))
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(np.empty(shape, dtype)))
@@ -148,6 +167,11 @@ class _RNNBase(Module):
     def _directions(self) -> int:
         return 2 if self.bidirectional else 1
 
+    @property
+    def _real_hidden(self) -> int:
+        """The size of h: proj_size for an LSTM with projections, else hidden_size."""
+        return self.proj_size or self.hidden_size
+
     def reset_parameters(self) -> None:
         """Every weight and bias U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) (PyTorch's init)."""
         _init_uniform(self, self.hidden_size)
@@ -157,8 +181,9 @@ class _RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        """The parameters of each layer and direction, [weight_ih, weight_hh, bias_ih, bias_hh]."""
-        per = 4 if self.bias else 2
+        """The parameters of each layer and direction, [weight_ih, weight_hh, bias_ih, bias_hh]
+        (then weight_hr with projections)."""
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = [getattr(self, n) for n in self._flat_weights_names]
         return [flat[i : i + per] for i in range(0, len(flat), per)]
 
@@ -194,8 +219,7 @@ class _RNNBase(Module):
             else input
         )
         batch = x.shape[1]
-        expected = (self.num_layers * self._directions, batch, self.hidden_size)
-        states = self._initial_states(hx, x, expected, unbatched)
+        states = self._initial_states(hx, x, batch, unbatched)
         output, finals = self._run(x, states)
         if self.mode == "LSTM":
             h_n: Any = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
@@ -219,8 +243,7 @@ class _RNNBase(Module):
                 f"{data.shape[-1]}"
             )
         sizes = [int(n) for n in batch_sizes.numpy()]
-        expected = (self.num_layers * self._directions, sizes[0], self.hidden_size)
-        states = self._initial_states(hx, data, expected, False)
+        states = self._initial_states(hx, data, sizes[0], False)
         if sorted_indices is not None and hx is not None:  # hx comes in the batch's own order
             states = [_rows_of(s, sorted_indices) for s in states]
         output, finals = self._run_packed(data, sizes, states)
@@ -245,11 +268,13 @@ class _RNNBase(Module):
         for layer in range(self.num_layers):
             outputs = []
             for d, suffix in enumerate(("", "_reverse")[: self._directions]):
-                w_ih, w_hh, b_ih, b_hh = [self._param(f"{k}_l{layer}{suffix}") for k in _KINDS]
+                w_ih, w_hh, b_ih, b_hh, w_hr = [
+                    self._param(f"{k}_l{layer}{suffix}") for k in _KINDS
+                ]
                 projected = linear(x, w_ih, b_ih)
                 state = states[layer * self._directions + d]
                 run = _run_forward if d == 0 else _run_backward
-                seq, final = run(self.mode, projected, offsets, sizes, state, w_hh, b_hh)
+                seq, final = run(self.mode, projected, offsets, sizes, state, (w_hh, b_hh, w_hr))
                 outputs.append(cat(seq))
                 finals.append(final)
             x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
@@ -257,12 +282,14 @@ class _RNNBase(Module):
                 x = dropout(x, self.dropout, True)
         return x, finals
 
-    def _initial_states(self, hx: Any, x: Tensor, expected: tuple, unbatched: bool) -> list:
+    def _initial_states(self, hx: Any, x: Tensor, batch: int, unbatched: bool) -> list:
         """hx as one state per layer and direction (zeros where hx is None)."""
         lstm = self.mode == "LSTM"
+        layers = self.num_layers * self._directions
+        shapes = [(layers, batch, self._real_hidden), (layers, batch, self.hidden_size)]
         parts: list[Any]
         if hx is None:
-            parts = [Tensor(np.zeros(expected, x.dtype))] * (2 if lstm else 1)
+            parts = [Tensor(np.zeros(shape, x.dtype)) for shape in shapes[: 2 if lstm else 1]]
         elif lstm:
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(
@@ -279,7 +306,7 @@ class _RNNBase(Module):
                 )
             parts = [t.unsqueeze(1) if isinstance(t, Tensor) else t for t in parts]
         for i, t in enumerate(parts):
-            self._check_state(t, expected, f"hidden[{i}]" if lstm else "hidden")
+            self._check_state(t, shapes[i], f"hidden[{i}]" if lstm else "hidden")
         if lstm:
             return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
         return list(parts[0].unbind(0))
@@ -290,13 +317,13 @@ class _RNNBase(Module):
             outputs = []
             for d, suffix in enumerate(("", "_reverse")[: self._directions]):
                 weights = [self._param(f"{kind}_l{layer}{suffix}") for kind in _KINDS]
-                w_ih, w_hh, b_ih, b_hh = weights
+                w_ih, w_hh, b_ih, b_hh, w_hr = weights
                 projected = linear(x, w_ih, b_ih) if w_ih is not None else x
                 state = states[layer * self._directions + d]
                 steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
                 seq = []
                 for t in steps:
-                    state = _step(self.mode, projected[t], state, w_hh, b_hh)
+                    state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
                     seq.append(state[0] if isinstance(state, tuple) else state)
                 outputs.append(stack(seq if d == 0 else seq[::-1]))
                 finals.append(state)
@@ -310,6 +337,8 @@ class _RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -323,7 +352,7 @@ class _RNNBase(Module):
         return s
 
 
-_KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+_KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
 
 
 def _rows_of(state: State, index: Tensor) -> State:
@@ -355,8 +384,7 @@ def _run_forward(
     offsets: list[int],
     sizes: list[int],
     state: State,
-    w_hh: Tensor,
-    b_hh: Tensor | None,
+    weights: tuple[Tensor, Tensor | None, Tensor | None],
 ) -> tuple[list[Tensor], State]:
     """Steps t = 0, 1, ... over the running sequences; a sequence that ends keeps its state."""
     seq: list[Tensor] = []
@@ -366,7 +394,7 @@ def _run_forward(
         if n < rows:  # sequences n..rows-1 ended at t - 1: their final states
             done.insert(0, _slice(state, n, rows))
             state, rows = _slice(state, 0, n), n
-        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, w_hh, b_hh)
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
         seq.append(state[0] if isinstance(state, tuple) else state)
     return seq, _joined([state, *done])
 
@@ -377,8 +405,7 @@ def _run_backward(
     offsets: list[int],
     sizes: list[int],
     initial: State,
-    w_hh: Tensor,
-    b_hh: Tensor | None,
+    weights: tuple[Tensor, Tensor | None, Tensor | None],
 ) -> tuple[list[Tensor], State]:
     """Steps t = T-1, ..., 0; a sequence starts from its initial state at its own last step."""
     seq: list[Tensor] = [cast(Tensor, None)] * len(sizes)
@@ -389,7 +416,7 @@ def _run_backward(
         if n > rows:  # sequences rows..n-1 start here
             state = _joined([state, _slice(initial, rows, n)]) if rows else _slice(initial, 0, n)
             rows = n
-        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, w_hh, b_hh)
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
         seq[t] = state[0] if isinstance(state, tuple) else state
     return seq, state
 
@@ -449,7 +476,8 @@ class RNN(_RNNBase):
 class LSTM(_RNNBase):
     """Long short-term memory: gates i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of
     x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh (in that order along the rows of the weights);
-    c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t). Returns (output, (h_n, c_n)).
+    c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t) (with proj_size > 0, h_t is then projected:
+    h_t @ W_hr.T, the parameters weight_hr_l<k>). Returns (output, (h_n, c_n)).
 
     >>> out, (h, c) = tg.nn.LSTM(3, 5, batch_first=True)(tg.randn(2, 7, 3)); out.shape, c.shape
     ((2, 7, 5), (1, 2, 5))
