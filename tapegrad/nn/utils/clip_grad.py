@@ -29,17 +29,18 @@ def _as_list(tensors: TensorOrTensors) -> list[Tensor]:
 
 def _norm(a: np.ndarray, p: float) -> float:
     """torch.linalg.vector_norm(a, p) of one array, in float64."""
-    x = np.abs(np.asarray(a, dtype=np.float64).ravel())
+    x = np.asarray(a, dtype=np.float64).ravel()
     if x.size == 0:
         return 0.0 if p != -math.inf else math.inf
+    if p == 2:  # (the common case: no |x| copy)
+        return float(math.sqrt(float(np.dot(x, x))))
+    x = np.abs(x)
     if p == math.inf:
         return float(x.max())
     if p == -math.inf:
         return float(x.min())
     if p == 0:
         return float(np.count_nonzero(x))
-    if p == 2:
-        return float(math.sqrt(float(np.dot(x, x))))
     if p == 1:
         return float(x.sum())
     with np.errstate(divide="ignore"):
