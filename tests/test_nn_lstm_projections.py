@@ -88,6 +88,8 @@ def test_layout_and_errors():
         nn.LSTM(3, 5, proj_size=-1)
     with pytest.raises(ValueError, match="only supported for LSTM, not RNN or GRU"):
         nn.GRU(3, 5, proj_size=2)
+    with pytest.raises(ValueError, match="only supported for LSTM, not RNN or GRU"):
+        nn.RNN(3, 5, proj_size=2)
 
 
 def test_errors_are_torchs():
@@ -103,3 +105,5 @@ def test_errors_are_torchs():
         torch.nn.LSTM(3, 5, proj_size=-1)
     with pytest.raises(ValueError, match="only supported for LSTM, not RNN or GRU"):
         torch.nn.GRU(3, 5, proj_size=2)
+    with pytest.raises(ValueError, match="only supported for LSTM, not RNN or GRU"):
+        torch.nn.RNN(3, 5, proj_size=2)

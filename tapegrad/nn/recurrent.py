@@ -442,6 +442,8 @@ class RNN(_RNNBase):
         bidirectional: bool = False,
         device: Any = None,
         dtype: Any = None,
+        *,
+        proj_size: int = 0,
     ) -> None:
         self.nonlinearity = _nonlinearity(nonlinearity)
         self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
@@ -453,6 +455,7 @@ class RNN(_RNNBase):
             batch_first,
             dropout,
             bidirectional,
+            proj_size,  # (only LSTM takes one: a ValueError otherwise, as PyTorch's)
             device=device,
             dtype=dtype,
         )
