@@ -3,16 +3,22 @@ dropout between layers; their one-step cells are in recurrent_cells.py). PyTorch
 parameter names (weight_ih_l0, bias_hh_l1_reverse, ...), gate order (LSTM: i, f, g, o; GRU: r, z,
 n), init U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), result structure and errors.
 
+A PackedSequence input (nn.utils.rnn) runs on its packed rows: at each time step only the
+sequences still running (the first batch_sizes[t], longest first) take a step, so each final
+state is the one after that sequence's own last step (the reverse direction starts each sequence
+at its own last step), and the output is a PackedSequence with the input's batch_sizes and
+indices, the final states in the batch's original order, as PyTorch's.
+
 Layer L5: the steps are tapegrad ops (linear, sigmoid, tanh, relu, stack, cat), so gradients of
 every order come from the tape; imports tensor.py, math, dtypes and the nn package's module,
-parameter, init and functional.
+parameter, init, functional and utils.rnn (PackedSequence).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -23,6 +29,7 @@ from . import init as _init
 from .functional import dropout, linear
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 State = Tensor | tuple[Tensor, Tensor]
@@ -36,6 +43,19 @@ def _size(value: Any, name: str) -> int:
     return int(value)
 
 
+def _proj_size(value: Any, hidden_size: int, mode: str) -> int:
+    """PyTorch's checks of proj_size (an LSTM's projection of h; 0: none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"proj_size should be of type int, got: {type(value).__name__}")
+    if value and mode != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if value < 0:
+        raise ValueError("proj_size should be a positive integer or zero to disable projections")
+    if value >= hidden_size:
+        raise ValueError("proj_size has to be smaller than hidden_size")
+    return int(value)
+
+
 def _nonlinearity(name: Any) -> str:
     if name not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity '{name}'. Select from 'tanh' or 'relu'.")
@@ -43,15 +63,22 @@ def _nonlinearity(name: Any) -> str:
 
 
 def _step(
-    mode: str, projected: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None
+    mode: str,
+    projected: Tensor,
+    state: State,
+    weight_hh: Tensor,
+    bias_hh: Tensor | None,
+    weight_hr: Tensor | None = None,
 ) -> State:
     """One time step: `projected` is x @ weight_ih.T + bias_ih, computed for the whole sequence
-    at once (one product rather than one per step); returns h' (LSTM: (h', c'))."""
+    at once (one product rather than one per step); returns h' (LSTM: (h', c'); with
+    projections, h' = (o * tanh(c')) @ weight_hr.T)."""
     if mode == "LSTM":
         h, c = cast(tuple, state)  # (the callers pass LSTM a pair)
         i, f, g, o = (projected + linear(h, weight_hh, bias_hh)).chunk(4, -1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        return o.sigmoid() * c.tanh(), c
+        h = o.sigmoid() * c.tanh()
+        return (h if weight_hr is None else linear(h, weight_hr)), c
     state = cast(Tensor, state)
     hidden = linear(state, weight_hh, bias_hh)
     if mode == "GRU":  # n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), as PyTorch
@@ -111,25 +138,24 @@ class _RNNBase(Module):
                 UserWarning,
                 stacklevel=3,
             )
-        if proj_size:
-            raise ValueError(
-                f"{name}: proj_size={proj_size} (an LSTM with projections) is not supported in "
-                f"tapegrad; use proj_size=0 and a Linear layer on the output"
-            )
+        self.proj_size = _proj_size(proj_size, self.hidden_size, self.mode)
         self.bias, self.batch_first = bool(bias), bool(batch_first)
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bool(bidirectional), 0
+        self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
         dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
         gates = _GATES[self.mode] * self.hidden_size
+        real_hidden = self._real_hidden
         self._flat_weights_names: list[str] = []
         for layer in range(self.num_layers):
-            width = self.input_size if layer == 0 else self.hidden_size * self._directions
+            width = self.input_size if layer == 0 else real_hidden * self._directions
             for suffix in ("", "_reverse")[: self._directions]:
                 shapes: dict[str, tuple[int, ...]] = {
                     "weight_ih": (gates, width),
-                    "weight_hh": (gates, self.hidden_size),
+                    "weight_hh": (gates, real_hidden),
                 }
                 if self.bias:
                     shapes.update(bias_ih=(gates,), bias_hh=(gates,))
+                if self.proj_size:
+                    shapes.update(weight_hr=(self.proj_size, self.hidden_size))
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(np.empty(shape, dtype)))
@@ -141,6 +167,11 @@ class _RNNBase(Module):
     def _directions(self) -> int:
         return 2 if self.bidirectional else 1
 
+    @property
+    def _real_hidden(self) -> int:
+        """The size of h: proj_size for an LSTM with projections, else hidden_size."""
+        return self.proj_size or self.hidden_size
+
     def reset_parameters(self) -> None:
         """Every weight and bias U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) (PyTorch's init)."""
         _init_uniform(self, self.hidden_size)
@@ -150,8 +181,9 @@ class _RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        """The parameters of each layer and direction, [weight_ih, weight_hh, bias_ih, bias_hh]."""
-        per = 4 if self.bias else 2
+        """The parameters of each layer and direction, [weight_ih, weight_hh, bias_ih, bias_hh]
+        (then weight_hr with projections)."""
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = [getattr(self, n) for n in self._flat_weights_names]
         return [flat[i : i + per] for i in range(0, len(flat), per)]
 
@@ -163,12 +195,13 @@ class _RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(h.shape)}")
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
         name = type(self).__name__
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
             raise TypeError(
-                f"{name} takes a tapegrad Tensor (PackedSequence is not supported), got "
-                f"{type(input).__name__}"
+                f"{name} takes a tapegrad Tensor or a PackedSequence, got {type(input).__name__}"
             )
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D instead")
@@ -186,8 +219,7 @@ class _RNNBase(Module):
             else input
         )
         batch = x.shape[1]
-        expected = (self.num_layers * self._directions, batch, self.hidden_size)
-        states = self._initial_states(hx, x, expected, unbatched)
+        states = self._initial_states(hx, x, batch, unbatched)
         output, finals = self._run(x, states)
         if self.mode == "LSTM":
             h_n: Any = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
@@ -200,12 +232,64 @@ class _RNNBase(Module):
             output = output.transpose(0, 1)
         return output, h_n
 
-    def _initial_states(self, hx: Any, x: Tensor, expected: tuple, unbatched: bool) -> list:
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """The layers run on a PackedSequence (see the module's docstring)."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{data.shape[-1]}"
+            )
+        sizes = [int(n) for n in batch_sizes.numpy()]
+        states = self._initial_states(hx, data, sizes[0], False)
+        if sorted_indices is not None and hx is not None:  # hx comes in the batch's own order
+            states = [_rows_of(s, sorted_indices) for s in states]
+        output, finals = self._run_packed(data, sizes, states)
+        if self.mode == "LSTM":
+            h_n: Any = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
+        else:
+            h_n = stack(finals)
+        if unsorted_indices is not None:
+            h_n = (
+                tuple(t.index_select(1, unsorted_indices) for t in h_n)
+                if isinstance(h_n, tuple)
+                else h_n.index_select(1, unsorted_indices)
+            )
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), h_n
+
+    def _run_packed(self, x: Tensor, sizes: list[int], states: list) -> tuple[Tensor, list]:
+        """The layers over packed rows x: step t reads rows offsets[t]:offsets[t] + sizes[t]."""
+        offsets = [0]
+        for n in sizes[:-1]:
+            offsets.append(offsets[-1] + n)
+        finals = []
+        for layer in range(self.num_layers):
+            outputs = []
+            for d, suffix in enumerate(("", "_reverse")[: self._directions]):
+                w_ih, w_hh, b_ih, b_hh, w_hr = [
+                    self._param(f"{k}_l{layer}{suffix}") for k in _KINDS
+                ]
+                projected = linear(x, w_ih, b_ih)
+                state = states[layer * self._directions + d]
+                run = _run_forward if d == 0 else _run_backward
+                seq, final = run(self.mode, projected, offsets, sizes, state, (w_hh, b_hh, w_hr))
+                outputs.append(cat(seq))
+                finals.append(final)
+            x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = dropout(x, self.dropout, True)
+        return x, finals
+
+    def _initial_states(self, hx: Any, x: Tensor, batch: int, unbatched: bool) -> list:
         """hx as one state per layer and direction (zeros where hx is None)."""
         lstm = self.mode == "LSTM"
+        layers = self.num_layers * self._directions
+        shapes = [(layers, batch, self._real_hidden), (layers, batch, self.hidden_size)]
         parts: list[Any]
         if hx is None:
-            parts = [Tensor(np.zeros(expected, x.dtype))] * (2 if lstm else 1)
+            parts = [Tensor(np.zeros(shape, x.dtype)) for shape in shapes[: 2 if lstm else 1]]
         elif lstm:
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(
@@ -222,7 +306,7 @@ class _RNNBase(Module):
                 )
             parts = [t.unsqueeze(1) if isinstance(t, Tensor) else t for t in parts]
         for i, t in enumerate(parts):
-            self._check_state(t, expected, f"hidden[{i}]" if lstm else "hidden")
+            self._check_state(t, shapes[i], f"hidden[{i}]" if lstm else "hidden")
         if lstm:
             return list(zip(parts[0].unbind(0), parts[1].unbind(0)))
         return list(parts[0].unbind(0))
@@ -233,13 +317,13 @@ class _RNNBase(Module):
             outputs = []
             for d, suffix in enumerate(("", "_reverse")[: self._directions]):
                 weights = [self._param(f"{kind}_l{layer}{suffix}") for kind in _KINDS]
-                w_ih, w_hh, b_ih, b_hh = weights
+                w_ih, w_hh, b_ih, b_hh, w_hr = weights
                 projected = linear(x, w_ih, b_ih) if w_ih is not None else x
                 state = states[layer * self._directions + d]
                 steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
                 seq = []
                 for t in steps:
-                    state = _step(self.mode, projected[t], state, w_hh, b_hh)
+                    state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
                     seq.append(state[0] if isinstance(state, tuple) else state)
                 outputs.append(stack(seq if d == 0 else seq[::-1]))
                 finals.append(state)
@@ -253,6 +337,8 @@ class _RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -266,7 +352,73 @@ class _RNNBase(Module):
         return s
 
 
-_KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+_KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+
+
+def _rows_of(state: State, index: Tensor) -> State:
+    """The state's batch rows in the order index gives (a pair for LSTM)."""
+    if isinstance(state, tuple):
+        return state[0].index_select(0, index), state[1].index_select(0, index)
+    return state.index_select(0, index)
+
+
+def _slice(state: State, start: int, stop: int) -> State:
+    if isinstance(state, tuple):
+        return state[0][start:stop], state[1][start:stop]
+    return state[start:stop]
+
+
+def _joined(pieces: list[State]) -> State:
+    """The batch rows of several states, in order, as one state."""
+    if len(pieces) == 1:
+        return pieces[0]
+    if isinstance(pieces[0], tuple):
+        pairs = cast(list[tuple[Tensor, Tensor]], pieces)
+        return cat([h for h, _ in pairs]), cat([c for _, c in pairs])
+    return cat(cast(list[Tensor], pieces))
+
+
+def _run_forward(
+    mode: str,
+    projected: Tensor,
+    offsets: list[int],
+    sizes: list[int],
+    state: State,
+    weights: tuple[Tensor, Tensor | None, Tensor | None],
+) -> tuple[list[Tensor], State]:
+    """Steps t = 0, 1, ... over the running sequences; a sequence that ends keeps its state."""
+    seq: list[Tensor] = []
+    done: list[State] = []
+    rows = sizes[0]
+    for t, n in enumerate(sizes):
+        if n < rows:  # sequences n..rows-1 ended at t - 1: their final states
+            done.insert(0, _slice(state, n, rows))
+            state, rows = _slice(state, 0, n), n
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
+        seq.append(state[0] if isinstance(state, tuple) else state)
+    return seq, _joined([state, *done])
+
+
+def _run_backward(
+    mode: str,
+    projected: Tensor,
+    offsets: list[int],
+    sizes: list[int],
+    initial: State,
+    weights: tuple[Tensor, Tensor | None, Tensor | None],
+) -> tuple[list[Tensor], State]:
+    """Steps t = T-1, ..., 0; a sequence starts from its initial state at its own last step."""
+    seq: list[Tensor] = [cast(Tensor, None)] * len(sizes)
+    rows = 0
+    state = _slice(initial, 0, 0)
+    for t in range(len(sizes) - 1, -1, -1):
+        n = sizes[t]
+        if n > rows:  # sequences rows..n-1 start here
+            state = _joined([state, _slice(initial, rows, n)]) if rows else _slice(initial, 0, n)
+            rows = n
+        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
+        seq[t] = state[0] if isinstance(state, tuple) else state
+    return seq, state
 
 
 class RNN(_RNNBase):
@@ -290,6 +442,8 @@ class RNN(_RNNBase):
         bidirectional: bool = False,
         device: Any = None,
         dtype: Any = None,
+        *,
+        proj_size: int = 0,
     ) -> None:
         self.nonlinearity = _nonlinearity(nonlinearity)
         self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
@@ -301,19 +455,32 @@ class RNN(_RNNBase):
             batch_first,
             dropout,
             bidirectional,
+            proj_size,  # (only LSTM takes one: a ValueError otherwise, as PyTorch's)
             device=device,
             dtype=dtype,
         )
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n): every step's last-layer state and each layer's last state."""
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: Tensor | None = None
+    ) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: Tensor | None = None
+    ) -> tuple[Tensor | PackedSequence, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state (output
+        a PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
 
 
 class LSTM(_RNNBase):
     """Long short-term memory: gates i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of
     x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh (in that order along the rows of the weights);
-    c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t). Returns (output, (h_n, c_n)).
+    c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t) (with proj_size > 0, h_t is then projected:
+    h_t @ W_hr.T, the parameters weight_hr_l<k>). Returns (output, (h_n, c_n)).
 
     >>> out, (h, c) = tg.nn.LSTM(3, 5, batch_first=True)(tg.randn(2, 7, 3)); out.shape, c.shape
     ((2, 7, 5), (1, 2, 5))
@@ -321,10 +488,21 @@ class LSTM(_RNNBase):
 
     mode = "LSTM"
 
+    @overload
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros)."""
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[PackedSequence, tuple[Tensor, Tensor]]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor | PackedSequence, tuple[Tensor, Tensor]]:
+        """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros) (output a
+        PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
 
 
@@ -339,6 +517,17 @@ class GRU(_RNNBase):
 
     mode = "GRU"
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n): every step's last-layer state and each layer's last state."""
+    @overload
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
+
+    @overload
+    def forward(
+        self, input: PackedSequence, hx: Tensor | None = None
+    ) -> tuple[PackedSequence, Tensor]: ...
+
+    def forward(
+        self, input: Tensor | PackedSequence, hx: Tensor | None = None
+    ) -> tuple[Tensor | PackedSequence, Tensor]:
+        """(output, h_n): every step's last-layer state and each layer's last state (output
+        a PackedSequence for a PackedSequence input)."""
         return super().forward(input, hx)
