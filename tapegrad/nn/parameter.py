@@ -1,6 +1,7 @@
-"""Parameter: a named leaf Tensor that a Module registers and an optimizer updates.
+"""Parameter: a named leaf Tensor that a Module registers and an optimizer updates; Buffer: a
+tensor a Module registers as a buffer when assigned.
 
-Layer L5: imports tensor.py and the tape's grad mode only.
+Layer L5: imports tensor.py, dtypes and the tape's grad mode only.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .._state import no_grad
 from ..tensor import Tensor
 
@@ -68,3 +70,31 @@ class Parameter(Tensor):
         )
 
     __str__ = __repr__
+
+
+class Buffer(Tensor):
+    """A tensor a Module registers as a buffer when assigned as its attribute (PyTorch's
+    nn.Buffer): state that is not a parameter, saved in state_dict() if `persistent`. It shares
+    `data`'s memory, cut from the tape (requires_grad kept); no data: an empty tensor.
+
+    >>> m = tg.nn.Module(); m.steps = tg.nn.Buffer(tg.zeros(1)); [n for n, _ in m.named_buffers()]
+    ['steps']
+    """
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        if data is None:
+            data = Tensor(np.empty(0, _dt.default_float))
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"nn.Buffer takes a tapegrad Tensor, got {type(data).__name__}; wrap the values "
+                f"first: nn.Buffer(tg.tensor(...))"
+            )
+        # (as Tensor.detach: the same memory and version counter, no history; not Tensor's
+        # constructor, which copies)
+        self._data = data._data
+        self._grad_fn = None
+        self._vc = data._version_counter()
+        self._requires_grad = data.requires_grad
+        self.persistent = bool(persistent)
