@@ -40,6 +40,7 @@ from .losses_margin import (
     MultiMarginLoss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
@@ -243,5 +244,5 @@ from .conv_transpose import ConvTranspose3d  # noqa: E402
 
 __all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]
 
-# ---- nn.Buffer, the recurrent base classes, Container (branch misc2) ----
-__all__ += ["Buffer", "Container", "RNNBase", "RNNCellBase"]
+# ---- nn.Buffer, the recurrent base classes, Container, the distance triplet loss (misc2) ----
+__all__ += ["Buffer", "Container", "RNNBase", "RNNCellBase", "TripletMarginWithDistanceLoss"]
