@@ -246,3 +246,15 @@ __all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3
 
 # ---- nn.Buffer, the recurrent base classes, Container, the distance triplet loss (misc2) ----
 __all__ += ["Buffer", "Container", "RNNBase", "RNNCellBase", "TripletMarginWithDistanceLoss"]
+
+# ---- lazy layers: the input size read off the first input (branch misc2) ----
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d  # noqa: E402
+from .lazy import LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d  # noqa: E402
+from .lazy import LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d  # noqa: E402
+from .lazy import LazyInstanceNorm3d, LazyLinear  # noqa: E402
+
+__all__ += ["UninitializedBuffer", "UninitializedParameter", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+__all__ += ["LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d"]
+__all__ += ["LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d"]
+__all__ += ["LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
