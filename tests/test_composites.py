@@ -177,6 +177,18 @@ def _triplet(**kw: Any) -> Callable:
     return build
 
 
+def _distance_triplet(l1: bool = False, **kw: Any) -> Callable:
+    """The distance a user passes: pairwise_distance (default) or a lambda of tensor ops."""
+
+    def build(lib, F, t):
+        a, p, n = t(X43, True), t(PROBS, True), t(X45[:, 2:], True)
+        if l1:
+            kw["distance_function"] = lambda x, y: (x - y).abs().sum(-1)
+        return F.triplet_margin_with_distance_loss(a, p, n, **kw), [a, p, n]
+
+    return build
+
+
 def _gaussian() -> Callable:
     def build(lib, F, t):
         x, y, var = t(X43, True), t(PROBS, True), t(PROBS[:, :1] + 0.1, True)
@@ -296,6 +308,13 @@ CALLS = [
     ),
     Call("triplet_margin_loss", _triplet(), "default"),
     Call("triplet_margin_loss", _triplet(swap=True, p=3.0, reduction="none"), "swap-p3"),
+    Call("triplet_margin_with_distance_loss", _distance_triplet(), "default"),
+    Call(
+        "triplet_margin_with_distance_loss",
+        _distance_triplet(l1=True, swap=True, margin=1.5, reduction="none"),
+        "l1-swap",
+    ),
+    Call("triplet_margin_with_distance_loss", _distance_triplet(True, swap=True), "l1-swap-mean"),
     Call("kl_div", _pair("kl_div", X43, PROBS, reduction="batchmean"), "batchmean"),
     Call("kl_div", _pair("kl_div", X43, X45[:, :3], reduction="sum", log_target=True), "log"),
     Call("poisson_nll_loss", _pair("poisson_nll_loss", X42, P42 * 4, full=True), "full"),

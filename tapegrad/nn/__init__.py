@@ -15,7 +15,7 @@ from .activation import Tanh, Tanhshrink
 from .activation_piecewise import Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6
 from .activation_piecewise import RReLU, Softshrink, Threshold
 from .conv import Conv1d, Conv2d
-from .containers import ModuleDict, ParameterDict, ParameterList
+from .containers import Container, ModuleDict, ParameterDict, ParameterList
 from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dense, Dropout, Flatten, Identity, Linear
 from .losses import (
@@ -40,11 +40,12 @@ from .losses_margin import (
     MultiMarginLoss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Cell, CellList, Module, ModuleList, Sequential, SequentialCell
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from ..compat.mindspore_optimizers import SGD, Adam, Momentum
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
 from .utils import clip_grad_norm_
@@ -52,8 +53,8 @@ from .utils import clip_grad_norm_
 # ---- layers PyTorch has that real programs use (branch layers) ----
 from .group_norms import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .group_norms import LocalResponseNorm, RMSNorm
-from .recurrent import GRU, LSTM, RNN
-from .recurrent_cells import GRUCell, LSTMCell, RNNCell
+from .recurrent import GRU, LSTM, RNN, RNNBase
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .dropouts import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .multihead_attention import MultiheadAttention
@@ -242,6 +243,21 @@ from .pooling import AvgPool3d, LPPool3d, MaxPool3d, MaxUnpool3d  # noqa: E402
 from .conv_transpose import ConvTranspose3d  # noqa: E402
 
 __all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]
+
+# ---- nn.Buffer, the recurrent base classes, Container, the distance triplet loss (misc2) ----
+__all__ += ["Buffer", "Container", "RNNBase", "RNNCellBase", "TripletMarginWithDistanceLoss"]
+
+# ---- lazy layers: the input size read off the first input (branch misc2) ----
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d  # noqa: E402
+from .lazy import LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d  # noqa: E402
+from .lazy import LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d  # noqa: E402
+from .lazy import LazyInstanceNorm3d, LazyLinear  # noqa: E402
+
+__all__ += ["UninitializedBuffer", "UninitializedParameter", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+__all__ += ["LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d"]
+__all__ += ["LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d"]
+__all__ += ["LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
 
 # ---- PyTorch's torch.nn.modules layout (nn.modules.batchnorm._BatchNorm, ...) ----
 from . import modules  # noqa: E402

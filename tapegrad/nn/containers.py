@@ -1,5 +1,6 @@
 """Containers that register what they hold (PyTorch's semantics): ModuleDict, ParameterList and
-ParameterDict. (Sequential and ModuleList live next to Module, in module.py.)
+ParameterDict (and the deprecated Container). (Sequential and ModuleList live next to Module,
+in module.py.)
 
 Layer L5: imports tensor.py and the nn package's module and parameter.
 """
@@ -7,6 +8,7 @@ Layer L5: imports tensor.py and the nn package's module and parameter.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..tensor import Tensor
@@ -45,6 +47,26 @@ def _as_parameter(value: Any) -> Any:
         if isinstance(value, Tensor) and not isinstance(value, Parameter)
         else value
     )
+
+
+class Container(Module):
+    """PyTorch's deprecated nn.Container: a Module holding the keyword modules given (a
+    FutureWarning, as PyTorch's, says to subclass Module instead).
+
+    >>> [n for n, _ in tg.nn.Container(fc=tg.nn.Linear(2, 1)).named_children()]
+    ['fc']
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class ModuleDict(Module):

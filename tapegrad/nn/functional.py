@@ -74,6 +74,7 @@ from .functional_margin import (
     multilabel_soft_margin_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from .functional_norm import batch_norm, layer_norm
 from .functional_piecewise import (
@@ -155,6 +156,7 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 

@@ -1,6 +1,7 @@
 """Margin and embedding losses as functions (PyTorch's F. spellings): margin_ranking_loss,
 hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, multi_margin_loss,
-multilabel_margin_loss, cosine_embedding_loss and triplet_margin_loss.
+multilabel_margin_loss, cosine_embedding_loss, triplet_margin_loss and
+triplet_margin_with_distance_loss.
 
 Layer L5: tapegrad ops only (functional_loss.py's reductions and target checks), so each loss is
 recorded and differentiable to any order, and marked (`mark`) for the teaching tools (rules:
@@ -11,7 +12,7 @@ in multi_margin_loss's kernel, as PyTorch's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -316,3 +317,75 @@ def triplet_margin_loss(
     params.update(p=p, eps=eps)
     out = _reduce(losses, reduction)
     return mark(out, "triplet_margin_loss", ("a", "p", "n"), (a, pos, neg), params)
+
+
+def _distance(
+    distance_function: Callable[[Tensor, Tensor], Tensor], x: Tensor, y: Tensor
+) -> Tensor:
+    """The user's distance between x and y, checked to be a Tensor."""
+    d = distance_function(x, y)
+    if not isinstance(d, Tensor):
+        raise TypeError(
+            f"triplet_margin_with_distance_loss: distance_function must return a tapegrad Tensor "
+            f"(one distance per row), got {type(d).__name__}"
+        )
+    return d
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, margin + d(a, pos) - d(a, neg)) for any distance d (a function of two tensors,
+    recorded on the tape as it runs; default pairwise_distance); swap=True takes
+    min(d(a, neg), d(pos, neg)) as the negative's distance. Its rule is written in the distances
+    (their own gradients are those of the ops d ran).
+
+    >>> a, pos, neg = tg.tensor([[0.0, 0.0]]), tg.tensor([[0.0, 1.0]]), tg.tensor([[3.0, 0.0]])
+    >>> l1 = lambda x, y: (x - y).abs().sum(-1)
+    >>> F.triplet_margin_with_distance_loss(a, pos, neg, distance_function=l1, margin=3.0)
+    tensor(1.)
+    """
+    name = "triplet_margin_with_distance_loss"
+    a, pos, neg = (_input(v, name) for v in (anchor, positive, negative))
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not a.ndim == pos.ndim == neg.ndim:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a.ndim}D, positive {pos.ndim}D, and negative "
+            f"{neg.ndim}D inputs"
+        )
+    if distance_function is None:
+        distance_function = pairwise_distance
+    elif not callable(distance_function):
+        raise TypeError(
+            f"{name}: distance_function must be a function of two tensors (or None for "
+            f"pairwise_distance), got {type(distance_function).__name__}"
+        )
+    distances = [_distance(distance_function, a, pos), _distance(distance_function, a, neg)]
+    d_neg = distances[1]
+    if swap:
+        distances.append(_distance(distance_function, pos, neg))
+        d_neg = minimum(d_neg, distances[2])
+    z = margin + distances[0] - d_neg
+    losses = _hinge(z)
+    params = {"reduction": reduction, "N": losses._data.size, "margin": margin, "swap": swap}
+    # the rule's masks, from the values (its symbols: the teaching tools cannot always recompute
+    # the distances, outputs of the user's function): k where the hinge passes the gradient, s
+    # where swap took d(pos, neg) (1/2 at a tie, as minimum's gradient splits)
+    params["k"] = (z._data >= 0).astype(z.dtype)
+    if swap:
+        d_an, d_pn = distances[1]._data, distances[2]._data
+        params["s"] = np.where(d_pn < d_an, 1.0, np.where(d_pn == d_an, 0.5, 0.0))
+    out = _reduce(losses, reduction)
+    labels = ("d_ap", "d_an", "d_pn")[: len(distances)]
+    return mark(out, name, labels, tuple(distances), params)

@@ -1,17 +1,19 @@
 """Margin and embedding loss layers (PyTorch's signatures): MarginRankingLoss, HingeEmbeddingLoss,
 SoftMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
-CosineEmbeddingLoss, TripletMarginLoss. Each keeps its options and calls its functional form.
+CosineEmbeddingLoss, TripletMarginLoss, TripletMarginWithDistanceLoss. Each keeps its options and
+calls its functional form.
 
-Layer L5: imports tensor.py, nn/losses.py (the shared reduction) and nn/functional_margin.py
-(where the math lives).
+Layer L5: imports tensor.py, nn/losses.py (the shared reduction), nn/distance.py (the default
+distance) and nn/functional_margin.py (where the math lives).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..tensor import Tensor
 from . import functional_margin as FM
+from .distance import PairwiseDistance
 from .losses import _buffer, _Loss, _WeightedLoss
 
 
@@ -173,5 +175,44 @@ class TripletMarginLoss(_Loss):
             self.p,
             self.eps,
             self.swap,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(0, margin + d(a, pos) - d(a, neg)) for a distance function of two tensors (default
+    PairwiseDistance(); a Module given is registered as a sub-module, as PyTorch's); swap=True
+    takes min(d(a, neg), d(pos, neg)).
+
+    >>> loss = tg.nn.TripletMarginWithDistanceLoss(distance_function=tg.nn.PairwiseDistance(p=1))
+    """
+
+    def __init__(
+        self,
+        *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead"
+            )
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return FM.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
             reduction=self.reduction,
         )

@@ -17,7 +17,7 @@ from ..compat.cell_bprop import call_with_bprop
 from .hooks import HooksMixin, call_with_hooks
 from .module_casting import CastingMixin
 from .module_state import CheckpointMixin
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class Module(HooksMixin, CheckpointMixin, CastingMixin):
@@ -65,6 +65,9 @@ class Module(HooksMixin, CheckpointMixin, CastingMixin):
                 f"None is expected); to change its values use self.{name}.set_data(...), or wrap "
                 f"it: nn.Parameter(...)"
             )
+        if isinstance(value, Buffer):  # (nn.Buffer: registered, with its own persistence)
+            self.register_buffer(name, value, value.persistent)
+            return
         if params is None:  # (during __init__, before the registries exist: a plain attribute)
             object.__setattr__(self, name, value)
             return

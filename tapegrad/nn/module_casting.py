@@ -1,7 +1,8 @@
 """A Module's dtype and device: to(), half/float/double, type(), and cpu()/share_memory() (the
 CPU is the only device, so those two return the module as it is).
 
-Layer L5: imports dtypes and tensor/coerce.py's to_dtype (PyTorch's to() arguments).
+Layer L5: imports dtypes, tensor/coerce.py's to_dtype (PyTorch's to() arguments) and
+nn/parameter.py (a lazy layer's uninitialized tensors take the dtype they will have).
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from typing_extensions import Self
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..tensor.coerce import to_dtype
+from .parameter import UninitializedTensorMixin
 
 if TYPE_CHECKING:
     from .module import Module
@@ -32,11 +36,16 @@ class CastingMixin:
             raise TypeError(f"parameters must stay floating point; cannot cast a Module to {dtype}")
         module = cast("Module", self)
         for p in module.parameters():
+            if isinstance(p, UninitializedTensorMixin):  # (a lazy layer's: the dtype it will have)
+                object.__setattr__(p, "_data", np.empty(0, dtype))
+                continue
             p.data = p.numpy().astype(dtype)
             if p.grad is not None:
                 p.grad = p.grad.detach().astype(dtype)
         for b in module.buffers():
-            if b.dtype.kind == "f":
+            if isinstance(b, UninitializedTensorMixin):
+                object.__setattr__(b, "_data", np.empty(0, dtype))
+            elif b.dtype.kind == "f":
                 b.data = b.numpy().astype(dtype)
         return self
 

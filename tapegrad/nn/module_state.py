@@ -15,6 +15,7 @@ import numpy as np
 from .._state import no_grad
 from ..tensor import Tensor
 from .hooks import RemovableHandle, hooks_of, register
+from .parameter import UninitializedTensorMixin
 
 if TYPE_CHECKING:
     from .module import Module
@@ -103,8 +104,11 @@ class CheckpointMixin:
             dot = f"{mod_prefix}." if mod_prefix else ""
             for hook in _checkpoint_hooks(sub, "state_dict_pre"):
                 hook(sub, dot, False)
-            for name, t in state_items_of_one(sub):
-                out[dot + name] = Tensor(t.numpy())
+            for name, t in state_items_of_one(sub):  # (a lazy layer's uninitialized tensors
+                # are saved as they are, as PyTorch's)
+                out[dot + name] = (
+                    t if isinstance(t, UninitializedTensorMixin) else Tensor(t.numpy())
+                )
             if _overrides(sub, "get_extra_state"):
                 out[dot + EXTRA_STATE] = sub.get_extra_state()
         return out
@@ -142,7 +146,11 @@ class CheckpointMixin:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if isinstance(value, UninitializedTensorMixin):  # (saved before a first call)
+                continue
             arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+            if isinstance(p, UninitializedTensorMixin):  # a lazy layer takes the saved shape
+                p.materialize(arr.shape)
             if arr.shape != p.shape:
                 raise RuntimeError(
                     f"error loading state_dict into {name}: size mismatch for {key}: the "

@@ -98,13 +98,18 @@ def _init_uniform(module: Module, hidden_size: int) -> None:
         _init.uniform_(p, -bound, bound)
 
 
-class _RNNBase(Module):
-    """Shared by RNN, LSTM and GRU: the parameters of each layer and direction, and the loop."""
+class RNNBase(Module):
+    """PyTorch's base class of RNN, LSTM and GRU (mode 'RNN_TANH', 'RNN_RELU', 'LSTM' or 'GRU'):
+    the parameters of each layer and direction, and the loop the subclasses' forward runs (it
+    has no forward of its own, as PyTorch's).
 
-    mode = ""
+    >>> isinstance(tg.nn.LSTM(3, 4), tg.nn.RNNBase)
+    True
+    """
 
     def __init__(
         self,
+        mode: str,
         input_size: int,
         hidden_size: int,
         num_layers: int = 1,
@@ -118,6 +123,9 @@ class _RNNBase(Module):
     ) -> None:
         super().__init__()
         name = type(self).__name__
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        self.mode = mode
         self.input_size = _size(input_size, "input_size")
         self.hidden_size = _size(hidden_size, "hidden_size")
         self.num_layers = _size(num_layers, "num_layers")
@@ -195,7 +203,9 @@ class _RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(h.shape)}")
 
-    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
+    def _recur(self, input: Any, hx: Any = None) -> tuple[Any, Any]:
+        """The subclasses' forward: checks, initial states, the layers' loop (a PackedSequence
+        in, one out)."""
         name = type(self).__name__
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
@@ -421,7 +431,7 @@ def _run_backward(
     return seq, state
 
 
-class RNN(_RNNBase):
+class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh) (or relu), stacked
     num_layers deep, optionally bidirectional. Input (L, N, H_in) ((N, L, H_in) if batch_first,
     (L, H_in) unbatched); returns (output, h_n).
@@ -446,8 +456,8 @@ class RNN(_RNNBase):
         proj_size: int = 0,
     ) -> None:
         self.nonlinearity = _nonlinearity(nonlinearity)
-        self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(
+            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
             input_size,
             hidden_size,
             num_layers,
@@ -473,10 +483,10 @@ class RNN(_RNNBase):
     ) -> tuple[Tensor | PackedSequence, Tensor]:
         """(output, h_n): every step's last-layer state and each layer's last state (output
         a PackedSequence for a PackedSequence input)."""
-        return super().forward(input, hx)
+        return self._recur(input, hx)
 
 
-class LSTM(_RNNBase):
+class LSTM(RNNBase):
     """Long short-term memory: gates i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of
     x_t @ W_ih.T + b_ih + h_(t-1) @ W_hh.T + b_hh (in that order along the rows of the weights);
     c_t = f * c_(t-1) + i * g, h_t = o * tanh(c_t) (with proj_size > 0, h_t is then projected:
@@ -486,7 +496,32 @@ class LSTM(_RNNBase):
     ((2, 7, 5), (1, 2, 5))
     """
 
-    mode = "LSTM"
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            "LSTM",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            proj_size,
+            device,
+            dtype,
+        )
 
     @overload
     def forward(
@@ -503,10 +538,10 @@ class LSTM(_RNNBase):
     ) -> tuple[Tensor | PackedSequence, tuple[Tensor, Tensor]]:
         """(output, (h_n, c_n)); hx is the pair (h_0, c_0) or None (zeros) (output a
         PackedSequence for a PackedSequence input)."""
-        return super().forward(input, hx)
+        return self._recur(input, hx)
 
 
-class GRU(_RNNBase):
+class GRU(RNNBase):
     """Gated recurrent unit: r, z = sigmoid(...) and n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
     (gates r, z, n in that order along the rows of the weights), h_t = (1 - z) * n + z * h_(t-1).
     Returns (output, h_n).
@@ -515,7 +550,32 @@ class GRU(_RNNBase):
     ((7, 10), (2, 5))
     """
 
-    mode = "GRU"
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            proj_size,
+            device,
+            dtype,
+        )
 
     @overload
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]: ...
@@ -530,4 +590,4 @@ class GRU(_RNNBase):
     ) -> tuple[Tensor | PackedSequence, Tensor]:
         """(output, h_n): every step's last-layer state and each layer's last state (output
         a PackedSequence for a PackedSequence input)."""
-        return super().forward(input, hx)
+        return self._recur(input, hx)

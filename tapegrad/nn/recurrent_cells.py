@@ -18,20 +18,25 @@ from .functional import linear
 from .functional_arguments import tensor_argument
 from .module import Module
 from .parameter import Parameter
-from .recurrent import _GATES, State, _init_uniform, _nonlinearity, _size, _step
+from .recurrent import State, _init_uniform, _nonlinearity, _size, _step
 
 
-class _CellBase(Module):
-    """Shared by the cells: weight_ih (gates, input), weight_hh (gates, hidden), bias_ih/bias_hh;
-    its __init__ is LSTMCell's and GRUCell's (PyTorch's signature)."""
+class RNNCellBase(Module):
+    """PyTorch's base class of the cells: weight_ih (num_chunks * hidden, input), weight_hh
+    (num_chunks * hidden, hidden), bias_ih/bias_hh; no forward of its own, as PyTorch's.
 
-    mode = ""
+    >>> isinstance(tg.nn.GRUCell(3, 4), tg.nn.RNNCellBase)
+    True
+    """
+
+    mode = ""  # (the step the subclass runs: 'RNN_TANH', 'RNN_RELU', 'LSTM' or 'GRU')
 
     def __init__(
         self,
         input_size: int,
         hidden_size: int,
-        bias: bool = True,
+        bias: bool,
+        num_chunks: int,
         device: Any = None,
         dtype: Any = None,
     ) -> None:
@@ -40,7 +45,7 @@ class _CellBase(Module):
         self.hidden_size = _size(hidden_size, "hidden_size")
         self.bias = bool(bias)
         dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
-        gates = _GATES[self.mode] * self.hidden_size
+        gates = _size(num_chunks, "num_chunks") * self.hidden_size
         self.weight_ih = Parameter(np.empty((gates, self.input_size), dtype))
         self.weight_hh = Parameter(np.empty((gates, self.hidden_size), dtype))
         if self.bias:
@@ -114,7 +119,7 @@ class _CellBase(Module):
         return s if nonlinearity == "tanh" else f"{s}, nonlinearity={nonlinearity}"
 
 
-class RNNCell(_CellBase):
+class RNNCell(RNNCellBase):
     """One Elman step: h' = tanh(x @ W_ih.T + b_ih + h @ W_hh.T + b_hh) (or relu); input (N,
     H_in) or (H_in,), hx (N, H) or (H,) (None: zeros).
 
@@ -133,14 +138,14 @@ class RNNCell(_CellBase):
     ) -> None:
         self.nonlinearity = _nonlinearity(nonlinearity)
         self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """h', the next hidden state."""
         return cast(Tensor, self._one_step(input, [hx]))
 
 
-class LSTMCell(_CellBase):
+class LSTMCell(RNNCellBase):
     """One LSTM step (gates i, f, g, o): returns (h', c'); hx is (h, c) or None (zeros).
 
     >>> h, c = tg.nn.LSTMCell(3, 4)(tg.randn(2, 3)); h.shape, c.shape
@@ -148,6 +153,16 @@ class LSTMCell(_CellBase):
     """
 
     mode = "LSTM"
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
@@ -162,7 +177,7 @@ class LSTMCell(_CellBase):
         return cast(tuple[Tensor, Tensor], self._one_step(input, states))
 
 
-class GRUCell(_CellBase):
+class GRUCell(RNNCellBase):
     """One GRU step (gates r, z, n; n = tanh(W_in x + b_in + r * (W_hn h + b_hn))).
 
     >>> tg.nn.GRUCell(3, 4)(tg.randn(3)).shape
@@ -170,6 +185,16 @@ class GRUCell(_CellBase):
     """
 
     mode = "GRU"
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """h', the next hidden state."""

@@ -1,5 +1,6 @@
 """The textbook rules of the margin, embedding, divergence and likelihood losses and of the
-distances (F.margin_ranking_loss, ..., kl_div, poisson_nll_loss, gaussian_nll_loss,
+distances (F.margin_ranking_loss, ..., triplet_margin_with_distance_loss (in its distances),
+kl_div, poisson_nll_loss, gaussian_nll_loss,
 cosine_similarity, pairwise_distance, pdist).
 
 Layer L1: numpy and composites.py's machinery (see there). Symbols named in a rule's notes are
@@ -227,6 +228,39 @@ def _triplet_margin(p: dict) -> Rule:
             "k: 1 where the hinge is >= 0; s: 1 where swap=True picks d(p, n) (1/2 at a tie)",
         )
         + _note(p),
+    )
+
+
+def _distance_triplet_symbols(p: dict, v: dict) -> dict:
+    # (k and s come with the call: the distances are outputs of the user's function, whose
+    # values a tool cannot always recompute)
+    return {"g": np.asarray(v["g"]), "N": p.get("N", 1), "k": p.get("k", 1.0), "s": p.get("s", 0.0)}
+
+
+@composite(
+    "triplet_margin_with_distance_loss",
+    _distance_triplet_symbols,
+    variants=(("swap=True", {"swap": True}),),
+)
+def _triplet_with_distance(p: dict) -> Rule:
+    n = _divisor(p)
+    notes = (
+        "d_ap, d_an, d_pn: distance_function(a, p), (a, n), (p, n), each recorded as the ops it "
+        "ran (their gradients are theirs)",
+        "k: 1 where the hinge is >= 0",
+    )
+    if not p.get("swap"):
+        return Rule(
+            "triplet_margin_with_distance_loss",
+            "max(0, margin + d_ap - d_an)",
+            {"d_ap": f"g * k{n}", "d_an": f"-g * k{n}"},
+            notes + _note(p),
+        )
+    return Rule(
+        "triplet_margin_with_distance_loss",
+        "max(0, margin + d_ap - min(d_an, d_pn))",
+        {"d_ap": f"g * k{n}", "d_an": f"-g * k * (1 - s){n}", "d_pn": f"-g * k * s{n}"},
+        notes + ("s: 1 where d_pn < d_an (swap picks it), 1/2 at a tie",) + _note(p),
     )
 
 

@@ -40,6 +40,10 @@ def run_module_input(info: Any, module_input: Any, training: bool, seed: int) ->
     torch.manual_seed(seed % 2**31)
     t_module = info.module_cls(*made.args, **made.kwargs).to(torch.float64)
     t_module.train(training)
+    if getattr(t_module, "has_uninitialized_params", lambda: False)():
+        # a lazy layer: PyTorch's takes its shapes from the input (without running forward) so
+        # that its state can be copied; tapegrad's lazy layer is then loaded with that state
+        t_module._infer_parameters(t_module, forward.args, forward.kwargs)
     translate = Translator()
     try:
         args, kwargs = translate((made.args, made.kwargs))

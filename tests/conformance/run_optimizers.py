@@ -30,6 +30,9 @@ from .verdicts import (
 )
 
 STEPS = 20
+# Optimizers of matrices only (PyTorch's Muon refuses other parameters): their runs give the bias
+# and the input a column axis, so that every parameter is 2-D (W x + b is then a column).
+MATRICES_ONLY = {"Muon"}
 
 
 def _loss(w: Any, b: Any, x: Any) -> Any:
@@ -46,6 +49,8 @@ def run_trajectory(info: Any, optim_input: Any, schedulers: list[Any], seed: int
     rng = np.random.default_rng(seed)
     start = [rng.standard_normal((4, 3)), rng.standard_normal(4)]
     x = rng.standard_normal(3)
+    if info.optim_cls.__name__ in MATRICES_ONLY:
+        start[1], x = start[1][:, None], x[:, None]
     t_params = [torch.tensor(a, requires_grad=True) for a in start]
     # (a tensor lr is changed in place by PyTorch's schedulers: each run gets its own copy, and
     # tapegrad's is taken before PyTorch's schedulers first scale it)

@@ -8,6 +8,7 @@ become tapegrad's names of the same spelling, so a name tapegrad lacks shows up 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,18 @@ def _functional_namesake(fn: Any) -> Any:
     return fn
 
 
+def _module_namesake(module: torch.nn.Module) -> Any:
+    """A torch layer without parameters given as an argument (distance_function=
+    nn.PairwiseDistance()) as tg.nn's class of that name, built from the attributes named as its
+    keywords (others keep their defaults: a difference then shows as a mismatch); a layer with
+    parameters, or without a namesake, stays the torch one (it then fails as it would)."""
+    ours = getattr(tg.nn, type(module).__name__, None)
+    if ours is None or any(True for _ in module.parameters()):
+        return module
+    keywords = inspect.signature(ours).parameters
+    return ours(**{k: getattr(module, k) for k in keywords if hasattr(module, k)})
+
+
 def tapegrad_dtype(dtype: torch.dtype) -> Any:
     """torch.float64 -> tg.float64 (torch.bool -> tg.bool_ where tapegrad has no tg.bool)."""
     name = str(dtype).removeprefix("torch.")
@@ -82,6 +95,8 @@ class Translator:
             return type(value)(self(v) for v in value)
         if isinstance(value, dict):
             return {k: self(v) for k, v in value.items()}
+        if isinstance(value, torch.nn.Module):
+            return _module_namesake(value)
         if callable(value) and str(getattr(value, "__module__", "")).startswith("torch"):
             return _functional_namesake(value)
         return value

@@ -1,5 +1,6 @@
 """Schedules that scale the learning rate by a factor, PyTorch's: StepLR, MultiStepLR,
-ExponentialLR, LambdaLR, and the warm-up and decay ramps ConstantLR, LinearLR, PolynomialLR.
+ExponentialLR, LambdaLR, MultiplicativeLR, and the warm-up and decay ramps ConstantLR, LinearLR,
+PolynomialLR.
 
 Layer L5: imports the base class, optim/optimizer.py (hyperparameter) and _utils.
 """
@@ -93,36 +94,30 @@ class ExponentialLR(LRScheduler):
         return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch); one function for all groups or a list, one per group.
+def lr_lambdas(optimizer: Optimizer, lr_lambda: Callable[[int], float] | list) -> list:
+    """One function of the epoch per parameter group (one for all, or a list), else PyTorch's
+    ValueError (a list of the wrong length) or TypeError (not callable)."""
+    groups = getattr(optimizer, "param_groups", [])
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != len(groups):
+            raise ValueError(f"Expected {len(groups)} lr_lambdas, but got {len(lr_lambda)}")
+        functions = list(lr_lambda)
+    else:
+        functions = [lr_lambda] * len(groups)
+    for fn in functions:
+        if not callable(fn):
+            raise TypeError(
+                f"lr_lambda must be a function of the epoch (or a list of them, one per "
+                f"parameter group), got {type(fn).__name__}"
+            )
+    return functions
 
-    >>> sched = tg.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.95**epoch)
-    """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list,
-        last_epoch: int = -1,
-    ) -> None:
-        groups = getattr(optimizer, "param_groups", [])
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != len(groups):
-                raise ValueError(f"Expected {len(groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * len(groups)
-        for fn in self.lr_lambdas:
-            if not callable(fn):
-                raise TypeError(
-                    f"lr_lambda must be a function of the epoch (or a list of them, one per "
-                    f"parameter group), got {type(fn).__name__}"
-                )
-        super().__init__(optimizer, last_epoch)
+class _LambdaState(LRScheduler):
+    """The state_dict of schedules driven by lr_lambdas: functions are not saved, only callable
+    objects' attributes (PyTorch's)."""
 
-    def get_lr(self) -> list[float]:
-        """base_lr * lr_lambda(last_epoch) for each group."""
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+    lr_lambdas: list
 
     def state_dict(self) -> dict:
         """As the base, but functions are not saved, only callable objects' attributes (PyTorch)."""
@@ -140,6 +135,50 @@ class LambdaLR(LRScheduler):
         for fn, attributes in zip(self.lr_lambdas, saved):
             if attributes is not None:
                 vars(fn).update(attributes)
+
+
+class LambdaLR(_LambdaState):
+    """lr = base_lr * lr_lambda(epoch); one function for all groups or a list, one per group.
+
+    >>> sched = tg.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.95**epoch)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list,
+        last_epoch: int = -1,
+    ) -> None:
+        self.lr_lambdas = lr_lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """base_lr * lr_lambda(last_epoch) for each group."""
+        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaState):
+    """Multiply the lr by lr_lambda(epoch) every epoch (from epoch 1): lr_t = lr_{t-1} * f(t);
+    one function for all groups or a list, one per group.
+
+    >>> sched = tg.optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list,
+        last_epoch: int = -1,
+    ) -> None:
+        self.lr_lambdas = lr_lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        """The current lrs times lr_lambda(last_epoch) (unchanged at the constructor's step)."""
+        if self._is_initial:
+            return self._current_lrs()
+        lrs = self._current_lrs()
+        return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, lrs)]
 
 
 class ConstantLR(LRScheduler):
@@ -256,6 +295,8 @@ __all__ = [
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
     "PolynomialLR",
     "StepLR",
+    "lr_lambdas",
 ]
