@@ -48,7 +48,7 @@ def _sample(mode: str, padding_mode: str) -> Callable:
 
 def _fractional(dims: int) -> Callable:
     def build(lib, F, t):
-        data = {2: X23345[0], 3: X23345}[dims]
+        data = {2: X23345[0], 3: np.concatenate([X23345, X23345[:, :, ::-1]], 2)}[dims]
         samples = t(np.random.default_rng(15).uniform(size=data.shape[:2] + (dims,)))
         pool = getattr(F, f"fractional_max_pool{dims}d")
         x = t(data, True)
@@ -181,4 +181,6 @@ LAYER_CALLS = [
         _one(lambda F, x: F.interpolate(x, (2, 3), mode="bilinear", antialias=True), X23345[0]),
         "antialias",
     ),
+    ("fractional_max_pool2d", _fractional(2), "samples"),
+    ("fractional_max_pool3d", _fractional(3), "samples"),
 ]

@@ -242,3 +242,8 @@ from .pooling import AvgPool3d, LPPool3d, MaxPool3d, MaxUnpool3d  # noqa: E402
 from .conv_transpose import ConvTranspose3d  # noqa: E402
 
 __all__ += ["AvgPool3d", "LPPool3d", "MaxPool3d", "MaxUnpool3d", "ConvTranspose3d"]
+
+# ---- fractional max pooling (branch resample) ----
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
