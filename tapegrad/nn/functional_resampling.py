@@ -43,12 +43,15 @@ _ALIGNED = "linear | bilinear | bicubic | trilinear"
 def _per_axis(value: Any, axes: int, sizes: tuple, name: str, kind: type) -> tuple:
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * axes
     if len(items) != axes:
-        what = "output size" if name == "size" else "scale_factor of shape"
+        what = "output size of" if name == "size" else "scale_factor of shape"
+        form = (
+            "output size in (o1, o2, ...,oK)" if name == "size" else f"{name} in (s1, s2, ...,sK)"
+        )
         raise ValueError(
             f"Input and {'output' if name == 'size' else name} must have the same number of "
             f"spatial dimensions, but got input with spatial dimensions of {list(sizes)} and "
             f"{what} {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-            f"{'output size' if name == 'size' else name} in (o1, o2, ...,oK) format."
+            f"{form} format."
         )
     if name == "size" and not all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items
@@ -145,8 +148,9 @@ def interpolate(
     """Resize the spatial axes of (N, C, L), (N, C, H, W) or (N, C, D, H, W) to `size` or by
     `scale_factor`: 'nearest' / 'nearest-exact' copy a source value, 'linear', 'bilinear',
     'trilinear' weigh the two nearest per axis, 'bicubic' four (Keys' cubic, A = -0.75), 'area'
-    averages (adaptive_avg_pool); antialias=True (bilinear, bicubic) widens the filter when
-    shrinking. align_corners: the corner pixels' centres line up.
+    averages (adaptive_avg_pool), 'lanczos' (with antialias) six; antialias=True (bilinear,
+    bicubic, lanczos) widens the filter when shrinking. align_corners: the corner pixels' centres
+    line up.
 
     >>> F.interpolate(tg.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear")
     tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
