@@ -46,6 +46,17 @@ def _sample(mode: str, padding_mode: str) -> Callable:
     return build
 
 
+def _fractional(dims: int) -> Callable:
+    def build(lib, F, t):
+        data = {2: X23345[0], 3: np.concatenate([X23345, X23345[:, :, ::-1]], 2)}[dims]
+        samples = t(np.random.default_rng(15).uniform(size=data.shape[:2] + (dims,)))
+        pool = getattr(F, f"fractional_max_pool{dims}d")
+        x = t(data, True)
+        return pool(x, 2, output_size=2, _random_samples=samples), [x]
+
+    return build
+
+
 def _conv3d(lib, F, t):
     x, w = t(X23345, True), t(np.random.default_rng(9).standard_normal((4, 3, 2, 2, 3)), True)
     b = t(np.random.default_rng(10).standard_normal(4), True)
@@ -151,4 +162,25 @@ LAYER_CALLS = [
     ("lp_pool3d", _one(lambda F, x: F.lp_pool3d(x, 3, 2, 1), np.abs(X23345) + 0.1), "stride1"),
     ("max_unpool3d", _unpool(3), "plain"),
     ("conv_transpose3d", _conv_transpose3d, "strided-padded-grouped"),
+    # (interpolate's other modes: branch resample)
+    (
+        "interpolate",
+        _one(
+            lambda F, x: F.interpolate(x, (4, 3, 7), mode="trilinear", align_corners=True), X23345
+        ),
+        "trilinear",
+    ),
+    ("interpolate", _one(lambda F, x: F.interpolate(x, scale_factor=1.5), X23345), "nearest-3d"),
+    (
+        "interpolate",
+        _one(lambda F, x: F.interpolate(x, scale_factor=(1.7, 0.6), mode="bicubic"), X23345[0]),
+        "bicubic",
+    ),
+    (
+        "interpolate",
+        _one(lambda F, x: F.interpolate(x, (2, 3), mode="bilinear", antialias=True), X23345[0]),
+        "antialias",
+    ),
+    ("fractional_max_pool2d", _fractional(2), "samples"),
+    ("fractional_max_pool3d", _fractional(3), "samples"),
 ]

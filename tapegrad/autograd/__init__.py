@@ -70,6 +70,7 @@ def _find(op_name: str) -> Primitive | composites.Rule:
         name = composites.lookup_composite(key)
         if name is not None:
             return composites.rule(name)
+        key = composites.ALIASES.get(key, key)  # (max_pool2d_with_indices: max_pool2d's)
         if key in composites.WRAPPERS:
             return composites.wrapped(key, REGISTRY[composites.WRAPPERS[key]])
         known = [*REGISTRY, *composites.COMPOSITES, *composites.WRAPPERS]

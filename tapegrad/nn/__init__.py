@@ -259,5 +259,10 @@ __all__ += ["LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyCo
 __all__ += ["LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d"]
 __all__ += ["LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
 
+# ---- fractional max pooling (branch resample) ----
+from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
 # ---- PyTorch's torch.nn.modules layout (nn.modules.batchnorm._BatchNorm, ...) ----
 from . import modules  # noqa: E402

@@ -364,3 +364,19 @@ from .functional_unpool import max_unpool3d  # noqa: E402
 from .functional_conv_transpose import conv_transpose3d  # noqa: E402
 
 __all__ += ["avg_pool3d", "lp_pool3d", "max_pool3d", "max_unpool3d", "conv_transpose3d"]
+
+# ---- fractional max pooling and the _with_indices spellings (branch resample) ----
+from .functional_fractional_pool import fractional_max_pool2d, fractional_max_pool3d  # noqa: E402
+from .functional_fractional_pool import fractional_max_pool2d_with_indices  # noqa: E402
+from .functional_fractional_pool import fractional_max_pool3d_with_indices  # noqa: E402
+from .functional_pool_indices import adaptive_max_pool1d_with_indices  # noqa: E402
+from .functional_pool_indices import adaptive_max_pool2d_with_indices  # noqa: E402
+from .functional_pool_indices import adaptive_max_pool3d_with_indices  # noqa: E402
+from .functional_pool_indices import max_pool1d_with_indices, max_pool2d_with_indices  # noqa: E402
+from .functional_pool_indices import max_pool3d_with_indices  # noqa: E402
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool3d"]
+__all__ += ["fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
+__all__ += ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
+__all__ += ["adaptive_max_pool3d_with_indices", "max_pool1d_with_indices"]
+__all__ += ["max_pool2d_with_indices", "max_pool3d_with_indices"]

@@ -1,18 +1,20 @@
-"""Resampling as functions: interpolate (modes 'nearest', 'nearest-exact', 'linear', 'bilinear',
-with align_corners, size or scale_factor; PyTorch's deprecated upsample, upsample_nearest and
-upsample_bilinear call it), pixel_shuffle / pixel_unshuffle and channel_shuffle. PyTorch's
-signatures, output sizes, source coordinates and errors.
+"""Resampling as functions: interpolate (modes 'nearest', 'nearest-exact' over 1, 2 or 3 axes,
+'linear', 'bilinear', 'bicubic', 'trilinear', 'area' (adaptive_avg_pool) and 'lanczos'; with
+align_corners, size or scale_factor, recompute_scale_factor, antialias for bilinear / bicubic /
+lanczos; PyTorch's deprecated upsample, upsample_nearest and upsample_bilinear call it),
+pixel_shuffle / pixel_unshuffle and channel_shuffle. PyTorch's signatures, output sizes, source
+coordinates and errors.
 
 Each interpolation is linear in the input and separable: per resized axis a constant matrix (each
-row the weights of one output position over the input's), applied by matmul, so its gradient is
-the transposed matrices' product, to any order. The shuffles are a reshape and a permute.
+row the weights of one output position over the input's; resample_weights makes them as
+PyTorch's kernels do), applied by matmul, so its gradient is the transposed matrices' product, to
+any order. The shuffles are a reshape and a permute.
 
-Layer L5: imports tensor.py and tapegrad's composite marks.
+Layer L5: imports tensor.py, tapegrad's composite marks, resample_weights and adaptive pooling.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, Sequence
 
@@ -20,45 +22,118 @@ import numpy as np
 
 from ..tape.composite import mark
 from ..tensor import Tensor
+from . import resample_weights as weights
+from .functional_adaptive_pool import adaptive_avg_pool_nd
 from .functional_arguments import tensor_argument
 
-_MODES = ("nearest", "nearest-exact", "linear", "bilinear")
-_REFUSED = ("bicubic", "trilinear", "area", "lanczos")
-_NEEDS = {"linear": 3, "bilinear": 4}
+_MODES = (
+    "nearest",
+    "nearest-exact",
+    "linear",
+    "bilinear",
+    "bicubic",
+    "trilinear",
+    "area",
+    "lanczos",
+)
+_NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5, "lanczos": 4}
+_ALIGNED = "linear | bilinear | bicubic | trilinear"
 
 
-def _per_axis(value: Any, axes: int, name: str, kind: type) -> tuple:
+def _per_axis(value: Any, axes: int, sizes: tuple, name: str, kind: type) -> tuple:
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * axes
     if len(items) != axes:
+        what = "output size of" if name == "size" else "scale_factor of shape"
+        form = (
+            "output size in (o1, o2, ...,oK)" if name == "size" else f"{name} in (s1, s2, ...,sK)"
+        )
         raise ValueError(
-            f"Input and {name} must have the same number of spatial dimensions, but got input "
-            f"with spatial dimensions of {axes} and {name} of {list(items)}. Please provide "
-            f"input tensor in (N, C, d1, d2, ...,dK) format and {name} in (o1, o2, ...,oK) format."
+            f"Input and {'output' if name == 'size' else name} must have the same number of "
+            f"spatial dimensions, but got input with spatial dimensions of {list(sizes)} and "
+            f"{what} {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+            f"{form} format."
+        )
+    if name == "size" and not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items
+    ):
+        raise TypeError(
+            "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
+            f"int], but got size with types {[type(v) for v in items]}"
         )
     return tuple(kind(v) for v in items)
 
 
-def _weights(n: int, out: int, scale: float | None, mode: str, align: bool) -> np.ndarray:
-    """(out, n): row i the weights of output position i over the input's positions.
-    `scale` is the source step PyTorch uses (1/scale_factor when given, else n/out)."""
-    step = n / out if scale is None else scale
-    dst = np.arange(out, dtype=np.float64)
-    m = np.zeros((out, n))
+def _checked_mode(x: Tensor, mode: str, align_corners: bool | None, antialias: bool) -> None:
+    """PyTorch's checks of the mode against the input's rank, align_corners and antialias (after
+    those of the sizes)."""
+    wrong_rank = mode in _NEEDS and x.ndim != _NEEDS[mode]
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and x.ndim == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
+            "a 4-D tensor as input"
+        )
+    if wrong_rank and mode not in ("bicubic", "lanczos") and x.ndim in (3, 4, 5):
+        raise NotImplementedError(
+            f"Got {x.ndim}D input, but {mode} mode needs {_NEEDS[mode]}D input"
+        )
+    if x.ndim not in (3, 4, 5) or mode not in _MODES or wrong_rank:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
+            f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact "
+            f"(got {mode})"
+        )
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
+    if x.dtype.kind != "f" and not (x.dtype == np.uint8 and mode.startswith("nearest")):
+        raise NotImplementedError(
+            f"interpolate: mode {mode!r} is not implemented for {x.dtype} in tapegrad: the input "
+            f"must be floating point (e.g. x.to(tg.float32))"
+        )
+
+
+def _output_sizes(
+    sizes: tuple, size: Any, scale_factor: Any, recompute: bool | None, mode: str
+) -> tuple[tuple, tuple]:
+    """The output sizes and the source steps' scale factors (None: from the sizes), as PyTorch's
+    interpolate computes them."""
+    axes = len(sizes)
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if size is not None:
+        return _per_axis(size, axes, sizes, "size", int), (None,) * axes
+    factors = _per_axis(scale_factor, axes, sizes, "scale_factor", float)
+    out = tuple(int(n * f) for n, f in zip(sizes, factors))
+    if recompute or mode == "area":
+        return out, (None,) * axes
+    return out, factors
+
+
+def _matrix(
+    n: int, out: int, scale: Any, mode: str, align: bool, aa: bool, x: Tensor
+) -> np.ndarray | None:
+    """One axis's interpolation matrix (None: the identity), in the input's dtype."""
+    dtype = x.dtype
+    opmath = np.float64 if dtype == np.float64 else np.float32
     if mode in ("nearest", "nearest-exact"):
-        offset = 0.5 if mode == "nearest-exact" else 0.0
-        src = np.minimum(np.floor((dst + offset) * step).astype(np.int64), n - 1)
-        m[np.arange(out), src] = 1.0
-        return m
-    if align:
-        src = dst * ((n - 1) / (out - 1)) if out > 1 else np.zeros(out)
+        m = weights.nearest(n, out, scale, mode == "nearest-exact", x.ndim == 4)
+    elif aa and out == n:  # (PyTorch's antialiased kernels leave such an axis as it is)
+        return None
+    elif aa:
+        m = weights.antialiased(n, out, scale, align, mode, opmath)
+    elif mode == "bicubic":
+        m = weights.cubic(n, out, scale, align, opmath)
     else:
-        src = np.maximum((dst + 0.5) * step - 0.5, 0.0)
-    low = np.minimum(np.floor(src).astype(np.int64), n - 1)
-    high = np.minimum(low + 1, n - 1)
-    frac = src - low
-    np.add.at(m, (np.arange(out), low), 1.0 - frac)
-    np.add.at(m, (np.arange(out), high), frac)
-    return m
+        m = weights.linear(n, out, scale, align, opmath)
+    if out == n and np.array_equal(m, np.eye(n)):
+        return None
+    return m.astype(dtype)
 
 
 def interpolate(
@@ -70,71 +145,52 @@ def interpolate(
     recompute_scale_factor: bool | None = None,
     antialias: bool = False,
 ) -> Tensor:
-    """Resize the spatial axes of (N, C, L) or (N, C, H, W) to `size` or by `scale_factor`:
-    'nearest' / 'nearest-exact' copy a source value, 'linear' (3-D) and 'bilinear' (4-D) weigh
-    the two nearest (align_corners: the corner pixels' centres line up).
+    """Resize the spatial axes of (N, C, L), (N, C, H, W) or (N, C, D, H, W) to `size` or by
+    `scale_factor`: 'nearest' / 'nearest-exact' copy a source value, 'linear', 'bilinear',
+    'trilinear' weigh the two nearest per axis, 'bicubic' four (Keys' cubic, A = -0.75), 'area'
+    averages (adaptive_avg_pool), 'lanczos' (with antialias) six; antialias=True (bilinear,
+    bicubic, lanczos) widens the filter when shrinking. align_corners: the corner pixels' centres
+    line up.
 
     >>> F.interpolate(tg.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear")
     tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
     """
     x = tensor_argument(input, "interpolate")
-    if mode in _REFUSED:
-        raise NotImplementedError(
-            f"interpolate: mode {mode!r} is not supported in tapegrad; use one of {_MODES}"
-        )
-    if mode not in _MODES:
-        raise NotImplementedError(
-            f"Input Error: Only 3D and 4D input Tensors supported (got {x.ndim}D) for the modes: "
-            f"{' | '.join(_MODES)} (got {mode})"
-        )
-    if x.ndim not in (3, 4):
-        raise NotImplementedError(
-            f"interpolate: Input Error: Only 3D and 4D input Tensors are supported in tapegrad "
-            f"(got {x.ndim}D, shape {x.shape})"
-        )
-    if mode in _NEEDS and x.ndim != _NEEDS[mode]:
-        raise NotImplementedError(
-            f"Got {x.ndim}D input, but {mode} mode needs {_NEEDS[mode]}D input"
-        )
-    if align_corners is not None and mode not in _NEEDS:
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError(
-            "align_corners option can only be set with the interpolating modes: linear | "
-            "bilinear | bicubic | trilinear"
+            f"align_corners option can only be set with the interpolating modes: {_ALIGNED}"
         )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported in tapegrad")
-    if x.dtype.kind != "f":
-        raise TypeError(f"interpolate: the input must be floating point, got {x.dtype}")
-    axes = x.ndim - 2
     sizes = x.shape[2:]
-    if (size is None) == (scale_factor is None):
-        raise ValueError(
-            "either size or scale_factor should be defined"
-            if size is None
-            else "only one of size or scale_factor should be defined"
-        )
-    scales: tuple = (None,) * axes
-    if size is not None:
-        out = _per_axis(size, axes, "size", int)
-    else:
-        factors = _per_axis(scale_factor, axes, "scale_factor", float)
-        out = tuple(math.floor(n * f) for n, f in zip(sizes, factors))
-        if not recompute_scale_factor:  # (PyTorch's source step: 1/scale_factor itself)
-            scales = tuple(1.0 / f for f in factors)
+    out, scales = _output_sizes(sizes, size, scale_factor, recompute_scale_factor, mode)
+    _checked_mode(x, mode, align_corners, antialias)
+    if x.dtype == np.uint8:  # (PyTorch's nearest modes copy bytes too: exact through float64)
+        wide = interpolate(x.double(), size, scale_factor, mode, None, recompute_scale_factor)
+        return wide.byte()
     if any(o <= 0 for o in out) or any(n <= 0 for n in sizes):
-        raise ValueError(
-            f"interpolate: input and output sizes should be greater than 0, but got input "
-            f"{tuple(sizes)} and output {out}"
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input "
+            f"({', '.join(map(str, sizes))}) and output ({', '.join(map(str, out))})"
+        )
+    if mode == "area":
+        return adaptive_avg_pool_nd(
+            x, out, dims=len(sizes), layer=f"adaptive_avg_pool{len(sizes)}d"
         )
     align = bool(align_corners)
-    mats = [_weights(n, o, s, mode, align).astype(x.dtype) for n, o, s in zip(sizes, out, scales)]
-    rows = mats[0] if axes == 2 else None
-    cols = mats[-1]
-    result = x @ Tensor(np.ascontiguousarray(cols.T))  # (the last axis; then H for 2-D)
-    if rows is not None:
-        result = Tensor(rows) @ result
-    params = {"mode": mode, "align_corners": align_corners}
-    return mark(result, "interpolate", ("x", "A", "B"), (x, rows, cols), params)
+    mats = [_matrix(n, o, s, mode, align, antialias, x) for n, o, s in zip(sizes, out, scales)]
+    result = x
+    for axis, m in zip(range(2, x.ndim), mats):
+        if m is None:
+            continue  # (the identity: no node)
+        if axis == x.ndim - 1:
+            result = result @ Tensor(np.ascontiguousarray(m.T))
+        else:  # (the axis to rows, weighed from the left, and back)
+            result = (Tensor(m) @ result.movedim(axis, -2)).movedim(-2, axis)
+    result = result if result is not x else x.clone()
+    params: dict[str, Any] = {"mode": mode, "align_corners": align_corners}
+    params["antialias"] = antialias
+    params["spatial"] = len(sizes)
+    labels = ("x",) + ("D", "A", "B")[3 - len(sizes) :]
+    return mark(result, "interpolate", labels, (x, *mats), params)
 
 
 def _factor(value: Any, name: str, fn: str) -> int:

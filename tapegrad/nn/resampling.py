@@ -15,7 +15,8 @@ from .module import Module
 
 
 class Upsample(Module):
-    """Resize (N, C, L) or (N, C, H, W) to `size` or by `scale_factor` with F.interpolate's modes.
+    """Resize (N, C, L), (N, C, H, W) or (N, C, D, H, W) to `size` or by `scale_factor` with
+    F.interpolate's modes.
 
     >>> tg.nn.Upsample(scale_factor=2)(tg.ones(1, 1, 2, 3)).shape
     (1, 1, 4, 6)

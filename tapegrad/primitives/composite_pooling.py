@@ -1,7 +1,7 @@
-"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive max pooling, of 3-D
-max and average pooling, of max unpooling and of power-average (lp) pooling, run as several
-primitives (matmuls with averaging matrices; a gather at the windows' maxima; window sums per
-depth tap; a scatter into zeros; a power, an average pool and a root).
+"""The textbook rules of adaptive pooling in 1 and 3 dimensions, of adaptive and fractional max
+pooling, of 3-D max and average pooling, of max unpooling and of power-average (lp) pooling, run
+as several primitives (matmuls with averaging matrices; a gather at the windows' maxima; window
+sums per depth tap; a scatter into zeros; a power, an average pool and a root).
 
 Layer L1: numpy and composites.py's machinery (see there for what a rule and its symbols are);
 adaptive_avg_pool2d's rule, the matrices of the rows and the columns, is in composite_layers.py.
@@ -85,6 +85,16 @@ def _adaptive_max_pool3d(p: dict) -> Rule:
 @composite("max_pool3d", _max_symbols)
 def _max_pool3d(p: dict) -> Rule:
     return _max_rule(3, "max_pool3d")
+
+
+@composite("fractional_max_pool2d", _max_symbols)
+def _fractional_max_pool2d(p: dict) -> Rule:
+    return _max_rule(2, "fractional_max_pool2d")
+
+
+@composite("fractional_max_pool3d", _max_symbols)
+def _fractional_max_pool3d(p: dict) -> Rule:
+    return _max_rule(3, "fractional_max_pool3d")
 
 
 def _unpool_symbols(p: dict, v: dict) -> dict:

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from . import nn as convolution
-from .composite_layers import _adaptive_symbols
 from .composites import Rule, composite
 
 
@@ -92,15 +91,42 @@ def _conv_transpose3d(p: dict) -> Rule:
     )
 
 
-@composite("interpolate", _adaptive_symbols)
+def _interpolate_symbols(p: dict, v: dict) -> dict:
+    """The call's matrices (the identity for an axis it did not resize), and `resample`: each of
+    the last three axes multiplied by its matrix."""
+    depth, rows, cols = (1,) * max(0, 3 - v["x"].ndim) + v["x"].shape[-3:]
+    found = {k: v.get(k) for k in "DAB"}
+    d, a, b = (
+        np.eye(n) if found[k] is None else found[k] for k, n in zip("DAB", (depth, rows, cols))
+    )
+
+    def resample(t: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.einsum("id,jh,kw,...dhw->...ijk", d, a, b, t)
+
+    return {"D": d, "A": a, "B": b, "resample": resample}
+
+
+@composite("interpolate", _interpolate_symbols)
 def _interpolate(p: dict) -> Rule:
+    if p.get("spatial", 2) == 3:
+        return Rule(
+            "interpolate",
+            "resample(x, D, A, B)",
+            {"x": "resample(g, T(D), T(A), T(B))", "D": None, "A": None, "B": None},
+            (
+                "D, A, B: the interpolation matrices of depth, rows and columns (each row of one "
+                "holds one output position's weights over the input's); resample multiplies each "
+                "of the last three axes by its matrix",
+            ),
+        )
     return Rule(
         "interpolate",
         "A @ x @ T(B)",
         {"x": "T(A) @ g @ B", "A": None, "B": None},
         (
             "A, B: the interpolation matrices of the rows and the columns (each row of one holds "
-            "one output position's weights over the input's: a one for nearest, two for linear)",
+            "one output position's weights over the input's: a one for nearest, two for linear, "
+            "four for bicubic, a stretched filter's when antialiased)",
         ),
     )
 

@@ -151,6 +151,15 @@ ALIASES = {
     "upsample_nearest": "interpolate",
     "upsample_bilinear": "interpolate",
     "feature_alpha_dropout": "alpha_dropout",  # (its mask drawn per channel)
+    # (PyTorch's spellings that always return the indices too)
+    "fractional_max_pool2d_with_indices": "fractional_max_pool2d",
+    "fractional_max_pool3d_with_indices": "fractional_max_pool3d",
+    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d",
+    "adaptive_max_pool2d_with_indices": "adaptive_max_pool2d",
+    "adaptive_max_pool3d_with_indices": "adaptive_max_pool3d",
+    "max_pool3d_with_indices": "max_pool3d",
+    "max_pool1d_with_indices": "max_pool1d",  # (WRAPPERS': a primitive's rule)
+    "max_pool2d_with_indices": "max_pool2d",
 }
 
 
@@ -160,7 +169,7 @@ def lookup_composite(name: str) -> str | None:
     key = name.strip()
     if key in COMPOSITES:
         return key
-    if key in ALIASES:
+    if ALIASES.get(key) in COMPOSITES:
         return ALIASES[key]
     for spec in COMPOSITES.values():
         if rule(spec.name).node_name.lower() == key.lower():
