@@ -474,6 +474,7 @@ LOSS_OPTIONS = {  # each loss with options other than its defaults (repr shows n
     "MultiLabelMarginLoss": {"reduction": "none"},
     "CosineEmbeddingLoss": {"margin": 0.5, "reduction": "sum"},
     "TripletMarginLoss": {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "sum"},
+    "TripletMarginWithDistanceLoss": {"margin": 2.0, "swap": True, "reduction": "sum"},
     "CTCLoss": {"blank": 3, "reduction": "none", "zero_infinity": True},
 }
 
