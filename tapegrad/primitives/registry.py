@@ -82,6 +82,8 @@ class SavePlan:
     # the same rules for a backward without create_graph (on arrays only): each primitive they
     # call is its NumPy forward, which spares Primitive.__call__'s frame and Tensor check per call
     raw_backward: Callable | None = None
+    # (backward, raw_backward): the engine picks one by indexing with its `raw` flag (no branch)
+    by_raw: tuple = (None, None)
 
 
 class Primitive:
@@ -411,6 +413,7 @@ class Primitive:
             bool(saved) or out,
             backward,
             raw_backward,
+            (backward, raw_backward),
         )
 
     # ---- use ---------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+
 from .._state import no_grad, state
 from ..primitives import registry
 from ..primitives.scattered import dense, summed
@@ -108,17 +109,18 @@ def _added(prev: Any, gi: Any) -> Any:
 def node_grads(node: Node, g: Any, edges: tuple, raw: bool, given: list | None = None) -> Any:
     """Run a node's rules for the edges that need a gradient; each result fit to its input's shape
     and dtype (None: a zero gradient). `given`, when passed, gets the rules' results unfitted."""
-    if g.__class__ is not _ndarray:  # (None, a Tensor under create_graph, or getitem's pieces)
-        if g is None or not edges:  # no gradient arrived: its inputs get none (leaves reached get
-            return (None,) * len(edges)  # zeros); or no edge needs one
-        g = dense(g)  # (pieces summed: now one array)
+    if g.__class__ is not _ndarray:  # (None, a Tensor under create_graph, or getitem's pieces:
+        g = dense(g)  # summed, one array now)
+    if g is None or not edges:  # no gradient arrived: its inputs get none (leaves reached get
+        return (None,) * len(edges)  # zeros); or no edge needs one
     if node.saved is None and (node.shapes is None or not node.plan.shape_only):  # (Node.inputs'
         inputs: Any = (g,) * len(edges)  # commonest case, inlined: a call less per node)
     else:
         inputs = node.inputs(g, raw)
-    # (the output's plain array as it is, no call, unless an in-place op reached it)
-    out = node.out_data if raw and node.out_vc is None else node.output(raw)
-    backward = node.plan.raw_backward if raw else node.plan.backward
+    out = node.out_data  # (a plain array as it is, no call, unless an in-place op reached it)
+    if out is not None and (not raw or node.out_vc is not None):
+        out = node.output(raw)
+    backward = node.plan.by_raw[raw]  # (raw_backward in a raw backward, else backward)
     if backward is not None and edges.__class__ is not Cut:  # the needed rules, in one call
         grads = backward(g, out, inputs, node.params)
     else:
