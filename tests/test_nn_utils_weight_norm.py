@@ -98,6 +98,11 @@ def test_spectral_norm_layout():
     assert m.weight_u.shape == (40,) and m.weight_v.shape == (20,)
     assert np.linalg.norm(m.weight_u.numpy()) == pytest.approx(1.0, rel=1e-5)
     assert utils.spectral_norm(tg.nn.ConvTranspose2d(2, 3, 3)).weight_u.shape == (3,)  # dim 1
+    u, _, vt = np.linalg.svd(np.random.default_rng(0).standard_normal((40, 20)))
+    spread = np.linspace(1.0, 0.1, 20)
+    spread[0] = 3.0  # (a leading singular value well apart: the iteration's rate is 1/3 a step)
+    with tg.no_grad():
+        m.weight_orig.copy_(tg.tensor((u[:, :20] * spread) @ vt, dtype=tg.float32))
     for _ in range(30):  # power iteration converges to the largest singular value
         out = m(tg.ones(20))
     sigma = np.linalg.svd(m.weight_orig.numpy(), compute_uv=False)[0]
