@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 import types
 
-from .. import conv, conv_transpose, group_norms, layers, losses, module, normalization, pooling
+from .. import conv, conv_transpose, group_norms, layers, losses, module, multihead_attention
+from .. import normalization, pooling
 
 # PyTorch's submodules and their public classes (torch 2.13), by name; a name tapegrad lacks is
 # left out of its submodule
@@ -63,7 +64,11 @@ _BASES: dict[str, dict[str, type]] = {
     "loss": {"_Loss": losses._Loss, "_WeightedLoss": losses._WeightedLoss},
     "pooling": {"_MaxPoolNd": pooling._MaxPoolNd},
     "module": {"Module": module.Module},
-    "linear": {"Linear": layers.Linear},
+    "linear": {
+        "Linear": layers.Linear,
+        # (MultiheadAttention's out_proj: programs list it in their safe globals)
+        "NonDynamicallyQuantizableLinear": multihead_attention.NonDynamicallyQuantizableLinear,
+    },
 }
 
 
