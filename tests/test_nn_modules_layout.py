@@ -1,6 +1,7 @@
 """tg.nn.modules: PyTorch's torch.nn.modules layout names tapegrad's own classes, so isinstance
 checks against its base classes and safe-globals lists (pytorch/examples) run; and
-tg.serialization's safe-globals functions, which tg.load (no pickle) never needs."""
+tg.serialization's safe-globals functions (what tg.load does with them:
+test_serialization_modules.py)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,9 @@ as its class (module path and qualified name) and its state: its __dict__ in ord
 buffers persistent or not, sub-modules, the training flag and its plain attributes), or what its
 class's __getstate__ gives, as pickle takes it. tg.load makes it with cls.__new__ (no __init__
 runs) and sets that state back (through the class's __setstate__ when it has one), as unpickling
-does; every class and function goes through allowed.resolve first. Hooks are not stored: a
-module holding any is refused (PyTorch pickles the hook functions and fails on lambdas).
+does; every class and function goes through allowed.resolve first. Hooks are stored by name as
+PyTorch pickles them: functions defined at the top level of a module (a lambda is refused, as
+pickle refuses it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pickle
 import types
 from typing import TYPE_CHECKING, Any
 
-from ..nn.hooks import ModuleHooks
+from ..nn.hooks import ModuleHooks, _ids
 from ..nn.module import Module
 from ..nn.parameter import UninitializedTensorMixin
 from .allowed import importable, module_class, resolve
@@ -36,9 +37,10 @@ _HOOK_KINDS = {
 _INSTEAD = "or save its state_dict() instead (and load_state_dict() into a new model)"
 
 
-class NotSavableError(TypeError, pickle.PicklingError):
+class NotSavableError(TypeError, AttributeError, pickle.PicklingError):
     """A function or class tg.save cannot name (a lambda, a local function): PyTorch raises
-    pickle.PicklingError there, tapegrad's other refusals are TypeErrors; this is both.
+    pickle.PicklingError there (AttributeError for a local one, before Python 3.14), tapegrad's
+    other refusals are TypeErrors; this is all three.
 
     >>> issubclass(tg.serialization.NotSavableError, TypeError)
     True
@@ -51,6 +53,7 @@ def encode_module(encoder: Encoder, module: Module, where: str) -> int:
     index = encoder.object_ids.get(id(module))
     if index is not None:
         return index
+    state = _state(module, where)  # (first: a parametrized module's class refuses itself)
     cls = type(module)
     if not importable(cls):
         raise NotSavableError(
@@ -58,7 +61,6 @@ def encode_module(encoder: Encoder, module: Module, where: str) -> int:
             f"by name (it is defined inside a function); define it at the top level of a "
             f"module, {_INSTEAD}"
         )
-    state = _state(module, where)
     index = encoder.object_ids[id(module)] = len(encoder.objects)
     encoder.objects.append(None)
     encoder.keep.append(module)
@@ -75,7 +77,8 @@ def encode_module(encoder: Encoder, module: Module, where: str) -> int:
 
 def _state(module: Module, where: str) -> dict:
     """What pickle would take of the module (its __dict__, or its class's __getstate__, which
-    refuses a parametrized module as PyTorch's does), without its empty hook registry."""
+    refuses a parametrized module as PyTorch's does), its hook registry marked for
+    encode_hooks."""
     getstate = getattr(type(module), "__getstate__", None)
     if getstate is not None and getstate is not getattr(object, "__getstate__", None):
         state = getstate(module)
@@ -92,19 +95,62 @@ def _state(module: Module, where: str) -> dict:
             f"tg.save cannot store {where}: it is a lazy module whose parameters are not made "
             f"yet; call it once on an input of the right size before saving, {_INSTEAD}"
         )
-    hooks = state.pop("_hooks", None)
+    hooks = state.get("_hooks")
     if isinstance(hooks, ModuleHooks):
-        held = [what for slot, what in _HOOK_KINDS.items() if getattr(hooks, slot)]
-        if held:
-            raise TypeError(
-                f"tg.save cannot store {where}: it has {' and '.join(held)}, and tg.save does not "
-                f"store hooks; remove them (handle.remove()) before saving and register them again "
-                f"after loading, {_INSTEAD}"
-            )
-        state["_hooked"] = False
-    elif hooks is not None:
-        state["_hooks"] = hooks  # (not tapegrad's registry: stored or refused as any attribute)
+        state["_hooks"] = _HooksToSave(hooks)
     return state
+
+
+class _HooksToSave:
+    """A module's hook registry on its way into the file (values.Encoder asks encode_hooks)."""
+
+    def __init__(self, hooks: ModuleHooks) -> None:
+        self.hooks = hooks
+
+
+def encode_hooks(encoder: Encoder, saving: _HooksToSave, where: str) -> dict:
+    """{"H": {registry: [[hook, with_kwargs, always_call], ...]}}: each hook by name, as PyTorch
+    pickles them (a hook that is a lambda, a local function or an object is refused)."""
+    hooks, registries = saving.hooks, {}
+    owner = where.removesuffix("._hooks")
+    for slot, kind in _HOOK_KINDS.items():
+        listed = []
+        for key, hook in getattr(hooks, slot).items():
+            function = isinstance(hook, (types.FunctionType, types.BuiltinFunctionType))
+            if not (function and importable(hook)):
+                error = NotSavableError if function else TypeError
+                raise error(
+                    f"tg.save cannot store {owner}'s {kind[:-1]} {_describe(hook)}: tg.save "
+                    f"stores hooks that are functions defined at the top level of a module (as "
+                    f"PyTorch pickles them); remove it (handle.remove()) before saving and "
+                    f"register it again after loading, {_INSTEAD}"
+                )
+            node = encoder.encode(hook, f"{owner}'s {kind[:-1]}")
+            listed.append([node, key in hooks.with_kwargs, key in hooks.always])
+        if listed:
+            registries[slot] = listed
+    return {"H": registries}
+
+
+def _describe(obj: Any) -> str:
+    qualname = getattr(obj, "__qualname__", None)
+    return qualname if isinstance(qualname, str) else f"(a {type(obj).__name__})"
+
+
+def decode_hooks(decoder: Decoder, value: Any) -> ModuleHooks:
+    """A ModuleHooks holding the hooks an "H" node lists (each looked up as allowed)."""
+    hooks = ModuleHooks()
+    if not isinstance(value, dict) or not set(value) <= set(_HOOK_KINDS):
+        raise ValueError(f"{decoder.name} is damaged: malformed hooks {value!r:.80}")
+    for slot, listed in value.items():
+        for node, with_kwargs, always in listed:
+            key = next(_ids)
+            getattr(hooks, slot)[key] = decoder.decode(node)
+            if with_kwargs:
+                hooks.with_kwargs.add(key)
+            if always:
+                hooks.always.add(key)
+    return hooks
 
 
 def encode_reference(obj: Any, where: str) -> dict | None:

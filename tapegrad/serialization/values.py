@@ -8,7 +8,8 @@ says what it is: "T" tensor, "P" Parameter, "A" array, "S" NumPy scalar (each na
 entry; a tensor's other keys: "grad" its requires_grad where it is not its kind's default, a
 Parameter's "name" and "named"), "L" list, "U" tuple, "D" dict and "O" OrderedDict (lists of
 [key, value]), "Z" set, "dtype" and "device" (their names), "M" a module (its index among the
-header's objects), "G" a class or function and "E" an enum member (by name).
+header's objects), "G" a class or function and "E" an enum member (by name), "H" a module's
+hooks.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class Encoder:
             return {"S": self._store(np.asarray(obj), obj, where)}
         if isinstance(obj, Module):
             return {"M": objects.encode_module(self, obj, where)}
+        if isinstance(obj, objects._HooksToSave):
+            return objects.encode_hooks(self, obj, where)
         tag = _CONTAINERS.get(type(obj))  # type: ignore[call-overload]
         if tag is not None:
             return self._container(obj, tag, where)
@@ -162,6 +165,8 @@ class Decoder:
             return self._object(value)
         if tag in ("G", "E"):
             return objects.decode_reference(tag, value, self.weights_only, self.name)
+        if tag == "H":
+            return objects.decode_hooks(self, value)
         if tag == "dtype":
             return _dtype(value, self.name)
         if tag == "device":
