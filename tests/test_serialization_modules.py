@@ -49,6 +49,7 @@ class Attributes(nn.Module):
         self.register_buffer("count", tg.zeros(1, dtype=tg.int64))
         self.mask = tg.tensor([[1.0, 0.0]])  # (a plain tensor attribute, as TransformerModel's)
         self.settings = {"n": 3, "eps": 1e-5, "names": ["a", "b"], "shape": (2, 3), "none": None}
+        self.by_shape = {(2, 3): "a", (4, (5,)): None}
         self.flags = {"x", "y"}
         self.dtype, self.device, self.act = tg.float64, tg.device("cpu"), F.relu
 
@@ -160,6 +161,7 @@ def test_plain_attributes_buffers_and_tensor_attributes():
     with tg.serialization.safe_globals([Attributes]):
         back = round_trip(model)
     assert back.settings == model.settings and isinstance(back.settings["shape"], tuple)
+    assert back.by_shape == model.by_shape and list(back.by_shape) == [(2, 3), (4, (5,))]
     assert back.flags == {"x", "y"} and back.dtype == tg.float64 and back.act is F.relu
     assert isinstance(back.device, tg.device) and back.device == tg.device("cpu")
     assert [n for n, _ in back.named_buffers()] == ["scale", "count"]

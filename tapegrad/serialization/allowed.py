@@ -103,7 +103,7 @@ def resolve(module: str, qualname: str, weights_only: bool, source: str) -> Any:
         )
     try:
         found = _attribute(importlib.import_module(module), qualname)
-    except (ImportError, AttributeError) as e:
+    except (ImportError, AttributeError, ValueError) as e:
         raise AttributeError(f"{source} names {name}, which cannot be found: {e}") from None
     if weights_only and not _tapegrad_kind(found, name):
         raise pickle.UnpicklingError(

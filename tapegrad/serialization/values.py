@@ -7,9 +7,9 @@ A number, bool, string or null stands for itself; every other value is a one-key
 says what it is: "T" tensor, "P" Parameter, "A" array, "S" NumPy scalar (each naming its .npy
 entry; a tensor's other keys: "grad" its requires_grad where it is not its kind's default, a
 Parameter's "name" and "named"), "L" list, "U" tuple, "D" dict and "O" OrderedDict (lists of
-[key, value]), "Z" set, "dtype" and "device" (their names), "M" a module (its index among the
-header's objects), "G" a class or function and "E" an enum member (by name), "H" a module's
-hooks.
+[key, value]; a tuple key as a "U" node), "Z" set, "dtype" and "device" (their names), "M" a
+module (its index among the header's objects), "G" a class or function and "E" an enum member
+(by name), "H" a module's hooks.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from . import objects
 
 SUPPORTED = (
     "Tensors, NumPy arrays and scalars, Python numbers, bools, strings and None, nested in "
-    "lists, tuples, sets and dicts (with str, int, float, bool or None keys), dtypes, devices, "
-    "nn.Modules, and classes and functions defined at the top level of a module"
+    "lists, tuples, sets and dicts (keys: str, int, float, bool, None or tuples of those), "
+    "dtypes, devices, nn.Modules, and classes and functions defined at the top level of a module"
 )
 _CONTAINERS = {list: "L", tuple: "U", dict: "D", OrderedDict: "O", set: "Z"}
 _KEYS = (str, int, float, bool, type(None))
@@ -102,12 +102,13 @@ class Encoder:
         else:
             items = []
             for k, v in obj.items():
-                if type(k) not in _KEYS:
+                if not _plain_key(k):
                     raise TypeError(
                         f"tg.save cannot store the key {k!r} ({type(k).__name__}) of {where}: "
-                        f"dict keys must be str, int, float, bool or None"
+                        f"dict keys must be str, int, float, bool, None or tuples of those"
                     )
-                items.append([k, self.encode(v, f"{where}[{k!r}]")])
+                key = self.encode(k, where) if type(k) is tuple else k  # (a tuple: {"U": [...]})
+                items.append([key, self.encode(v, f"{where}[{k!r}]")])
         self.active.discard(id(obj))
         return {tag: items}
 
@@ -124,6 +125,12 @@ class Encoder:
             self.arrays[entry] = arr
             self.keep.append(obj)
         return entry
+
+
+def _plain_key(key: Any) -> bool:
+    if type(key) is tuple:
+        return all(_plain_key(k) for k in key)
+    return type(key) in _KEYS
 
 
 def _named_value(obj: Any) -> dict | None:
@@ -153,12 +160,15 @@ class Decoder:
         if not node:
             raise ValueError(f"{self.name}: an empty node in the tg.save structure")
         tag, value = next(iter(node.items()))
-        if tag in ("L", "U", "Z"):
-            items = [self.decode(v) for v in value]
-            return items if tag == "L" else tuple(items) if tag == "U" else set(items)
-        if tag in ("D", "O"):
-            pairs = [(k, self.decode(v)) for k, v in value]
-            return dict(pairs) if tag == "D" else OrderedDict(pairs)
+        try:
+            if tag in ("L", "U", "Z"):
+                items = [self.decode(v) for v in value]
+                return items if tag == "L" else tuple(items) if tag == "U" else set(items)
+            if tag in ("D", "O"):
+                pairs = [(self.decode(k), self.decode(v)) for k, v in value]
+                return dict(pairs) if tag == "D" else OrderedDict(pairs)
+        except TypeError:  # (an unhashable key or set item, pairs that are not pairs)
+            raise ValueError(f"{self.name} is damaged: a malformed {tag!r} node") from None
         if tag in ("T", "P", "A", "S"):
             return self._array(tag, value, node)
         if tag == "M":
