@@ -266,6 +266,34 @@ def test_functions_outside_tapegrad_nn_must_be_listed():
             assert round_trip(model).act is tg.tanh
 
 
+def test_get_unsafe_globals_in_checkpoint_lists_what_to_allow():
+    model = UsesTanh()
+    model.inner = TiedLM()
+    here = UsesTanh.__module__
+    want = [f"{here}.UsesTanh", f"{here}.TiedLM", "tapegrad.math.tanh"]  # (the order met)
+    assert tg.serialization.get_unsafe_globals_in_checkpoint(saved(model)) == want
+    with tg.serialization.safe_globals([TiedLM]):
+        assert tg.serialization.get_unsafe_globals_in_checkpoint(saved(model)) == [
+            want[0],
+            want[2],
+        ]
+    assert tg.serialization.get_unsafe_globals_in_checkpoint(saved(tg.nn.LSTM(2, 3))) == []
+    assert tg.serialization.get_unsafe_globals_in_checkpoint(saved({"w": tg.ones(2)})) == []
+
+
+def test_pytorch_lists_unsafe_globals_the_same_way():
+    torch = pytest.importorskip("torch", reason="checks PyTorch's get_unsafe_globals_in_checkpoint")
+    buffer = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buffer)
+    buffer.seek(0)
+    assert torch.serialization.get_unsafe_globals_in_checkpoint(buffer) == []
+    buffer = io.BytesIO()
+    torch.save(torch.nn.Linear(2, 1), buffer)
+    buffer.seek(0)
+    with torch.serialization.safe_globals([torch.nn.Linear]):
+        assert torch.serialization.get_unsafe_globals_in_checkpoint(buffer) == []
+
+
 def test_a_refused_module_is_not_imported(tmp_path, monkeypatch):
     (tmp_path / "savemodule_probe.py").write_text(
         textwrap.dedent(

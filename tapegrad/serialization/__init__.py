@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..devices import check_device
-from .allowed import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
-from .objects import NotSavableError, make_objects
+from .allowed import add_safe_globals, allowed, clear_safe_globals, get_safe_globals, safe_globals
+from .objects import NotSavableError, make_objects, names_in
 from .values import Decoder, Encoder
 
 STRUCTURE = "__tapegrad__"  # the entry holding the JSON structure
@@ -72,6 +72,29 @@ def load(
     _check_map_location(map_location)
     if pickle_module is not None:
         raise TypeError("tg.load: pickle_module= is not supported; tg.save files are never pickles")
+    archive, name = _open(path)
+    with archive:
+        header = _header(archive, name)
+        decoder = Decoder(archive, str(name), weights_only is not False)
+        make_objects(decoder, header.get("objects", []))
+        return decoder.decode(header["tree"])
+
+
+def get_unsafe_globals_in_checkpoint(f: Any) -> list[str]:
+    """The classes and functions a tg.save file names that tg.load (weights_only=True) would
+    refuse now: what to list with add_safe_globals, as "module.qualname", in the file's order.
+
+    >>> tg.serialization.get_unsafe_globals_in_checkpoint("model.pt")  # doctest: +SKIP
+    ['model.RNNModel']
+    """
+    archive, name = _open(f)
+    with archive:
+        header = _header(archive, name)
+    return [f"{m}.{q}" for m, q in names_in(header) if not allowed(m, q)]
+
+
+def _open(path: Any) -> tuple[Any, Any]:
+    """The .npz archive at path (a file name or an open binary file), and a name for errors."""
     name = getattr(path, "name", path if isinstance(path, (str, os.PathLike)) else "the file")
     try:
         archive = np.load(path, allow_pickle=False)
@@ -86,11 +109,7 @@ def load(
         raise ValueError(
             f"{name} holds a single NumPy array, not a tg.save file; read it with np.load"
         )
-    with archive:
-        header = _header(archive, name)
-        decoder = Decoder(archive, str(name), weights_only is not False)
-        make_objects(decoder, header.get("objects", []))
-        return decoder.decode(header["tree"])
+    return archive, name
 
 
 def _header(archive: Any, name: Any) -> dict:
@@ -129,6 +148,7 @@ __all__ = [
     "add_safe_globals",
     "clear_safe_globals",
     "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "load",
     "safe_globals",
     "save",

@@ -114,6 +114,16 @@ def resolve(module: str, qualname: str, weights_only: bool, source: str) -> Any:
     return found
 
 
+def allowed(module: str, qualname: str) -> bool:
+    """Whether tg.load (weights_only=True) rebuilds what a file names module.qualname (tapegrad's
+    own modules are imported to be checked, no other is)."""
+    try:
+        resolve(module, qualname, True, "")
+    except (pickle.UnpicklingError, AttributeError):
+        return False
+    return True
+
+
 def module_class(cls: Any, name: str, source: str) -> type[Module]:
     """cls, checked to be a Module subclass (what tg.save stores as an object)."""
     if not (isinstance(cls, type) and issubclass(cls, Module)):

@@ -210,6 +210,35 @@ def make_objects(decoder: Decoder, entries: Any) -> None:
             obj.__dict__.update(state)
 
 
+def names_in(header: dict) -> list[tuple[str, str]]:
+    """The classes and functions a file names, (module, qualname) in the order tg.save met them
+    (each once)."""
+    found: dict[tuple[str, str], None] = {}
+    entries, visited = header.get("objects", []), set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        if not isinstance(node, dict) or not node:
+            return
+        tag, value = next(iter(node.items()))
+        if tag in ("G", "E") and isinstance(value, list) and len(value) >= 2:
+            found.setdefault((str(value[0]), str(value[1])))
+        elif tag == "M" and value not in visited and isinstance(value, int):
+            visited.add(value)
+            if 0 <= value < len(entries) and _well_formed(entries[value]):
+                found.setdefault(tuple(entries[value]["class"]))
+                walk(entries[value]["state"])
+        elif tag == "H" and isinstance(value, dict):
+            walk(list(value.values()))
+        elif tag in ("L", "U", "Z", "D", "O"):
+            walk(value)
+
+    walk(header.get("tree"))
+    return list(found)
+
+
 def _well_formed(entry: Any) -> bool:
     if not isinstance(entry, dict) or set(entry) != {"class", "state"}:
         return False
