@@ -357,6 +357,9 @@ def test_unsavable_attributes_name_their_path_and_what_to_do(tmp_path):
     model[0].callback = tg.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(TypeError, match=r"obj\['model'\]\.0\.callback, a SGD"):
         tg.save({"model": model}, tmp_path / "m.pt")
+    with pytest.raises(TypeError) as info:
+        tg.save({"model": nn.Linear(2, 1), "x": object()}, tmp_path / "m.pt")
+    assert "obj['x'], a object" in str(info.value) and "attribute" not in str(info.value)
     assert not (tmp_path / "m.pt").exists()
 
 

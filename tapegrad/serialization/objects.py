@@ -65,12 +65,14 @@ def encode_module(encoder: Encoder, module: Module, where: str) -> int:
     encoder.objects.append(None)
     encoder.keep.append(module)
     entries = []
+    encoder.modules_open += 1
     for key, value in state.items():
         if key in _REGISTRIES and isinstance(value, dict):
             items = [[k, encoder.encode(v, f"{where}.{k}")] for k, v in value.items()]
             entries.append([key, {"O": items}])
         else:
             entries.append([key, encoder.encode(value, f"{where}.{key}")])
+    encoder.modules_open -= 1
     encoder.objects[index] = {"class": [cls.__module__, cls.__qualname__], "state": entries}
     return index
 

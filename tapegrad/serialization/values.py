@@ -47,6 +47,7 @@ class Encoder:
         self.object_ids: dict[int, int] = {}
         self.active: set[int] = set()
         self.keep: list[Any] = []  # what ids refer to stays alive until the save ends
+        self.modules_open = 0  # how many modules' states are being encoded (errors say so)
 
     def encode(self, obj: Any, where: str) -> Any:
         """The JSON node for obj (`where` names it in errors: obj['model'].fc.weight)."""
@@ -77,7 +78,7 @@ class Encoder:
         message = (
             f"tg.save cannot store {where}, a {type(obj).__name__}{hint}; it stores {SUPPORTED}"
         )
-        if self.objects:  # (inside a module: say what to do with the attribute)
+        if self.modules_open:  # (inside a module: say what to do with the attribute)
             message += (
                 "; delete that attribute (or set it to None) before saving the module, or save "
                 "the model's state_dict() instead of the whole model"
