@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 import types
 
-from .. import conv, conv_transpose, group_norms, layers, losses, module, normalization, pooling
+from .. import conv, conv_transpose, group_norms, layers, lazy, losses, module, normalization
+from .. import pooling, shape_layers
 
 # PyTorch's submodules and their public classes (torch 2.13), by name; a name tapegrad lacks is
 # left out of its submodule
@@ -33,6 +34,7 @@ _LAYOUT = {
     "fold": "Fold Unfold",
     "instancenorm": "InstanceNorm1d InstanceNorm2d InstanceNorm3d LazyInstanceNorm1d "
     "LazyInstanceNorm2d LazyInstanceNorm3d",
+    "lazy": "LazyModuleMixin",
     "linear": "Bilinear Identity LazyLinear Linear",
     "loss": "BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss "
     "GaussianNLLLoss HingeEmbeddingLoss HuberLoss KLDivLoss L1Loss MSELoss MarginRankingLoss "
@@ -55,13 +57,37 @@ _LAYOUT = {
     "upsampling": "Upsample UpsamplingBilinear2d UpsamplingNearest2d",
 }
 
-# PyTorch's base classes, where tapegrad's have the same subclasses (isinstance agrees)
+# PyTorch's base classes, where tapegrad's have the same subclasses (isinstance agrees; tested
+# against torch's classes' __mro__ for every class of torch.nn.modules.__all__ tapegrad has)
 _BASES: dict[str, dict[str, type]] = {
-    "batchnorm": {"_BatchNorm": normalization._BatchNorm, "_NormBase": normalization._BatchNorm},
-    "conv": {"_ConvNd": conv._ConvBase, "_ConvTransposeNd": conv_transpose._ConvTransposeNd},
+    "batchnorm": {
+        "_BatchNorm": normalization._BatchNorm,
+        "_NormBase": normalization._NormBase,
+        "_LazyNormBase": lazy._LazyNormBase,
+    },
+    "conv": {
+        "_ConvNd": conv._ConvBase,
+        "_ConvTransposeNd": conv_transpose._ConvTransposeNd,
+        "_LazyConvXdMixin": lazy._LazyConv,
+    },
+    "dropout": {"_DropoutNd": layers._DropoutNd},
     "instancenorm": {"_InstanceNorm": group_norms._InstanceNorm},
+    "lazy": {"LazyModuleMixin": lazy.LazyModuleMixin},
     "loss": {"_Loss": losses._Loss, "_WeightedLoss": losses._WeightedLoss},
-    "pooling": {"_MaxPoolNd": pooling._MaxPoolNd},
+    "padding": {
+        "_ConstantPadNd": shape_layers._ConstantPadNd,
+        "_ReflectionPadNd": shape_layers._ReflectionPadNd,
+        "_ReplicationPadNd": shape_layers._ReplicationPadNd,
+        "_CircularPadNd": shape_layers._CircularPadNd,
+    },
+    "pooling": {
+        "_MaxPoolNd": pooling._MaxPoolNd,
+        "_AvgPoolNd": pooling._AvgPoolNd,
+        "_AdaptiveAvgPoolNd": pooling._AdaptiveAvgPoolNd,
+        "_AdaptiveMaxPoolNd": pooling._AdaptiveMaxPoolNd,
+        "_LPPoolNd": pooling._LPPoolNd,
+        "_MaxUnpoolNd": pooling._MaxUnpoolNd,
+    },
     "module": {"Module": module.Module},
     "linear": {"Linear": layers.Linear},
 }
