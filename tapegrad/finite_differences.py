@@ -30,7 +30,8 @@ _SIGNATURES = """ * (Tensor input, *, tuple of ints dim, int edge_order = 1)
 
 
 def _is_number(x: Any) -> bool:
-    return not isinstance(x, bool) and isinstance(x, int | float | np.integer | np.floating)
+    """A Python or NumPy number (bools too: PyTorch's Scalar takes them)."""
+    return isinstance(x, bool | int | float | np.integer | np.floating)
 
 
 def _refuse(what: str) -> TypeError:
@@ -73,7 +74,7 @@ def _spacings(spacing: Any) -> tuple[list[Any] | float, bool]:
         return spacing, False
     if not isinstance(spacing, list | tuple):
         raise _refuse(f"(Tensor, spacing={type(spacing).__name__})")
-    if any(isinstance(s, Tensor) and s.ndim > 0 for s in spacing):
+    if any(isinstance(s, Tensor) for s in spacing):  # (coordinates, 0-d tensors refused later)
         for i, s in enumerate(spacing):
             if not isinstance(s, Tensor):
                 raise TypeError(
@@ -81,9 +82,9 @@ def _spacings(spacing: Any) -> tuple[list[Any] | float, bool]:
                 )
         return list(spacing), True
     for s in spacing:
-        if not _is_number(s) and not (isinstance(s, Tensor) and s.ndim == 0):
+        if not _is_number(s):
             raise _refuse(f"(Tensor, spacing={type(spacing).__name__} of {type(s).__name__})")
-    return [s.item() if isinstance(s, Tensor) else s for s in spacing], False
+    return list(spacing), False
 
 
 def _uniform(f: Tensor, axis: int, h: float, edge_order: int) -> Tensor:
@@ -186,7 +187,9 @@ def gradient(
             f"arguments to have the same length, but got a spacing argument of length "
             f"{len(steps)} and a dim argument of length {len(axes)}."
         )
-    if edge_order not in (1, 2) or isinstance(edge_order, bool):
+    if isinstance(edge_order, bool) or not isinstance(edge_order, int | np.integer):
+        raise _refuse(f"(Tensor, edge_order={type(edge_order).__name__})")
+    if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     axes = list(range(f.ndim)) if axes is None else axes
     if any(f.shape[a] < edge_order + 1 for a in axes):

@@ -30,6 +30,9 @@ CALLS = [
     {"spacing": "C", "dim": 1, "edge_order": 2},
     {"spacing": "C", "dim": [1]},
     {"spacing": None},
+    {"spacing": [True, 2]},
+    {"spacing": (2, 3.5), "edge_order": 2},
+    {"dim": []},
 ]
 
 
@@ -73,11 +76,19 @@ def test_result_is_a_tuple_with_pytorchs_dtypes():
         ({"spacing": "C", "dim": 0}, RuntimeError, "coordinates for dim 0 have 4 values"),
         ({"spacing": "M", "dim": 1}, RuntimeError, "to have one dimension, but got an element"),
         ({"spacing": "T", "dim": 1}, TypeError, "invalid combination of arguments"),
+        ({"spacing": ["Z", "Z"]}, RuntimeError, "but got an element with 0 dimensions!"),
+        ({"edge_order": True}, TypeError, "invalid combination of arguments"),
+        ({"dim": [1.0]}, TypeError, "invalid combination of arguments"),
     ],
 )
 def test_errors(keywords, error, message):
     kw = dict(keywords)
-    named = {"C": tg.tensor(COORDS), "M": tg.ones(2, 2), "T": tg.tensor(COORDS)}
+    named = {
+        "C": tg.tensor(COORDS),
+        "M": tg.ones(2, 2),
+        "T": tg.tensor(COORDS),
+        "Z": tg.tensor(2.0),
+    }
     if isinstance(kw.get("spacing"), list):
         kw["spacing"] = [named.get(s, s) if isinstance(s, str) else s for s in kw["spacing"]]
     elif kw.get("spacing") in ("C", "M"):
@@ -132,6 +143,8 @@ def test_matches_torch(call):
     assert type(ours) is type(theirs) is tuple and len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    if not ours:  # (dim=[]: nothing to differentiate)
+        return
     weights = [rand(*a.shape, seed=10 + i) for i, a in enumerate(ours)]
     sum(((a * tg.tensor(u)).sum() for a, u in zip(ours, weights)), tg.tensor(0.0)).backward()
     sum((b * torch.tensor(u)).sum() for b, u in zip(theirs, weights)).backward()
