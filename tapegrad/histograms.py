@@ -180,6 +180,10 @@ def _dd_edges(input: Tensor, points: np.ndarray, bins: object, range: object) ->
                     f"torch.histogramdd: bins tensor should have at least 1 element, but got "
                     f"{b.shape[0]} elements in the bins tensor for dimension {d}"
                 )
+            if b.shape[0] == 1:
+                raise RuntimeError(
+                    f"torch.histogram(): bins must be > 0, but got 0 for dimension {d}"
+                )
             edges.append(b.numpy())
         return edges
     if len(bins) != n:
@@ -252,8 +256,13 @@ def histogramdd(
     points = input.numpy().reshape(-1, n)
     edges = _dd_edges(input, points, bins, range)
     counts = np.ones(points.shape[0], dtype=input.dtype)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(
+            "histogramdd() received an invalid combination of arguments - got (Tensor, weight="
+            f"{type(weight).__name__}), but expected one of:\n{_DD_SIGNATURES}\n"
+        )
     if weight is not None:
-        if not isinstance(weight, Tensor) or weight.shape != input.shape[:-1]:
+        if weight.shape != input.shape[:-1]:
             raise RuntimeError(
                 "torch.histogramdd: if weight tensor is provided it should have the same shape "
                 "as the input tensor excluding its innermost dimension, but got input with shape "

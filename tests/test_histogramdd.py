@@ -77,6 +77,8 @@ def test_range_weight_density_positionally():
         ((P, "Eint"), {}, RuntimeError, "input tensor and bins tensors should have the same"),
         (([1.0, 2.0], 2), {}, RuntimeError, "at least 2 dimensions"),
         (([[float("nan"), 1.0]], 2), {}, RuntimeError, "range \\[nan, nan\\] is not finite"),
+        ((P, 2), {"weight": [1.0, 2.0, 3.0, 4.0]}, TypeError, "invalid combination of arguments"),
+        ((P, "E1edge"), {}, RuntimeError, "bins must be > 0, but got 0 for dimension 1"),
     ],
 )
 def test_errors(args, keywords, error, message):
@@ -88,6 +90,8 @@ def test_errors(args, keywords, error, message):
         kw["weight"] = tg.ones(4, dtype=tg.float64)
     if bins == "E1":
         bins = [tg.tensor(EDGES[0])]
+    elif bins == "E1edge":
+        bins = [tg.tensor(EDGES[0]), tg.tensor([2.0])]
     elif bins == "Eint":
         bins = [tg.tensor([0, 1, 2]), tg.tensor([0, 1, 4])]
     with pytest.raises(error, match=message):
