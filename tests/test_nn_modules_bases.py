@@ -122,3 +122,30 @@ def test_lr_scheduler_old_base_is_a_subclass_for_custom_schedules():
         return lrs
 
     assert run(tg) == run(torch) == [0.5, 0.25, 0.125, 0.0625]
+
+
+def test_modules_utils_helpers_as_pytorchs():
+    torch = pytest.importorskip("torch", reason="compares with PyTorch's helpers")
+    from torch.nn.modules import utils as theirs
+
+    from tapegrad.nn.modules import utils as ours
+
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for value in (3, (1, 2), [4], "ab", 2.5):
+            assert getattr(ours, name)(value) == getattr(theirs, name)(value), (name, value)
+        assert getattr(ours, name).__name__ == getattr(theirs, name).__name__
+    assert ours._ntuple(5)(0) == theirs._ntuple(5)(0) == (0,) * 5
+    assert ours._reverse_repeat_tuple((1, 2, 3), 2) == theirs._reverse_repeat_tuple((1, 2, 3), 2)
+    assert ours._list_with_default([None, 3], [8, 5, 7]) == [5, 3]
+    assert ours._list_with_default(4, [8]) == theirs._list_with_default(4, [8]) == 4
+    with pytest.raises(ValueError, match="at least 3"):
+        ours._list_with_default([None, 3], [7])
+    with pytest.raises(ValueError, match="at least 3"):
+        theirs._list_with_default([None, 3], [7])
+    model = torch.nn.DataParallel(torch.nn.Linear(2, 1))
+    sd_theirs = model.state_dict()
+    theirs.consume_prefix_in_state_dict_if_present(sd_theirs, "module.")
+    sd_ours = tg.nn.DataParallel(tg.nn.Linear(2, 1)).state_dict()
+    ours.consume_prefix_in_state_dict_if_present(sd_ours, "module.")
+    assert list(sd_ours) == list(sd_theirs) == ["weight", "bias"]
+    tg.nn.Linear(2, 1).load_state_dict(sd_ours)

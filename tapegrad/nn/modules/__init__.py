@@ -4,7 +4,8 @@ so that programs naming classes by it run: `isinstance(m, nn.modules.batchnorm._
 
 Layer L5: tg.nn. Each submodule holds the classes PyTorch's holds that tapegrad has (the classes
 themselves: they live where tapegrad defines them, by topic), and the base classes whose
-isinstance answers match PyTorch's. `import tapegrad.nn.modules.rnn` works as well.
+isinstance answers match PyTorch's. `import tapegrad.nn.modules.rnn` works as well; utils.py is
+PyTorch's torch.nn.modules.utils (_single, _pair, _triple, _ntuple, ...).
 """
 
 from __future__ import annotations
@@ -118,4 +119,6 @@ class _Submodule(types.ModuleType):
 for _name in _LAYOUT:
     sys.modules[f"{__name__}.{_name}"] = globals()[_name] = _Submodule(_name)
 
-__all__ = sorted(_LAYOUT)
+from . import utils  # noqa: E402  (a module of its own: _pair, _triple, ... as PyTorch's)
+
+__all__ = sorted([*_LAYOUT, "utils"])
