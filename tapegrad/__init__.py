@@ -42,7 +42,8 @@ from .devices import (
     preserve_format,
     strided,
 )
-from .histograms import histogram
+from .finite_differences import gradient
+from .histograms import histogram, histogramdd
 from .random import (
     Generator,
     default_generator,
@@ -140,6 +141,8 @@ __all__ = [
     "bernoulli", "default_generator", "generator", "get_rng_state", "initial_seed", "manual_seed",
     "multinomial", "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "seed", "set_rng_state",
+    # counting and differencing sampled values (histograms.py, finite_differences.py)
+    "histogramdd", "gradient",
     # where tensors live (only the CPU) and how they are laid out
     "channels_last", "channels_last_3d", "contiguous_format", "device", "layout", "memory_format",
     "preserve_format", "strided",
@@ -207,7 +210,7 @@ __all__ = [
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
-    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
+    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack", "lu_solve",
     "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot",
     # PyTorch's *_copy functions (tapegrad/view_copies.py): a view's result in fresh memory
     "alias_copy", "as_strided_copy", "diagonal_copy", "expand_copy", "permute_copy",

@@ -21,7 +21,7 @@ __all__ = [
     "matmul", "bmm", "mm", "diag", "outer", "trace", "ger", "tril", "triu", "dot", "einsum",
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
-    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack",
+    "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack", "lu_solve",
     "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot",
 ]
 # fmt: on
@@ -45,6 +45,7 @@ inverse, cholesky = _function(Tensor.inverse), _function(Tensor.cholesky)
 matrix_power = _function(Tensor.matrix_power)
 cholesky_solve = _function(Tensor.cholesky_solve)
 qr, matrix_exp, lu = _function(Tensor.qr), _function(Tensor.matrix_exp), _function(Tensor.lu)
+lu_solve = _function(Tensor.lu_solve)  # (PyTorch's older torch.lu_solve(b, LU_data, LU_pivots))
 
 
 def lu_unpack(

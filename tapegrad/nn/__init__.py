@@ -18,6 +18,7 @@ from .conv import Conv1d, Conv2d
 from .containers import Container, ModuleDict, ParameterDict, ParameterList
 from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dense, Dropout, Flatten, Identity, Linear
+from .parallel import DataParallel
 from .losses import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -96,6 +97,7 @@ __all__ = [
     "Cell",
     "CellList",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dense",
     "Dropout",
     "ELU",

@@ -1,6 +1,6 @@
 """Dropout's variants as layers: Dropout1d, Dropout2d, Dropout3d (whole channels), AlphaDropout
-(for SELU networks) and FeatureAlphaDropout (whole channels of it). Dropout's constructor,
-checks and repr, their own functions.
+(for SELU networks) and FeatureAlphaDropout (whole channels of it). Each a _DropoutNd, as
+PyTorch's (none of them a Dropout): Dropout's constructor, checks and repr, their own functions.
 
 Layer L5: imports tensor.py and the nn package's layers (Dropout) and functional_dropout.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from ..tensor import Tensor
 from .functional_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d
 from .functional_dropout import feature_alpha_dropout
-from .layers import Dropout
+from .layers import _DropoutNd
 
 
-class Dropout1d(Dropout):
+class Dropout1d(_DropoutNd):
     """While training, zero whole channels of (N, C, L) or (C, L) with probability p.
 
     >>> tg.nn.Dropout1d(0.5).eval()(tg.ones(2, 3, 4)).shape
@@ -24,7 +24,7 @@ class Dropout1d(Dropout):
         return dropout1d(input, self.p, self.training, self.inplace)
 
 
-class Dropout2d(Dropout):
+class Dropout2d(_DropoutNd):
     """While training, zero whole channels of (N, C, H, W) or (C, H, W) with probability p.
 
     >>> tg.nn.Dropout2d(0.5).eval()(tg.ones(2, 3, 4, 4)).shape
@@ -35,7 +35,7 @@ class Dropout2d(Dropout):
         return dropout2d(input, self.p, self.training, self.inplace)
 
 
-class Dropout3d(Dropout):
+class Dropout3d(_DropoutNd):
     """While training, zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability p.
 
     >>> tg.nn.Dropout3d(0.5).eval()(tg.ones(1, 2, 2, 2, 2)).shape
@@ -46,7 +46,7 @@ class Dropout3d(Dropout):
         return dropout3d(input, self.p, self.training, self.inplace)
 
 
-class AlphaDropout(Dropout):
+class AlphaDropout(_DropoutNd):
     """Alpha dropout for SELU networks: keeps mean 0 and variance 1 while training.
 
     >>> tg.nn.AlphaDropout(0.2).eval()(tg.ones(3))
@@ -57,7 +57,7 @@ class AlphaDropout(Dropout):
         return alpha_dropout(input, self.p, self.training, self.inplace)
 
 
-class FeatureAlphaDropout(Dropout):
+class FeatureAlphaDropout(_DropoutNd):
     """AlphaDropout with one draw per channel (input (N, C, ...)): a whole channel is set to
     SELU's negative limit, then a * x + b keeps mean 0 and variance 1 while training.
 

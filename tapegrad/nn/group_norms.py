@@ -17,7 +17,7 @@ from .functional_arguments import tensor_argument
 from .functional_group_norm import group_norm, instance_norm, local_response_norm, rms_norm
 from .functional_norm import check_layer_norm_input, normalized_shape_tuple
 from .module import Module
-from .normalization import _AffineNorm, _BatchNorm, positive_int
+from .normalization import _AffineNorm, _NormBase, positive_int
 
 
 class GroupNorm(_AffineNorm):
@@ -60,9 +60,10 @@ class GroupNorm(_AffineNorm):
         )
 
 
-class _InstanceNorm(_BatchNorm):
-    """Shared by InstanceNorm1d/2d: BatchNorm's parameters and buffers, other defaults (no affine,
-    no running statistics) and per-sample statistics; an unbatched input is one sample."""
+class _InstanceNorm(_NormBase):
+    """Shared by InstanceNorm1d/2d/3d: batch norm's parameters and buffers (_NormBase, as
+    PyTorch's; not a _BatchNorm), other defaults (no affine, no running statistics) and
+    per-sample statistics; an unbatched input is one sample."""
 
     _batched = 0  # the rank of a batched input
 

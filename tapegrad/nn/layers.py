@@ -48,14 +48,10 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class Dropout(Module):
-    """While training, zero each element with probability p and scale the rest by 1/(1-p) (so the
-    expected value is unchanged); in eval() mode, the identity. Draws from tg.manual_seed's
-    generator.
-
-    >>> drop = tg.nn.Dropout(0.5).eval(); drop(tg.ones(3))
-    tensor([1., 1., 1.])
-    """
+class _DropoutNd(Module):
+    """PyTorch's base of the dropout layers (Dropout, Dropout1d/2d/3d, AlphaDropout,
+    FeatureAlphaDropout): p checked and kept with inplace, and their repr. None of them is a
+    Dropout, as in PyTorch."""
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
@@ -65,11 +61,21 @@ class Dropout(Module):
             )
         self.p, self.inplace = float(p), inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """While training, zero each element with probability p and scale the rest by 1/(1-p) (so the
+    expected value is unchanged); in eval() mode, the identity. Draws from tg.manual_seed's
+    generator.
+
+    >>> drop = tg.nn.Dropout(0.5).eval(); drop(tg.ones(3))
+    tensor([1., 1., 1.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return dropout(input, self.p, self.training, self.inplace)
 
 
 class _Lambda(Module):

@@ -17,10 +17,10 @@ from typing import Any
 from ..tensor import Tensor
 from .conv import Conv1d, Conv2d, Conv3d
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .group_norms import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .group_norms import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _InstanceNorm
 from .layers import Linear
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm, _NormBase
 from .parameter import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin
 
 _MODULE_KEYS: set[str] = set()  # what Module.__init__ sets (the registries, hooks, flags)
@@ -287,9 +287,10 @@ class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
 
 
 # ---- normalisation -------------------------------------------------------------------------------
-class _LazyNorm(LazyModuleMixin):
+class _LazyNormBase(LazyModuleMixin, _NormBase):
     """num_features: axis 1 of the first input (PyTorch's, for batch and instance norms alike);
-    PyTorch's defaults: affine and running statistics on (also for the instance norms)."""
+    PyTorch's defaults: affine and running statistics on (also for the instance norms). As
+    PyTorch's, a lazy norm is a _BatchNorm or _InstanceNorm, not yet its cls_to_become."""
 
     _inferred = "num_features"
 
@@ -323,7 +324,7 @@ class _LazyNorm(LazyModuleMixin):
         return int(input.shape[1])
 
 
-class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     """A BatchNorm1d whose num_features is read off its first input.
 
     >>> tg.nn.LazyBatchNorm1d()(tg.randn(4, 3)).shape
@@ -331,9 +332,10 @@ class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
     """
 
     cls_to_become = BatchNorm1d
+    _ranks, _layout = BatchNorm1d._ranks, BatchNorm1d._layout
 
 
-class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
     """A BatchNorm2d whose num_features is read off its first input.
 
     >>> tg.nn.LazyBatchNorm2d()(tg.randn(2, 3, 4, 4)).shape
@@ -341,9 +343,10 @@ class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
     """
 
     cls_to_become = BatchNorm2d
+    _ranks, _layout = BatchNorm2d._ranks, BatchNorm2d._layout
 
 
-class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """A BatchNorm3d whose num_features is read off its first input.
 
     >>> tg.nn.LazyBatchNorm3d()(tg.randn(2, 3, 2, 2, 2)).shape
@@ -351,9 +354,10 @@ class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
     """
 
     cls_to_become = BatchNorm3d
+    _ranks, _layout = BatchNorm3d._ranks, BatchNorm3d._layout
 
 
-class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
     """An InstanceNorm1d whose num_features is read off its first input (affine and running
     statistics on by default, as PyTorch's lazy one).
 
@@ -362,9 +366,10 @@ class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
     """
 
     cls_to_become = InstanceNorm1d
+    _batched = InstanceNorm1d._batched
 
 
-class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
     """An InstanceNorm2d whose num_features is read off its first input.
 
     >>> tg.nn.LazyInstanceNorm2d()(tg.randn(2, 3, 4, 4)).shape
@@ -372,9 +377,10 @@ class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
     """
 
     cls_to_become = InstanceNorm2d
+    _batched = InstanceNorm2d._batched
 
 
-class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
     """An InstanceNorm3d whose num_features is read off its first input.
 
     >>> tg.nn.LazyInstanceNorm3d()(tg.randn(2, 3, 2, 2, 2)).shape
@@ -382,6 +388,7 @@ class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
     """
 
     cls_to_become = InstanceNorm3d
+    _batched = InstanceNorm3d._batched
 
 
 __all__ = [

@@ -196,15 +196,14 @@ class BCELoss(_WeightedLoss):
         return FL.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(_WeightedLoss):
+class BCEWithLogitsLoss(_Loss):
     """Binary cross-entropy on logits x with targets y in [0, 1]:
-    (1 - y) softplus(x) + pos_weight y softplus(-x), times `weight`, stable for any |x|.
+    (1 - y) softplus(x) + pos_weight y softplus(-x), times `weight`, stable for any |x|. (A
+    _Loss registering its own weight, not a _WeightedLoss, as PyTorch's.)
 
     >>> tg.nn.BCEWithLogitsLoss()(tg.tensor([0.0]), tg.tensor([1.0]))
     tensor(0.6931)
     """
-
-    _per_class = False
 
     def __init__(
         self,
@@ -214,7 +213,8 @@ class BCEWithLogitsLoss(_WeightedLoss):
         reduction: str = "mean",
         pos_weight: Any = None,
     ) -> None:
-        super().__init__(weight, size_average, reduce, reduction)
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _buffer(weight, "weight"))
         self.register_buffer("pos_weight", _buffer(pos_weight, "pos_weight"))
 
     def forward(self, input: Tensor, target: Any) -> Tensor:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ..tensor import Tensor
 from . import functional_margin as FM
 from .distance import PairwiseDistance
-from .losses import _buffer, _Loss, _WeightedLoss
+from .losses import _Loss, _WeightedLoss
 
 
 class _MarginLoss(_Loss):
@@ -88,7 +88,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         return FM.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
 
 
-class MultiMarginLoss(_Loss):
+class MultiMarginLoss(_WeightedLoss):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p / C (times weight[y]), p 1 or 2.
 
     >>> tg.nn.MultiMarginLoss()(tg.tensor([[0.1, 0.2, 0.4]]), tg.tensor([2]))
@@ -104,10 +104,9 @@ class MultiMarginLoss(_Loss):
         reduce: Any = None,
         reduction: str = "mean",
     ) -> None:
-        super().__init__(size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p!r}")
-        self.register_buffer("weight", _buffer(weight, "weight", per_class=True))
+        super().__init__(weight, size_average, reduce, reduction)  # (a per-class weight buffer)
         self.p, self.margin = p, margin
 
     def forward(self, input: Tensor, target: Any) -> Tensor:

@@ -61,12 +61,10 @@ class _AffineNorm(Module):
             _init.zeros_(self.bias)
 
 
-class _BatchNorm(_AffineNorm):
-    """Shared by BatchNorm1d/2d: weight (ones) and bias (zeros) if affine; buffers running_mean
-    (zeros), running_var (ones) and num_batches_tracked (int64 0) if track_running_stats."""
-
-    _ranks: tuple = ()
-    _layout = ""
+class _NormBase(_AffineNorm):
+    """PyTorch's base of the batch and instance norms: weight (ones) and bias (zeros) if affine;
+    buffers running_mean (zeros), running_var (ones) and num_batches_tracked (int64 0) if
+    track_running_stats; their resets and repr."""
 
     def __init__(
         self,
@@ -109,6 +107,20 @@ class _BatchNorm(_AffineNorm):
         self.reset_running_stats()
         super().reset_parameters()
 
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
+    """Shared by BatchNorm1d/2d/3d: batch statistics while training (the running ones updated),
+    the running ones in eval(); an input of a rank in _ranks."""
+
+    _ranks: tuple = ()
+    _layout = ""
+
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
         if not isinstance(input, Tensor) or input.ndim not in self._ranks:
@@ -137,12 +149,6 @@ class _BatchNorm(_AffineNorm):
             use_batch_stats,
             factor,
             self.eps,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
         )
 
 

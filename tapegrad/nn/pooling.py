@@ -98,6 +98,8 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class _AvgPoolNd(Module):
+    """PyTorch's base of AvgPool1d/2d/3d (isinstance checks); the 2-D and 3-D settings."""
+
     dims = 2
 
     def __init__(
@@ -152,7 +154,7 @@ class AvgPool3d(_AvgPoolNd):
     dims = 3
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """Mean over each window along the last axis of (N, C, L) or (C, L).
 
     >>> tg.nn.AvgPool1d(3)(tg.ones(1, 3, 9)).shape
@@ -167,7 +169,7 @@ class AvgPool1d(Module):
         ceil_mode: bool = False,
         count_include_pad: bool = True,
     ) -> None:
-        super().__init__()
+        Module.__init__(self)  # (its own settings: 1-tuples, no divisor_override, as PyTorch's)
         _checked(self, 1, kernel_size, stride, padding)
         # (PyTorch keeps AvgPool1d's settings as 1-tuples, and shows them so)
         self.kernel_size = parse_ints(kernel_size, "kernel_size", 1, 1, "AvgPool1d")
@@ -193,27 +195,11 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
-    """Average into a fixed output_size (H_out, W_out) whatever the input's size (None keeps one).
-
-    >>> tg.nn.AdaptiveAvgPool2d((1, 1))(tg.ones(2, 16, 5, 5)).shape
-    (2, 16, 1, 1)
-    """
-
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        adaptive_output_size(output_size, (1, 1), "AdaptiveAvgPool2d")  # (checks it now)
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-# ---- adaptive pooling in 1 and 3 dimensions, and adaptive max pooling (branch layers2) ----------
+# ---- adaptive pooling: average and max, in 1, 2 and 3 dimensions ------------------------------
 class _AdaptivePoolNd(Module):
+    """What the adaptive pools share (PyTorch has no such class: _AdaptiveAvgPoolNd and
+    _AdaptiveMaxPoolNd below are its bases)."""
+
     dims = 1
     maximum = False
 
@@ -236,7 +222,17 @@ class _AdaptivePoolNd(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePoolNd):
+class _AdaptiveAvgPoolNd(_AdaptivePoolNd):
+    """PyTorch's base of AdaptiveAvgPool1d/2d/3d (none of them an adaptive max pool)."""
+
+
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    """PyTorch's base of AdaptiveMaxPool1d/2d/3d."""
+
+    maximum = True
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average into a fixed output_size along L of (N, C, L) or (C, L), whatever the input's size.
 
     >>> tg.nn.AdaptiveAvgPool1d(3)(tg.ones(2, 4, 10)).shape
@@ -247,7 +243,25 @@ class AdaptiveAvgPool1d(_AdaptivePoolNd):
         super().__init__(output_size)
 
 
-class AdaptiveAvgPool3d(_AdaptivePoolNd):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average into a fixed output_size (H_out, W_out) whatever the input's size (None keeps one).
+
+    >>> tg.nn.AdaptiveAvgPool2d((1, 1))(tg.ones(2, 16, 5, 5)).shape
+    (2, 16, 1, 1)
+    """
+
+    dims = 2
+
+    def __init__(self, output_size: Any) -> None:
+        Module.__init__(self)  # (PyTorch's AdaptiveAvgPool2d: output_size only)
+        adaptive_output_size(output_size, (1, 1), "AdaptiveAvgPool2d")  # (checks it now)
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Average into a fixed output_size (D, H, W) of (N, C, D, H, W) or (C, D, H, W); None: kept.
 
     >>> tg.nn.AdaptiveAvgPool3d((1, None, 2))(tg.ones(1, 2, 4, 5, 6)).shape
@@ -260,34 +274,32 @@ class AdaptiveAvgPool3d(_AdaptivePoolNd):
         super().__init__(output_size)
 
 
-class AdaptiveMaxPool1d(_AdaptivePoolNd):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Max into a fixed output_size along L; return_indices=True also gives the argmax positions.
 
     >>> tg.nn.AdaptiveMaxPool1d(2)(tg.ones(1, 3, 7)).shape
     (1, 3, 2)
     """
 
-    maximum = True
 
-
-class AdaptiveMaxPool2d(_AdaptivePoolNd):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Max into a fixed output_size (H, W) (None keeps one); the indices are flat over H*W.
 
     >>> tg.nn.AdaptiveMaxPool2d((2, None))(tg.ones(1, 3, 5, 4)).shape
     (1, 3, 2, 4)
     """
 
-    dims, maximum = 2, True
+    dims = 2
 
 
-class AdaptiveMaxPool3d(_AdaptivePoolNd):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Max into a fixed output_size (D, H, W) (None keeps one); the indices are flat over D*H*W.
 
     >>> tg.nn.AdaptiveMaxPool3d(1)(tg.ones(1, 3, 4, 4, 4)).shape
     (1, 3, 1, 1, 1)
     """
 
-    dims, maximum = 3, True
+    dims = 3
 
 
 class _MaxUnpoolNd(Module):

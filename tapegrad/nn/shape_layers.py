@@ -20,7 +20,9 @@ from .module import Module
 
 
 class _PadNd(Module):
-    """Shared by the padding layers: `padding` an int (every side) or a tuple of 2 * dims ints."""
+    """Shared by the padding layers: `padding` an int (every side) or a tuple of 2 * dims ints.
+    (PyTorch has no such class: its bases are _ConstantPadNd, _ReflectionPadNd,
+    _ReplicationPadNd and _CircularPadNd, below.)"""
 
     dims = 1
     mode = "constant"
@@ -130,94 +132,112 @@ class ZeroPad3d(ConstantPad3d):
         return f"{self.padding}"
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
+    """PyTorch's base of ReflectionPad1d/2d/3d (isinstance checks)."""
+
+    mode = "reflect"
+
+
+class _ReplicationPadNd(_PadNd):
+    """PyTorch's base of ReplicationPad1d/2d/3d."""
+
+    mode = "replicate"
+
+
+class _CircularPadNd(_PadNd):
+    """PyTorch's base of CircularPad1d/2d/3d."""
+
+    mode = "circular"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     """Pad the last axis with its mirror image (the edge not repeated).
 
     >>> tg.nn.ReflectionPad1d(2)(tg.tensor([[1.0, 2.0, 3.0]]))
     tensor([[3., 2., 1., 2., 3., 2., 1.]])
     """
 
-    dims, mode = 1, "reflect"
+    dims = 1
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     """Pad the last two axes with their mirror images (left, right, top, bottom).
 
     >>> tg.nn.ReflectionPad2d(1)(tg.ones(1, 1, 3, 3)).shape
     (1, 1, 5, 5)
     """
 
-    dims, mode = 2, "reflect"
+    dims = 2
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     """Pad the last three axes with their mirror images (left, right, top, bottom, front, back).
 
     >>> tg.nn.ReflectionPad3d(1)(tg.ones(1, 1, 3, 3, 3)).shape
     (1, 1, 5, 5, 5)
     """
 
-    dims, mode = 3, "reflect"
+    dims = 3
 
 
-class ReplicationPad1d(_PadNd):
+class ReplicationPad1d(_ReplicationPadNd):
     """Pad the last axis by repeating its edge values.
 
     >>> tg.nn.ReplicationPad1d((1, 2))(tg.tensor([[1.0, 2.0]]))
     tensor([[1., 1., 2., 2., 2.]])
     """
 
-    dims, mode = 1, "replicate"
+    dims = 1
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     """Pad the last two axes by repeating their edge values (left, right, top, bottom).
 
     >>> tg.nn.ReplicationPad2d(1)(tg.ones(1, 1, 2, 2)).shape
     (1, 1, 4, 4)
     """
 
-    dims, mode = 2, "replicate"
+    dims = 2
 
 
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     """Pad the last three axes by repeating their edge values.
 
     >>> tg.nn.ReplicationPad3d(1)(tg.ones(1, 1, 2, 2, 2)).shape
     (1, 1, 4, 4, 4)
     """
 
-    dims, mode = 3, "replicate"
+    dims = 3
 
 
-class CircularPad1d(_PadNd):
+class CircularPad1d(_CircularPadNd):
     """Pad the last axis with values from its other end, as if it wrapped around.
 
     >>> tg.nn.CircularPad1d((1, 2))(tg.tensor([[1.0, 2.0, 3.0]]))
     tensor([[3., 1., 2., 3., 1., 2.]])
     """
 
-    dims, mode = 1, "circular"
+    dims = 1
 
 
-class CircularPad2d(_PadNd):
+class CircularPad2d(_CircularPadNd):
     """Pad the last two axes with values from their other ends (left, right, top, bottom).
 
     >>> tg.nn.CircularPad2d(1)(tg.ones(1, 1, 2, 2)).shape
     (1, 1, 4, 4)
     """
 
-    dims, mode = 2, "circular"
+    dims = 2
 
 
-class CircularPad3d(_PadNd):
+class CircularPad3d(_CircularPadNd):
     """Pad the last three axes with values from their other ends.
 
     >>> tg.nn.CircularPad3d(1)(tg.ones(1, 1, 2, 2, 2)).shape
     (1, 1, 4, 4, 4)
     """
 
-    dims, mode = 3, "circular"
+    dims = 3
 
 
 class Unflatten(Module):

@@ -9,6 +9,7 @@ linear_systems.py and decompositions.py, and `record.apply`.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast
 
 import numpy as np
@@ -152,6 +153,11 @@ def _packed(a: Tensor) -> tuple[Tensor, Tensor]:
 
 def _checked(a: TensorBase, pivot: bool, name: str) -> Tensor:
     """a as a stack of float32/float64 matrices; pivot=False refused as PyTorch's CPU does."""
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(a.shape)} instead ({name} factors matrices or batches of them)"
+        )
     m = matrices(a, name)
     if not pivot:
         raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
@@ -232,19 +238,22 @@ def lu_unpack(
     data, piv = cast("Tensor", packed), cast("Tensor", pivots)
     m, n = data.shape[-2:] if data.ndim >= 2 else (0, 0)
     if data.ndim < 2:
-        raise ValueError(f"torch.lu_unpack: LU_data must be at least 2-D, got {data.ndim}-D")
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(data.shape)} instead"
+        )
     if piv.dtype != np.int32:
-        raise TypeError(
+        raise RuntimeError(
             f"torch.lu_unpack: LU_pivots is expected to be a tensor of torch.int32 dtype (as "
             f"lu_factor gives it), got {piv.dtype}"
         )
     if piv.shape != data.shape[:-2] + (min(m, n),):
-        raise ValueError(
+        raise RuntimeError(
             f"torch.lu_unpack: LU_pivots must have shape {list(data.shape[:-2] + (min(m, n),))} "
             f"for LU_data of shape {list(data.shape)}, got {list(piv.shape)}"
         )
     if piv.numel() and (int(piv._data.min()) < 1 or int(piv._data.max()) > m):
-        raise ValueError(
+        raise RuntimeError(
             "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. Did you "
             "properly pass the result of lu_factor?"
         )
@@ -265,18 +274,34 @@ def lu_solve(
     tensor([[0.5000],
             [0.2500]])
     """
-    lu_data, rhs = square(as_tensor(LU), "linalg.lu_solve"), as_tensor(B)
+    lu_data, rhs = as_tensor(LU), as_tensor(B)
+    if lu_data.ndim >= 2 and lu_data.shape[-1] != lu_data.shape[-2]:
+        raise RuntimeError(
+            f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
+            f"{lu_data.shape[-2]} by {lu_data.shape[-1]} matrices"
+        )
+    lu_data = square(lu_data, "linalg.lu_solve")
     if rhs.ndim < 2:
-        raise ValueError(
-            f"linalg.lu_solve: B must be a matrix (or a batch of them), got {rhs.ndim}-D; use "
-            f"B.unsqueeze(-1) for a vector"
+        raise RuntimeError(
+            "linalg.lu_solve: The input tensor B must have at least 2 dimensions (B is a matrix "
+            "or a batch of them; use B.unsqueeze(-1) for a vector)."
+        )
+    if rhs.dtype != lu_data.dtype:
+        raise RuntimeError(
+            f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{lu_data.dtype} and B of type {rhs.dtype} instead"
+        )
+    piv = as_tensor(pivots)
+    if piv.dtype != np.int32:
+        raise RuntimeError(
+            f"linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32, got "
+            f"{piv.dtype} (pass lu_factor's pivots as they are)"
         )
     n = lu_data.shape[-1]
     if rhs.shape[-2 if left else -1] != n:
-        raise ValueError(
+        raise RuntimeError(
             f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
-            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rhs.shape[-2]}x{rhs.shape[-1]}): "
-            f"B needs as many {'rows' if left else 'columns'} as A"
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rhs.shape[-2]}x{rhs.shape[-1]})"
         )
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return lu_solve(lu_data, pivots, rhs.mT, adjoint=not adjoint).mT
@@ -299,8 +324,25 @@ def matrix_exp(A: TensorLike) -> Tensor:
     return apply(MF.matrix_exp, square(as_tensor(A), "linalg.matrix_exp"))
 
 
+_warned: list[bool] = []
+
+
+def _warn_lu_solve_once() -> None:
+    """PyTorch's deprecation warning for torch.lu_solve, once per process (its TORCH_WARN_ONCE)."""
+    if not _warned:
+        _warned.append(True)
+        warnings.warn(
+            "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
+            "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+            "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+            "X = torch.linalg.lu_solve(LU, pivots, B)",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 class FactorizationsMixin(TensorBase):
-    """The Tensor methods qr, lu and matrix_exp: the functions above."""
+    """The Tensor methods qr, lu, lu_solve and matrix_exp: the functions above."""
 
     __slots__ = ()
 
@@ -325,6 +367,18 @@ class FactorizationsMixin(TensorBase):
         if get_infos:
             return lu_factor_ex(self, pivot=pivot)
         return tuple(lu_factor(self, pivot=pivot))  # type: ignore[return-value]
+
+    def lu_solve(self, LU_data: TensorLike, LU_pivots: TensorLike) -> Tensor:
+        """X with A X = self from A's lu_factor (LU_data, LU_pivots): PyTorch's older spelling of
+        tg.linalg.lu_solve(LU_data, LU_pivots, self), with its deprecation warning.
+
+        >>> f = tg.linalg.lu_factor(tg.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        >>> tg.ones(2, 1).lu_solve(f.LU, f.pivots)
+        tensor([[0.5000],
+                [0.2500]])
+        """
+        _warn_lu_solve_once()
+        return lu_solve(LU_data, LU_pivots, self)
 
     def matrix_exp(self) -> Tensor:
         """The matrix exponential of each square matrix.

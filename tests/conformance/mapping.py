@@ -9,7 +9,8 @@ tapegrad. An entry runs when at least one of its variants exists in tapegrad; it
 are then refusals ("missing name"). Modules are `tg.nn.<Class>`, optimizers `tg.optim.<Class>`,
 schedulers `tg.optim.lr_scheduler.<Class>`.
 
-Extending: a rename is one line in RENAMES, a random op one line in RANDOM.
+Extending: a rename is one line in RENAMES, a random op one line in RANDOM (seeded alike on both
+sides, values compared), an op returning uninitialised memory one line in UNINITIALIZED.
 """
 
 from __future__ import annotations
@@ -29,14 +30,21 @@ from .translate import MissingName, tapegrad_name
 # OpInfo name (or alias) -> tapegrad's path, where tapegrad spells the same function otherwise.
 RENAMES: dict[str, str] = {}
 
-# Random (or uninitialised) results: their shape, dtype and structure are compared, not values.
+# Random results, compared by value: before every call of a variant both libraries are seeded
+# alike (what PyTorch's wrapper_set_seed does inside its lambdas, done for the variants it does not
+# wrap too: Tensor.cauchy_, ...), and tapegrad draws PyTorch's CPU streams value for value.
 RANDOM: frozenset[str] = frozenset(
     """bernoulli multinomial normal randn randn_like rand_like randint randint_like cauchy
-    exponential geometric log_normal uniform empty empty_like empty_strided empty_permuted
-    new_empty new_empty_strided nn.functional.dropout nn.functional.dropout2d
+    exponential geometric log_normal uniform nn.functional.dropout nn.functional.dropout2d
     nn.functional.dropout3d nn.functional.alpha_dropout nn.functional.feature_alpha_dropout
     nn.functional.rrelu nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool3d
     svd_lowrank pca_lowrank""".split()
+)
+
+# Results whose values mean nothing, uninitialised memory: their shape, dtype and structure are
+# compared, not values.
+UNINITIALIZED: frozenset[str] = frozenset(
+    """empty empty_like empty_strided empty_permuted new_empty new_empty_strided""".split()
 )
 
 # Sorting ops: the position of `dim` among their arguments (their indices may order ties otherwise).
@@ -68,8 +76,14 @@ class OpEntry:
     name: str  # "add", "max.binary" (OpInfo name, and its variant_test_name after a dot)
     info: Any  # the OpInfo
     variants: tuple[Variant, ...]
-    values: bool  # False for RANDOM entries
+    values: bool  # False for UNINITIALIZED entries
     tolerance: tuple[float, float] | None = None  # (rtol, atol); None: by dtype
+    seeded: bool = False  # True for RANDOM entries: both libraries seeded before every call
+
+    def seed(self, library: Any) -> None:
+        """A RANDOM entry's generator set as the other library's (`library`: torch or tg)."""
+        if self.seeded:
+            library.manual_seed(SEED)
 
 
 # ---- reading PyTorch's callables -----------------------------------------------------------
@@ -117,8 +131,11 @@ def _reads(code: types.CodeType) -> tuple[list[str], list[str]]:
     return paths, attributes
 
 
+SEED = 42  # (PyTorch's wrapper_set_seed's)
+
+
 def _seeded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    tg.manual_seed(42)  # (PyTorch's wrapper_set_seed: the same seed before each random call)
+    tg.manual_seed(SEED)  # (PyTorch's wrapper_set_seed: the same seed before each random call)
     return fn(*args, **kwargs)
 
 
@@ -209,7 +226,14 @@ def op_entry(info: Any) -> OpEntry | None:
         return None
     name = info.name + (f".{info.variant_test_name}" if info.variant_test_name else "")
     tolerance = TOLERANCES.get(info.name)
-    return OpEntry(name, info, tuple(variants), info.name not in RANDOM, tolerance)
+    return OpEntry(
+        name,
+        info,
+        tuple(variants),
+        info.name not in UNINITIALIZED,
+        tolerance,
+        seeded=info.name in RANDOM,
+    )
 
 
 def op_entries(op_db: list[Any]) -> list[OpEntry]:

@@ -136,6 +136,7 @@ def run_variant(
     clone = variant.inplace and isinstance(sample.input, torch.Tensor)
     t_input = sample.input.clone() if clone else sample.input
     try:
+        entry.seed(torch)
         expected = variant.torch_fn(t_input, *sample.args, **sample.kwargs)
         torch_error = None
     except Exception as error:  # PyTorch refuses this sample for this variant
@@ -149,6 +150,7 @@ def run_variant(
             lambda: translate((sample.input, sample.args, sample.kwargs))
         )
         g_call = tapegrad_side(lambda: g_input.clone()) if clone else g_input
+        entry.seed(tg)
         got = tapegrad_side(lambda: variant.tapegrad_fn(g_call, *g_args, **g_kwargs))
     except MissingName as missing:
         return Outcome("refused", f"missing name: {missing.name}")
@@ -273,7 +275,9 @@ def _second_order(entry: OpEntry, variant: Variant, sample: Any, seed: int) -> O
     clone = variant.inplace and isinstance(sample.input, torch.Tensor)
     t_input = sample.input.clone() if clone else sample.input
     with sdpa_kernel(SDPBackend.MATH):  # (PyTorch's CPU flash attention has no second order)
+        entry.seed(torch)
         expected = variant.torch_fn(t_input, *sample.args, **sample.kwargs)
+    entry.seed(tg)
     got = tapegrad_side(
         lambda: variant.tapegrad_fn(g_input.clone() if clone else g_input, *g_args, **g_kwargs)
     )

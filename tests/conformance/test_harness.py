@@ -119,3 +119,36 @@ def test_the_real_op_passes() -> None:
     tally = run_ops.run_op(dataclasses.replace(entry, variants=(function,)), cap=4)
     float64 = [o for _, o in tally.mismatches if "float64" in o.detail]
     assert tally.samples > 0 and not float64
+
+
+def _entry(name: str) -> mapping.OpEntry:
+    op_db, _, _ = databases.load()
+    entry = mapping.op_entry(next(info for info in op_db if info.name == name))
+    assert entry is not None
+    return entry
+
+
+@pytest.mark.parametrize("name", ["uniform", "nn.functional.dropout", "bernoulli"])
+def test_random_ops_are_seeded_alike_and_compared_by_value(name: str) -> None:
+    entry = _entry(name)
+    assert entry.values and entry.seeded
+    tally = run_ops.run_op(entry, cap=4)
+    assert tally.samples > 0 and tally.passed == tally.samples, tally.mismatches
+
+
+def test_a_random_op_drawing_from_another_state_is_caught() -> None:
+    entry = _entry("uniform")  # (Tensor.uniform_: called as it is, seeded by the harness)
+    inplace = next(v for v in entry.variants if v.inplace)
+
+    def drawn_elsewhere(x: tg.Tensor, *args: object, **kwargs: object) -> object:
+        tg.manual_seed(7)  # (not the seed PyTorch's side was given)
+        return x.uniform_(*args, **kwargs)  # type: ignore[arg-type]
+
+    wrong = dataclasses.replace(inplace, tapegrad_fn=drawn_elsewhere)
+    tally = run_ops.run_op(dataclasses.replace(entry, variants=(wrong,)), cap=4)
+    assert tally.samples > 0 and "value" in {o.category for _, o in tally.mismatches}
+
+
+def test_uninitialised_memory_is_compared_by_shape_only() -> None:
+    entry = _entry("empty_like")
+    assert not entry.values and not entry.seeded

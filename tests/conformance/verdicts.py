@@ -169,7 +169,7 @@ def compare(
     expected: Any, got: Any, *, values: bool = True, tolerance: tuple[float, float] | None = None
 ) -> Outcome:
     """PyTorch's result against tapegrad's: structure, then shape, dtype and values of each tensor
-    (`values=False`: random results, whose values cannot agree)."""
+    (`values=False`: uninitialised memory, whose values cannot agree)."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, tg.Tensor):
             return Outcome("mismatch", "structure", f"a Tensor expected, got {type(got).__name__}")

@@ -4,7 +4,8 @@ so that programs naming classes by it run: `isinstance(m, nn.modules.batchnorm._
 
 Layer L5: tg.nn. Each submodule holds the classes PyTorch's holds that tapegrad has (the classes
 themselves: they live where tapegrad defines them, by topic), and the base classes whose
-isinstance answers match PyTorch's. `import tapegrad.nn.modules.rnn` works as well.
+isinstance answers match PyTorch's. `import tapegrad.nn.modules.rnn` works as well; utils.py is
+PyTorch's torch.nn.modules.utils (_single, _pair, _triple, _ntuple, ...).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import sys
 import types
 
-from .. import conv, conv_transpose, group_norms, layers, losses, module, multihead_attention
-from .. import normalization, pooling
+from .. import conv, conv_transpose, group_norms, layers, lazy, losses, module, multihead_attention
+from .. import normalization, pooling, shape_layers
 
 # PyTorch's submodules and their public classes (torch 2.13), by name; a name tapegrad lacks is
 # left out of its submodule
@@ -34,6 +35,7 @@ _LAYOUT = {
     "fold": "Fold Unfold",
     "instancenorm": "InstanceNorm1d InstanceNorm2d InstanceNorm3d LazyInstanceNorm1d "
     "LazyInstanceNorm2d LazyInstanceNorm3d",
+    "lazy": "LazyModuleMixin",
     "linear": "Bilinear Identity LazyLinear Linear",
     "loss": "BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss "
     "GaussianNLLLoss HingeEmbeddingLoss HuberLoss KLDivLoss L1Loss MSELoss MarginRankingLoss "
@@ -56,13 +58,37 @@ _LAYOUT = {
     "upsampling": "Upsample UpsamplingBilinear2d UpsamplingNearest2d",
 }
 
-# PyTorch's base classes, where tapegrad's have the same subclasses (isinstance agrees)
+# PyTorch's base classes, where tapegrad's have the same subclasses (isinstance agrees; tested
+# against torch's classes' __mro__ for every class of torch.nn.modules.__all__ tapegrad has)
 _BASES: dict[str, dict[str, type]] = {
-    "batchnorm": {"_BatchNorm": normalization._BatchNorm, "_NormBase": normalization._BatchNorm},
-    "conv": {"_ConvNd": conv._ConvBase, "_ConvTransposeNd": conv_transpose._ConvTransposeNd},
+    "batchnorm": {
+        "_BatchNorm": normalization._BatchNorm,
+        "_NormBase": normalization._NormBase,
+        "_LazyNormBase": lazy._LazyNormBase,
+    },
+    "conv": {
+        "_ConvNd": conv._ConvBase,
+        "_ConvTransposeNd": conv_transpose._ConvTransposeNd,
+        "_LazyConvXdMixin": lazy._LazyConv,
+    },
+    "dropout": {"_DropoutNd": layers._DropoutNd},
     "instancenorm": {"_InstanceNorm": group_norms._InstanceNorm},
+    "lazy": {"LazyModuleMixin": lazy.LazyModuleMixin},
     "loss": {"_Loss": losses._Loss, "_WeightedLoss": losses._WeightedLoss},
-    "pooling": {"_MaxPoolNd": pooling._MaxPoolNd},
+    "padding": {
+        "_ConstantPadNd": shape_layers._ConstantPadNd,
+        "_ReflectionPadNd": shape_layers._ReflectionPadNd,
+        "_ReplicationPadNd": shape_layers._ReplicationPadNd,
+        "_CircularPadNd": shape_layers._CircularPadNd,
+    },
+    "pooling": {
+        "_MaxPoolNd": pooling._MaxPoolNd,
+        "_AvgPoolNd": pooling._AvgPoolNd,
+        "_AdaptiveAvgPoolNd": pooling._AdaptiveAvgPoolNd,
+        "_AdaptiveMaxPoolNd": pooling._AdaptiveMaxPoolNd,
+        "_LPPoolNd": pooling._LPPoolNd,
+        "_MaxUnpoolNd": pooling._MaxUnpoolNd,
+    },
     "module": {"Module": module.Module},
     "linear": {
         "Linear": layers.Linear,
@@ -97,4 +123,6 @@ class _Submodule(types.ModuleType):
 for _name in _LAYOUT:
     sys.modules[f"{__name__}.{_name}"] = globals()[_name] = _Submodule(_name)
 
-__all__ = sorted(_LAYOUT)
+from . import utils  # noqa: E402  (a module of its own: _pair, _triple, ... as PyTorch's)
+
+__all__ = sorted([*_LAYOUT, "utils"])

@@ -7,7 +7,7 @@ Layer L5: re-exports only.
 
 from __future__ import annotations
 
-from .base import LRScheduler
+from .base import LRScheduler, _LRScheduler
 from .combined import ChainedScheduler, SequentialLR
 from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts, OneCycleLR
 from .cyclic import CyclicLR

@@ -141,4 +141,14 @@ class LRScheduler:
         return f"{type(self).__name__}(last_epoch={self.last_epoch}, lr={self._last_lr})"
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's older name of LRScheduler, a subclass of it that programs still subclass for
+    their own schedules (a `get_lr()` from `last_epoch` and `base_lrs`).
+
+    >>> class Halving(tg.optim.lr_scheduler._LRScheduler):
+    ...     def get_lr(self):
+    ...         return [lr * 0.5**self.last_epoch for lr in self.base_lrs]
+    """
+
+
 __all__ = ["LRScheduler", "check_optimizer", "per_group"]
