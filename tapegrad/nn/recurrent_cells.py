@@ -3,7 +3,7 @@ weight_hh, bias_ih, bias_hh; the gate order and init of recurrent.py's layers, w
 share), for loops written by hand: input (N, H_in) or unbatched (H_in,).
 
 Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, functional and
-recurrent (the step).
+recurrent and recurrent_packed (the step).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from .functional import linear
 from .functional_arguments import tensor_argument
 from .module import Module
 from .parameter import Parameter
-from .recurrent import State, _init_uniform, _nonlinearity, _size, _step
+from .recurrent import _init_uniform, _nonlinearity, _size
+from .recurrent_packed import State, _step
 
 
 class RNNCellBase(Module):
