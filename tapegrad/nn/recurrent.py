@@ -27,10 +27,18 @@ from .. import dtypes as _dt
 from ..math import cat, stack
 from ..tensor import Tensor
 from . import init as _init
-from .functional import dropout, linear
+from .functional import dropout
 from .module import Module
 from .parameter import Parameter
-from .recurrent_packed import _rows_of, _run_backward, _run_forward, _step
+from .recurrent_packed import (
+    _fused_state,
+    _fused_step,
+    _plain_state,
+    _projection,
+    _rows_of,
+    _run_backward,
+    _run_forward,
+)
 from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -253,12 +261,13 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, w_hr = [
                     self._param(f"{k}_l{layer}{suffix}") for k in _KINDS
                 ]
-                projected = linear(x, w_ih, b_ih)
-                state = states[layer * self._directions + d]
+                projected = _projection(self.mode, x, w_ih, b_ih, b_hh)
+                state = _fused_state(self.mode, states[layer * self._directions + d])
                 run = _run_forward if d == 0 else _run_backward
-                seq, final = run(self.mode, projected, offsets, sizes, state, (w_hh, b_hh, w_hr))
+                weights = (w_hh, b_hh if self.mode == "GRU" else None, w_hr)
+                seq, final = run(self.mode, projected, offsets, sizes, state, weights)
                 outputs.append(cat(seq))
-                finals.append(final)
+                finals.append(_plain_state(self.mode, final))
             x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = dropout(x, self.dropout, True)
@@ -300,15 +309,16 @@ class RNNBase(Module):
             for d, suffix in enumerate(("", "_reverse")[: self._directions]):
                 weights = [self._param(f"{kind}_l{layer}{suffix}") for kind in _KINDS]
                 w_ih, w_hh, b_ih, b_hh, w_hr = weights
-                projected = linear(x, w_ih, b_ih) if w_ih is not None else x
-                state = states[layer * self._directions + d]
+                projected = _projection(self.mode, x, w_ih, b_ih, b_hh)
+                b_hh = b_hh if self.mode == "GRU" else None  # (the others': in the projection)
+                state = _fused_state(self.mode, states[layer * self._directions + d])
                 steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
                 seq = []
                 for t in steps:
-                    state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+                    state = _fused_step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
                     seq.append(state[0] if isinstance(state, tuple) else state)
                 outputs.append(stack(seq if d == 0 else seq[::-1]))
-                finals.append(state)
+                finals.append(_plain_state(self.mode, state))
             x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = dropout(x, self.dropout, True)
