@@ -110,16 +110,21 @@ def batch_cell(level, prim, inputs, batched, params):
     return transpose(out, axes=(1, 0) + tuple(range(2, out.ndim)))
 
 
+def _lead(*shapes):
+    """The leading axes of the output: the inputs' broadcast together (as they are when equal)."""
+    first = shapes[0]
+    return first if all(s == first for s in shapes) else np.broadcast_shapes(*shapes)
+
+
 def _rows_out(lead, n, size, *arrays):
     return np.empty((n,) + tuple(lead) + (size,), np.result_type(*arrays))
 
 
 def _sigmoid_into(x, out):
-    """1 / (1 + exp(-x)) written into out (exp overflowing to inf for very negative x gives 0,
-    the limit)."""
+    """1 / (1 + exp(-x)) written into out; the caller ignores exp's overflow to inf (for very
+    negative x: 1 / inf is 0, the limit)."""
     np.negative(x, out=out)
-    with np.errstate(over="ignore"):
-        np.exp(out, out=out)
+    np.exp(out, out=out)
     out += 1
     return np.reciprocal(out, out=out)
 
@@ -144,10 +149,10 @@ def _rows_of_gates(gates, start, stop, size, lead):
 )
 def lstm_cell(gates, hc):
     size = gates.shape[-1] // 4
-    lead = np.broadcast_shapes(gates.shape[:-1], hc.shape[1:-1])
+    lead = _lead(gates.shape[:-1], hc.shape[1:-1])
     out = _rows_out(lead, LSTM_ROWS, size, gates, hc)
-    _sigmoid_into(_rows_of_gates(gates, 0, 2, size, lead), out[2:4])
-    _sigmoid_into(gates[..., 3 * size :], out[5])
+    with np.errstate(over="ignore"):  # (the four gates at once; g~'s row is then tanh's)
+        _sigmoid_into(_rows_of_gates(gates, 0, 4, size, lead), out[2:6])
     np.tanh(gates[..., 2 * size : 3 * size], out=out[4])
     c = np.multiply(out[3], hc[1], out=out[1])  # (f c + i g~, in the composite's order)
     c += out[2] * out[4]
@@ -193,10 +198,11 @@ def gru_state_grad(g, out, h):
 )
 def gru_cell(xg, hg, h):
     size = xg.shape[-1] // 3
-    lead = np.broadcast_shapes(xg.shape[:-1], hg.shape[:-1], h.shape[1:-1])
+    lead = _lead(xg.shape[:-1], hg.shape[:-1], h.shape[1:-1])
     out = _rows_out(lead, GRU_ROWS, size, xg, hg, h)
     np.add(_rows_of_gates(xg, 0, 2, size, lead), _rows_of_gates(hg, 0, 2, size, lead), out=out[1:3])
-    _sigmoid_into(out[1:3], out[1:3])
+    with np.errstate(over="ignore"):
+        _sigmoid_into(out[1:3], out[1:3])
     n = np.multiply(out[1], hg[..., 2 * size :], out=out[3])
     np.add(xg[..., 2 * size :], n, out=n)
     np.tanh(n, out=n)
@@ -229,20 +235,25 @@ def _times_slope(d, y, sigmoid_like):
 
 
 def lstm_gates_kernel(g, out, hc):
-    """lstm_gates_grad on arrays: the four gates' gradients written into one array."""
+    """lstm_gates_grad on arrays: the four gates' gradients written into one array, each pass
+    over the four rows at once."""
     if not _arrays(g, out, hc):
         return lstm_gates_grad(g, out, hc)
     lead, size = out.shape[1:-1], out.shape[-1]
     d = np.empty(lead + (4, size), np.result_type(g, out))
+    n = d.ndim  # (the gates' rows, as out's: a view)
+    rows = d.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
     dc = _lstm_dc_array(g, out)
-    i, f, gg, o = out[2], out[3], out[4], out[5]
-    for k, (b, y, sigmoid_like) in enumerate([(gg, i, True), (hc[1], f, True), (i, gg, False)]):
-        dk = np.multiply(dc, b, out=d[..., k, :])
-        dk += g[2 + k]
-        _times_slope(dk, y, sigmoid_like)
-    d3 = np.multiply(g[0], out[6], out=d[..., 3, :])
-    d3 += g[5]
-    _times_slope(d3, o, True)
+    np.multiply(dc, out[4], out=rows[0])  # the textbook's (row(g, k) + a * b) * slope, by rows
+    np.multiply(dc, hc[1], out=rows[1])
+    np.multiply(dc, out[2], out=rows[2])
+    np.multiply(g[0], out[6], out=rows[3])
+    rows += g[2:6]
+    slope = np.subtract(1, out[2:6])
+    slope *= out[2:6]  # (y (1 - y): a sigmoid's slope; g~'s row is tanh's, 1 - g~^2)
+    np.multiply(out[4], out[4], out=slope[2])
+    np.subtract(1, slope[2], out=slope[2])
+    rows *= slope
     return d.reshape(lead + (4 * size,))
 
 
