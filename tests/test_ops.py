@@ -597,6 +597,44 @@ CASES = {
     "gelu_backward": [
         Case(lambda g, x: P["gelu_backward"](g, x), normal(3, 2), normal(3, 2), id="same")
     ],
+    # the recurrent cells: every output row (state and workspace) differentiated; a state with
+    # fewer leading axes than the gates (broadcast), or fewer rows than the output (an initial one)
+    "lstm_cell": [
+        Case(lambda a, s: P["lstm_cell"](a, s), normal(3, 8), normal(7, 3, 2, seed=1), id="step"),
+        Case(lambda a, s: P["lstm_cell"](a, s), normal(8), normal(2, 3, 2, seed=1), id="bcast"),
+    ],
+    "gru_cell": [
+        Case(
+            lambda x, y, s: P["gru_cell"](x, y, s),
+            normal(3, 6),
+            normal(3, 6, seed=1),
+            normal(4, 3, 2, seed=2),
+            id="step",
+        ),
+        Case(
+            lambda x, y, s: P["gru_cell"](x, y, s),
+            normal(6),
+            normal(3, 6, seed=1),
+            normal(1, 3, 2, seed=2),
+            id="bcast",
+        ),
+    ],
+    "addmm_nt": [
+        Case(
+            lambda c, x, w: P["addmm_nt"](c, x, w),
+            normal(3, 4),
+            normal(3, 5),
+            normal(4, 5),
+            id="2d",
+        ),
+        Case(
+            lambda c, x, w: P["addmm_nt"](c, x, w),
+            normal(4),
+            normal(2, 3, 5, seed=1),
+            normal(4, 5, seed=2),
+            id="bcast",
+        ),
+    ],
     "linear": [
         Case(
             lambda x, w, b: tg.nn.functional.linear(x, w, b),

@@ -152,6 +152,21 @@ KERNEL_CASES: dict[str, list] = {
     "max_pool2d": [((distinct(1, 2, 4, 5),), POOL)],
     # (0 and a subnormal: Phi from erf there; -40: x Phi(x) underflows to 0)
     "gelu": [((np.array([[-40.0, -8.0, -1.5, -1e-310], [0.0, 1e-300, 0.7, 9.0]]),), {})],
+    "addmm_nt": [
+        ((rng(1).standard_normal((3, 4)), rng(2).standard_normal((3, 5)), X4), {}),
+        ((rng(1).standard_normal(4), rng(2).standard_normal((2, 3, 5)), X4), {}),
+    ],
+    "lstm_cell": [
+        ((rng(1).standard_normal((3, 8)), rng(2).standard_normal((7, 3, 2))), {}),
+        ((rng(1).standard_normal(8), rng(2).standard_normal((2, 3, 2))), {}),
+    ],
+    "gru_cell": [
+        (
+            tuple(rng(k).standard_normal(s) for k, s in [(1, (3, 6)), (2, (3, 6)), (3, (4, 3, 2))]),
+            {},
+        ),
+        (tuple(rng(k).standard_normal(s) for k, s in [(1, (6,)), (2, (3, 6)), (3, (1, 3, 2))]), {}),
+    ],
 }
 
 

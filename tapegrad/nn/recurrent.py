@@ -11,14 +11,15 @@ indices, the final states in the batch's original order, as PyTorch's.
 
 Layer L5: the steps are tapegrad ops (linear, sigmoid, tanh, relu, stack, cat), so gradients of
 every order come from the tape; imports tensor.py, math, dtypes and the nn package's module,
-parameter, init, functional and utils.rnn (PackedSequence).
+parameter, init, functional, utils.rnn (PackedSequence) and recurrent_packed (the step and the
+runners over packed rows).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, cast, overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -26,13 +27,21 @@ from .. import dtypes as _dt
 from ..math import cat, stack
 from ..tensor import Tensor
 from . import init as _init
-from .functional import dropout, linear
+from .functional import dropout
 from .module import Module
 from .parameter import Parameter
+from .recurrent_packed import (
+    _fused_state,
+    _fused_step,
+    _plain_state,
+    _projection,
+    _rows_of,
+    _run_backward,
+    _run_forward,
+)
 from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-State = Tensor | tuple[Tensor, Tensor]
 
 
 def _size(value: Any, name: str) -> int:
@@ -60,35 +69,6 @@ def _nonlinearity(name: Any) -> str:
     if name not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity '{name}'. Select from 'tanh' or 'relu'.")
     return str(name)
-
-
-def _step(
-    mode: str,
-    projected: Tensor,
-    state: State,
-    weight_hh: Tensor,
-    bias_hh: Tensor | None,
-    weight_hr: Tensor | None = None,
-) -> State:
-    """One time step: `projected` is x @ weight_ih.T + bias_ih, computed for the whole sequence
-    at once (one product rather than one per step); returns h' (LSTM: (h', c'); with
-    projections, h' = (o * tanh(c')) @ weight_hr.T)."""
-    if mode == "LSTM":
-        h, c = cast(tuple, state)  # (the callers pass LSTM a pair)
-        i, f, g, o = (projected + linear(h, weight_hh, bias_hh)).chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
-        return (h if weight_hr is None else linear(h, weight_hr)), c
-    state = cast(Tensor, state)
-    hidden = linear(state, weight_hh, bias_hh)
-    if mode == "GRU":  # n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), as PyTorch
-        x_r, x_z, x_n = projected.chunk(3, -1)
-        h_r, h_z, h_n = hidden.chunk(3, -1)
-        r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
-        n = (x_n + r * h_n).tanh()
-        return (1 - z) * n + z * state
-    total = projected + hidden
-    return total.tanh() if mode == "RNN_TANH" else total.relu()
 
 
 def _init_uniform(module: Module, hidden_size: int) -> None:
@@ -281,12 +261,13 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, w_hr = [
                     self._param(f"{k}_l{layer}{suffix}") for k in _KINDS
                 ]
-                projected = linear(x, w_ih, b_ih)
-                state = states[layer * self._directions + d]
+                projected = _projection(self.mode, x, w_ih, b_ih, b_hh)
+                state = _fused_state(self.mode, states[layer * self._directions + d])
                 run = _run_forward if d == 0 else _run_backward
-                seq, final = run(self.mode, projected, offsets, sizes, state, (w_hh, b_hh, w_hr))
+                weights = (w_hh, b_hh if self.mode == "GRU" else None, w_hr)
+                seq, final = run(self.mode, projected, offsets, sizes, state, weights)
                 outputs.append(cat(seq))
-                finals.append(final)
+                finals.append(_plain_state(self.mode, final))
             x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = dropout(x, self.dropout, True)
@@ -328,15 +309,16 @@ class RNNBase(Module):
             for d, suffix in enumerate(("", "_reverse")[: self._directions]):
                 weights = [self._param(f"{kind}_l{layer}{suffix}") for kind in _KINDS]
                 w_ih, w_hh, b_ih, b_hh, w_hr = weights
-                projected = linear(x, w_ih, b_ih) if w_ih is not None else x
-                state = states[layer * self._directions + d]
+                projected = _projection(self.mode, x, w_ih, b_ih, b_hh)
+                b_hh = b_hh if self.mode == "GRU" else None  # (the others': in the projection)
+                state = _fused_state(self.mode, states[layer * self._directions + d])
                 steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
                 seq = []
                 for t in steps:
-                    state = _step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
+                    state = _fused_step(self.mode, projected[t], state, w_hh, b_hh, w_hr)
                     seq.append(state[0] if isinstance(state, tuple) else state)
                 outputs.append(stack(seq if d == 0 else seq[::-1]))
-                finals.append(state)
+                finals.append(_plain_state(self.mode, state))
             x = outputs[0] if len(outputs) == 1 else cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = dropout(x, self.dropout, True)
@@ -363,72 +345,6 @@ class RNNBase(Module):
 
 
 _KINDS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
-
-
-def _rows_of(state: State, index: Tensor) -> State:
-    """The state's batch rows in the order index gives (a pair for LSTM)."""
-    if isinstance(state, tuple):
-        return state[0].index_select(0, index), state[1].index_select(0, index)
-    return state.index_select(0, index)
-
-
-def _slice(state: State, start: int, stop: int) -> State:
-    if isinstance(state, tuple):
-        return state[0][start:stop], state[1][start:stop]
-    return state[start:stop]
-
-
-def _joined(pieces: list[State]) -> State:
-    """The batch rows of several states, in order, as one state."""
-    if len(pieces) == 1:
-        return pieces[0]
-    if isinstance(pieces[0], tuple):
-        pairs = cast(list[tuple[Tensor, Tensor]], pieces)
-        return cat([h for h, _ in pairs]), cat([c for _, c in pairs])
-    return cat(cast(list[Tensor], pieces))
-
-
-def _run_forward(
-    mode: str,
-    projected: Tensor,
-    offsets: list[int],
-    sizes: list[int],
-    state: State,
-    weights: tuple[Tensor, Tensor | None, Tensor | None],
-) -> tuple[list[Tensor], State]:
-    """Steps t = 0, 1, ... over the running sequences; a sequence that ends keeps its state."""
-    seq: list[Tensor] = []
-    done: list[State] = []
-    rows = sizes[0]
-    for t, n in enumerate(sizes):
-        if n < rows:  # sequences n..rows-1 ended at t - 1: their final states
-            done.insert(0, _slice(state, n, rows))
-            state, rows = _slice(state, 0, n), n
-        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
-        seq.append(state[0] if isinstance(state, tuple) else state)
-    return seq, _joined([state, *done])
-
-
-def _run_backward(
-    mode: str,
-    projected: Tensor,
-    offsets: list[int],
-    sizes: list[int],
-    initial: State,
-    weights: tuple[Tensor, Tensor | None, Tensor | None],
-) -> tuple[list[Tensor], State]:
-    """Steps t = T-1, ..., 0; a sequence starts from its initial state at its own last step."""
-    seq: list[Tensor] = [cast(Tensor, None)] * len(sizes)
-    rows = 0
-    state = _slice(initial, 0, 0)
-    for t in range(len(sizes) - 1, -1, -1):
-        n = sizes[t]
-        if n > rows:  # sequences rows..n-1 start here
-            state = _joined([state, _slice(initial, rows, n)]) if rows else _slice(initial, 0, n)
-            rows = n
-        state = _step(mode, projected[offsets[t] : offsets[t] + n], state, *weights)
-        seq[t] = state[0] if isinstance(state, tuple) else state
-    return seq, state
 
 
 class RNN(RNNBase):

@@ -3,7 +3,7 @@ weight_hh, bias_ih, bias_hh; the gate order and init of recurrent.py's layers, w
 share), for loops written by hand: input (N, H_in) or unbatched (H_in,).
 
 Layer L5: imports tensor.py, dtypes and the nn package's module, parameter, functional and
-recurrent (the step).
+recurrent and recurrent_packed (the step).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
-from .functional import linear
 from .functional_arguments import tensor_argument
 from .module import Module
 from .parameter import Parameter
-from .recurrent import State, _init_uniform, _nonlinearity, _size, _step
+from .recurrent import _init_uniform, _nonlinearity, _size
+from .recurrent_packed import State, _fused_state, _fused_step, _plain_state, _projection
 
 
 class RNNCellBase(Module):
@@ -103,8 +103,12 @@ class RNNCellBase(Module):
     def _one_step(self, input: Tensor, states: list) -> State:
         x, checked, unbatched = self._check(input, states)
         state = tuple(checked) if self.mode == "LSTM" else checked[0]
-        projected = linear(x, self.weight_ih, self.bias_ih)
-        new = _step(self.mode, projected, state, self.weight_hh, self.bias_hh)
+        projected = _projection(self.mode, x, self.weight_ih, self.bias_ih, self.bias_hh)
+        bias_hh = self.bias_hh if self.mode == "GRU" else None  # (the others': in projected)
+        fused = _fused_state(self.mode, cast(State, state))
+        new = _plain_state(
+            self.mode, _fused_step(self.mode, projected, fused, self.weight_hh, bias_hh)
+        )
         if not unbatched:
             return new
         if isinstance(new, tuple):

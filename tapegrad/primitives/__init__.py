@@ -2,8 +2,9 @@
 
 Layer L1. Read `registry.py` for the conventions, then any family file: elementwise, transcendental,
 reduction, shape, linalg, linear_systems (inverse, determinant, solves, Cholesky), decompositions
-(eigh, svd), factorizations (QR), matrix_functions (matrix_exp), einsum, fused, nn (convolution),
-pooling, normalization (its kernels in fused_normalization), attention, gelu. Importing this
+(eigh, svd), factorizations (QR), matrix_functions (matrix_exp), einsum, fused (and
+fused_recurrent: the LSTM and GRU cells), nn (convolution), pooling, normalization (its kernels
+in fused_normalization), attention, gelu. Importing this
 package registers them all, and the textbook rules of the functions made of several primitives
 (composites.py and the composite_*.py by topic: what the teaching tools show for F.cross_entropy,
 softmax, ...). Each primitive also has its batching rule for vmap: the kinds in batching.py,

@@ -1,7 +1,9 @@
 """Fused ops and kernels: what runs where the textbook rule would make several nodes, or would
 divide by zero at an edge. The table's texts stay the textbook's; `fuse` swaps these in.
 
-`linear` is a dense layer's x @ T(w) + b as one op (as PyTorch's addmm). matmul's rules run as
+`linear` is a dense layer's x @ T(w) + b as one op (as PyTorch's addmm), `addmm_nt` a recurrent
+step's gates c + x @ T(w) (the step's input projection plus the hidden GEMM); the LSTM and GRU
+cells' kernels are fused_recurrent.py's (in place on arrays). matmul's rules run as
 products with a transposed operand (`matmul_nt`, `matmul_tn`: no transpose node), tanh's and
 sigmoid's as one op each (as PyTorch's tanh_backward): a recorded backward (create_graph) stays
 small. `mse` is the mean (or sum) of squared errors as one op, its rule one `mse_backward` (as
@@ -58,6 +60,15 @@ from .reduction import (  # noqa: F401  (kernel texts)
     sum,
     tie_shares,
 )
+from .fused_recurrent import (  # noqa: F401  (kernel texts)
+    gru_cell,
+    gru_hidden_kernel,
+    gru_input_kernel,
+    gru_state_kernel,
+    lstm_cell,
+    lstm_gates_kernel,
+    lstm_state_kernel,
+)
 from .registry import primitive, value  # noqa: F401  (max-pool's kernel text)
 from .scattered import piece_of
 from .shape import getitem, is_basic_index, reshape, scatter_add, transpose
@@ -107,6 +118,24 @@ def matmul_nt(x, y):
 @primitive("matmul_tn", "T(x) @ y", batch=matrix_product, x="y @ T(g)", y="x @ g")
 def matmul_tn(x, y):
     return product(x.swapaxes(-1, -2), y)
+
+
+def batch_addmm_nt(level, prim, inputs, batched, params):
+    """vmap: the product batched as matmul_nt's, then c added as any elementwise op."""
+    (c, x, w), (bc, bx, bw) = inputs, batched
+    product = (
+        matrix_product(level, matmul_nt, [x, w], [bx, bw], {}) if bx or bw else matmul_nt(x, w)
+    )
+    return pointwise(level, add, [c, product], [bc, bx or bw], {})
+
+
+# (a recurrent step's gates: c, the input's projection for the step, plus h @ T(W_hh): one op)
+@primitive("addmm_nt", "c + x @ T(w)", batch=batch_addmm_nt, c="g", x="g @ w", w="T(g) @ x")
+def addmm_nt(c, x, w):
+    out = product(x, w.swapaxes(-1, -2))
+    if out.shape == np.shape(c) and out.dtype == np.result_type(out, c):  # (into the product)
+        return np.add(out, c, out=out)
+    return c + out
 
 
 def linear_w_grad(g, x):
@@ -260,6 +289,18 @@ def fuse() -> None:
         "any number of batch axes folded into rows, one GEMM per gradient",
         w="linear_w_grad(g, x)",
         b="linear_b_grad(g)",
+    )
+    addmm_nt.override("any number of batch axes folded into rows", w="linear_w_grad(g, x)")
+    lstm_cell.override(
+        "in place on arrays, the gates' gradients written into one array",
+        gates="lstm_gates_kernel(g, out, hc)",
+        hc="lstm_state_kernel(g, out, hc)",
+    )
+    gru_cell.override(
+        "in place on arrays, the gates' gradients written into one array",
+        xg="gru_input_kernel(g, out, h, hg)",
+        hg="gru_hidden_kernel(g, out, h, hg)",
+        h="gru_state_kernel(g, out, h)",
     )
     tanh.override("one op, as PyTorch's tanh_backward", x="tanh_backward(g, out)")
     sigmoid.override("one op, as PyTorch's sigmoid_backward", x="sigmoid_backward(g, out)")

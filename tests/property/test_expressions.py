@@ -108,6 +108,8 @@ KIND_PRIMS = {
     "norm": "normalize",
     "batch_norm": "affine_normalize",
     "attention": "scaled_dot_product_attention",
+    # a recurrent step: the gates' GEMM (c + x @ w.T) into an LSTM or a GRU cell (all its rows)
+    "recurrent_cell": ("addmm_nt", "lstm_cell", "gru_cell"),
     "log10": "log10",
     "log2": "log2",
     "contiguous": ("transpose", "contiguous"),
@@ -242,6 +244,26 @@ def _np_attention(q, k, v, mask, causal):
     return e / e.sum(-1, keepdims=True) @ v
 
 
+def _np_sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _np_lstm_cell(gates, hc):
+    """lstm_cell's rows: h', c', i, f, g~, o, tanh(c') (c the state's row 1)."""
+    i, f, g, o = np.split(gates, 4, -1)
+    i, f, g, o = _np_sigmoid(i), _np_sigmoid(f), np.tanh(g), _np_sigmoid(o)
+    c = f * hc[1] + i * g
+    return np.stack([o * np.tanh(c), c, i, f, g, o, np.tanh(c)])
+
+
+def _np_gru_cell(xg, hg, h):
+    """gru_cell's rows: h', r, z, n (h the state's row 0)."""
+    (xr, xz, xn), (hr, hz, hn) = np.split(xg, 3, -1), np.split(hg, 3, -1)
+    r, z = _np_sigmoid(xr + hr), _np_sigmoid(xz + hz)
+    n = np.tanh(xn + r * hn)
+    return np.stack([(1 - z) * n + z * h[0], r, z, n])
+
+
 def _np_windows(x, k, stride):
     """(N, C, Ho, Wo, k*k): the k x k windows of x, stride apart."""
     ho, wo = (x.shape[2] - k) // stride + 1, (x.shape[3] - k) // stride + 1
@@ -279,6 +301,8 @@ def _np_namespace(exact_casts: bool) -> dict:
         "relu": lambda a: np.maximum(a, 0.0),
         "conv2d": _np_conv2d,
         "attention": _np_attention,
+        "lstm_cell": _np_lstm_cell,
+        "gru_cell": _np_gru_cell,
         "max_pool": lambda x, k, s: np.max(_np_windows(x, k, s), axis=-1),
         "avg_pool": lambda x, k, s: np.mean(_np_windows(x, k, s), axis=-1),
         "cast32": _cast32_exact if exact_casts else (lambda a: a),
@@ -1721,6 +1745,37 @@ class _Gen:
             kind,
             f"tg.nn.functional.scaled_dot_product_attention({q_tg}, {k}, {v}{extra})",
             f"attention({q_np}, {k}, {v}, {mask_np}, {how == 'causal'})",
+        )
+
+    def op_recurrent_cell(self, kind):
+        """A value (N, K) as a step's input: its gates c + x @ w.T (new leaves) through lstm_cell
+        with a state of 2 or 7 rows, or gru_cell with hg a leaf and a state of 1 or 4 rows."""
+        x = self.pick(lambda s: len(s) == 2, new_shape=(2, 3))
+        n, k = self.shape_of(x)
+        lstm, size = self.flag(), self.integer(1, 2)
+        gates = (4 if lstm else 3) * size
+        rows = self.choice([2, 7] if lstm else [1, 4])
+        if n * size * (7 if lstm else 4) > MAX_ELEMS or max(n, k) * gates > MAX_LEAF_ELEMS:
+            reject()
+        c, w, state = (
+            self.new_leaf((n, gates)),
+            self.new_leaf((gates, k)),
+            self.new_leaf((rows, n, size)),
+        )
+        x_tg, x_np = self.scaled(x, x, 2.0)
+        gates_tg = f"tg.primitives.fused.addmm_nt({c}, {x_tg}, {w})"
+        gates_np = f"({c} + np.matmul({x_np}, {w}.T))"
+        if lstm:
+            return self.emit(
+                kind,
+                f"tg.primitives.fused_recurrent.lstm_cell({gates_tg}, {state})",
+                f"lstm_cell({gates_np}, {state})",
+            )
+        hg = self.new_leaf((n, gates))
+        return self.emit(
+            kind,
+            f"tg.primitives.fused_recurrent.gru_cell({gates_tg}, {hg}, {state})",
+            f"gru_cell({gates_np}, {hg}, {state})",
         )
 
     def op_einsum(self, kind):

@@ -288,6 +288,11 @@ DTYPE_CASES = {
     "matmul_tn": lambda a, b, m: P.fused.matmul_tn(a, b),
     "dot": lambda a, b, m: a[0] @ b[1],
     "linear": lambda a, b, m: tg.nn.functional.linear(a, b, b[:, 0]),
+    "addmm_nt": lambda a, b, m: P.fused.addmm_nt(a[:, :3], a, b),
+    "lstm_cell": lambda a, b, m: P.fused_recurrent.lstm_cell(a, b[:, :2].T.unsqueeze(-1)),
+    "gru_cell": lambda a, b, m: P.fused_recurrent.gru_cell(
+        a[:, :3], b[:, :3], b[:, 3:].T[..., None]
+    ),
     "tanh_backward": lambda a, b, m: P.fused.tanh_backward(a, b.tanh()),
     "sigmoid_backward": lambda a, b, m: P.fused.sigmoid_backward(a, b.sigmoid()),
     "gelu": lambda a, b, m: tg.nn.functional.gelu(a - 1.0),
