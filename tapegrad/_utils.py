@@ -7,15 +7,24 @@ out with primitives, so recorded gradients un-broadcast on the tape too.
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 
-def unbroadcast_axes(gshape: tuple, shape: tuple) -> tuple[tuple, bool]:
+@lru_cache(maxsize=512)  # (asked once per broadcast input per backward: the same few shapes)
+def unbroadcast_axes(gshape: tuple, shape: tuple) -> tuple[tuple, bool] | None:
     """How to sum a gradient of shape `gshape` back to `shape`: (the axes to sum, whether they must
-    be kept as size 1, then reshaped). The single place that knows how un-broadcasting works."""
+    be kept as size 1, then reshaped); None when it does not sum back (not a broadcast of `shape`).
+    The single place that knows how un-broadcasting works.
+
+    >>> unbroadcast_axes((4, 3), (3,))
+    ((0,), False)
+    """
     lead = len(gshape) - len(shape)
+    if lead < 0 or any(n != m and n != 1 for n, m in zip(shape, gshape[lead:])):
+        return None
     kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)
     return tuple(range(lead)) + kept, bool(kept)
 

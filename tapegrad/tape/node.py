@@ -277,14 +277,14 @@ def fit(gi: Any, shape: tuple, dtype: Any, node: Node, i: int, raw: bool) -> Any
     (`raw`: gi is an array, summed by the primitives' NumPy forwards; else they record)."""
     gshape = gi.shape
     if gshape != shape:
-        lead = len(gshape) - len(shape)
-        axes, keep = unbroadcast_axes(gshape, shape) if lead >= 0 else ((), False)
-        if lead < 0 or any(n != m and n != 1 for n, m in zip(shape, gshape[lead:])):
+        how = unbroadcast_axes(gshape, shape)
+        if how is None:
             raise RuntimeError(
                 f"{node.name} returned a gradient of shape {tuple(gshape)} for its input {i} "
                 f"({node.name_of_input(i)}), which has shape {tuple(shape)}: a gradient must "
                 f"have the input's shape (or a shape that sums back to it)."
             )
+        axes, keep = how
         summing, reshaping = (sum_.forward, reshape.forward) if raw else (sum_, reshape)
         gi = summing(gi, axis=axes, keepdims=keep)
         if keep and gi.shape != shape:

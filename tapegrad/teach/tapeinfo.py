@@ -291,7 +291,7 @@ class Watcher:
             shape, dtype = node.input_meta(i) or (g.shape, g.dtype)
             if gi.shape != tuple(shape):  # what the input receives: summed back to its shape
                 seen.broadcast_from.setdefault(node, {})[i] = gi.shape
-                axes, keep = unbroadcast_axes(gi.shape, tuple(shape))
+                axes, keep = unbroadcast_axes(gi.shape, tuple(shape)) or ((), False)
                 gi = gi.sum(axis=axes, keepdims=keep).reshape(shape)
             received.append(np.array(gi, dtype=dtype, copy=True))
             seen.arrivals[e] = seen.arrivals.get(e, 0) + 1
