@@ -25,7 +25,8 @@ from . import composite_spatial  # noqa: F401  (affine_grid, grid_sample)
 from . import composite_bilinear, composite_embedding_bag  # noqa: F401  (F.bilinear, embedding_bag)
 from . import composite_fold  # noqa: F401  (F.unfold, F.fold)
 from . import composite_ctc  # noqa: F401  (F.ctc_loss)
-from .registry import REGISTRY, Primitive, SavePlan, TensorLayer, bind, lookup, primitive, value
+from .registry import REGISTRY, Primitive, TensorLayer, bind, lookup, primitive, value
+from .save_plan import SavePlan
 
 __all__ = [
     "REGISTRY",

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .rule_text import check_names, free_names, reads, written_at
+from .save_plan import SavePlan
 
 REGISTRY: dict[str, "Primitive"] = {}
 
@@ -63,27 +64,6 @@ def bind(tensor_layer: TensorLayer) -> None:
 def value(x: Any) -> Any:
     """The array behind x, whether x is a Tensor or already an array (for constant masks)."""
     return getattr(x, "_data", x)
-
-
-@dataclass(frozen=True)
-class SavePlan:
-    """What to keep for one pattern of inputs needing gradients (read off the rules' texts)."""
-
-    saved: tuple[int, ...]  # inputs whose values some needed rule reads
-    shaped: tuple[int, ...]  # inputs whose shape and dtype the engine or a rule needs
-    shape_only: tuple[int, ...]  # inputs of which some needed rule reads only shape or dtype
-    out: bool  # some needed rule reads `out`
-    # a node keeps something a backward without retain_graph releases: saved inputs, `out`, or
-    # (a custom Function) its ctx
-    keeps: bool
-    # the needed rules as one function `(g, out, inputs, params) -> one gradient per input`
-    # (None where none is needed); None for variadic ops and custom Functions (rule_for_all)
-    backward: Callable | None = None
-    # the same rules for a backward without create_graph (on arrays only): each primitive they
-    # call is its NumPy forward, which spares Primitive.__call__'s frame and Tensor check per call
-    raw_backward: Callable | None = None
-    # (backward, raw_backward): the engine picks one by indexing with its `raw` flag (no branch)
-    by_raw: tuple = (None, None)
 
 
 class Primitive:

@@ -15,7 +15,8 @@ import numpy as np
 from .._utils import unbroadcast_axes
 from ..primitives import registry
 from ..primitives.reduction import sum as sum_
-from ..primitives.registry import Primitive, SavePlan
+from ..primitives.registry import Primitive
+from ..primitives.save_plan import SavePlan
 from ..primitives.shape import reshape
 
 FREED = object()  # `Node.saved` once a backward without retain_graph released the saved values

@@ -25,7 +25,8 @@ from .. import dtypes
 from .._state import overrides, state
 from ..primitives.batched_array import BatchedArray
 from ..primitives.elementwise import cast
-from ..primitives.registry import Primitive, SavePlan
+from ..primitives.registry import Primitive
+from ..primitives.save_plan import SavePlan
 from ..tape.anomaly import capture_stack
 from ..tape.node import UNCHANGED_PAIR, UNCHANGED_SINGLE, Node
 
