@@ -168,6 +168,22 @@ def _times_g(g, t):
     return g * t
 
 
+# A one of each common float dtype: `_one_minus` subtracts from it, not from a Python 1, whose
+# promotion NumPy 2 pays on every call (callgrind, 16 floats: 7.6k instructions against 4.4k)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ONE32, _ONE64 = np.ones((), _F32), np.ones((), _F64)
+
+
+def _one_minus(t):
+    """1 - t for a small temporary t, the one in t's own dtype where it is float32 or float64."""
+    if t.__class__ is np.ndarray:
+        if t.dtype is _F32:
+            return np.subtract(_ONE32, t)
+        if t.dtype is _F64:
+            return np.subtract(_ONE64, t)
+    return 1 - t
+
+
 # (their inputs: dy, the gradient tanh's rule got; y, tanh's output)
 @primitive(
     "tanh_backward", "dy * (1 - y * y)", batch=pointwise, dy="g * (1 - y * y)", y="-2 * g * dy * y"
@@ -176,7 +192,7 @@ def tanh_backward(dy, y):
     t = y * y
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
         return _times_g(dy, np.subtract(1, t, out=t))
-    return dy * (1 - t)
+    return dy * _one_minus(t)
 
 
 @primitive(
@@ -187,7 +203,7 @@ def tanh_backward(dy, y):
     y="g * dy * (1 - 2 * y)",
 )
 def sigmoid_backward(dy, y):
-    t = 1 - y
+    t = _one_minus(y)
     if t.__class__ is np.ndarray and t.size >= _REUSE_FROM:
         return _times_g(dy, np.multiply(y, t, out=t))
     return dy * (y * t)
