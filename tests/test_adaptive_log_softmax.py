@@ -4,6 +4,8 @@ errors with a torch state_dict loaded; log_prob, predict; gradcheck in float64.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,7 @@ ARGS = (16, 20, [4, 10, 15])
 
 def _pair(**kwargs: object) -> tuple[object, nn.AdaptiveLogSoftmaxWithLoss]:
     torch = pytest.importorskip("torch")
-    kwargs.setdefault("div_value", 2.0)  # (4.0 would make 16 // 4 ** 3 = 0 features: see below)
+    kwargs.setdefault("div_value", 2.0)
     theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(*ARGS, **kwargs).double()
     ours = nn.AdaptiveLogSoftmaxWithLoss(*ARGS, dtype=tg.float64, **kwargs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
@@ -138,19 +140,31 @@ def test_errors_as_torch() -> None:
     assert [seq[0].out_features for seq in default.tail] == [16, 4, 1]
 
 
-def test_zero_size_projection_refused_clearly() -> None:
-    """Deliberate: PyTorch builds Linear(8, 0) for 8 // 4 ** 3; tapegrad refuses, saying why."""
-    with pytest.raises(ValueError, match="0 features"):
-        nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15])
-
-
-def test_reset_parameters_redraws_every_linear() -> None:
-    asm = nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 10], head_bias=True)
-    for p in asm.parameters():
-        p.data.zero_()
-    asm.reset_parameters()
-    for name, p in asm.named_parameters():
-        fan_in = 16 if name.startswith("head") or name.endswith("0.weight") else p.shape[-1]
-        bound = 1 / np.sqrt(fan_in)
-        values = np.abs(p.detach().numpy())
-        assert values.max() <= bound and values.max() > 0, name
+def test_zero_size_projection_as_torch() -> None:
+    """8 // 4 ** 3 = 0: PyTorch builds Linear(8, 0) and Linear(0, 5), whose cluster logits are
+    zeros (a uniform distribution over the cluster); so does tapegrad."""
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15]).double()
+        ours = nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15], dtype=tg.float64)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 8 and messages[:4] == messages[4:]  # torch's four, then ours
+    shapes = {k: tuple(v.shape) for k, v in ours.state_dict().items()}
+    assert shapes == {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    assert shapes["tail.2.0.weight"] == (0, 8) and shapes["tail.2.1.weight"] == (5, 0)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x, y = RNG.standard_normal((4, 8)), np.array([16, 19, 2, 11])
+    xt, xo = torch.tensor(x, requires_grad=True), tg.tensor(x, requires_grad=True)
+    rt, ro = theirs(xt, torch.tensor(y)), ours(xo, tg.tensor(y))
+    np.testing.assert_allclose(ro.output.numpy(), rt.output.detach().numpy(), rtol=1e-12)
+    rt.loss.backward()
+    ro.loss.backward()
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        ours.log_prob(tg.tensor(x)).numpy(),
+        theirs.log_prob(torch.tensor(x)).detach().numpy(),
+        rtol=1e-12,
+    )
+    assert "out_features=0" in repr(ours) and repr(ours) == repr(theirs)
+    ours.reset_parameters()  # (the empty weights left as they are)

@@ -8,7 +8,10 @@ Layer L5: imports tensor/ and the nn package's module, containers, layers and fu
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, NamedTuple, Sequence
+
+import numpy as np
 
 from ..math import argmax, cat
 from ..tensor import Tensor
@@ -16,6 +19,7 @@ from . import functional as F
 from . import init as _init
 from .layers import Linear
 from .module import Module, ModuleList, Sequential
+from .parameter import Parameter
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
@@ -68,8 +72,25 @@ def _check_shapes(input: Tensor, target: Tensor) -> None:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
 
 
+def _projection(in_features: int, out_features: int, kw: dict) -> Linear:
+    """Linear(in_features, out_features, bias=False); a size may be 0 (in_features // div_value **
+    i rounds down to 0), as PyTorch builds it: an empty weight, whose product is zeros."""
+    if in_features > 0 and out_features > 0:
+        return Linear(in_features, out_features, bias=False, **kw)
+    linear = Linear(max(in_features, 1), max(out_features, 1), bias=False, **kw)
+    empty = np.empty((out_features, in_features), linear.weight.detach().numpy().dtype)
+    linear.weight = Parameter(empty)
+    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+    linear.in_features = linear.in_channels = in_features
+    linear.out_features = linear.out_channels = out_features
+    return linear
+
+
 def _reset_linear(linear: Linear) -> None:
-    """PyTorch's Linear.reset_parameters: kaiming_uniform_(a=sqrt(5)), bias U(+-1/sqrt(in))."""
+    """PyTorch's Linear.reset_parameters: kaiming_uniform_(a=sqrt(5)), bias U(+-1/sqrt(in)) (an
+    empty weight left as it is, as PyTorch's init does)."""
+    if linear.weight.numel() == 0:
+        return
     _init.kaiming_uniform_(linear.weight, a=math.sqrt(5))
     if linear.bias is not None:
         bound = 1.0 / math.sqrt(linear.in_features) if linear.in_features > 0 else 0.0
@@ -111,17 +132,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             hsz = int(in_features // (div_value ** (i + 1)))
             osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            if hsz == 0:  # PyTorch builds a zero-size Linear here; tapegrad's Linear refuses one
-                raise ValueError(
-                    f"AdaptiveLogSoftmaxWithLoss: cluster {i + 1}'s projection would have "
-                    f"in_features // div_value ** {i + 1} = 0 features (a zero-size Linear, "
-                    "which tapegrad does not build); use a larger in_features, a smaller "
-                    "div_value or fewer cutoffs"
-                )
             self.tail.append(
-                Sequential(
-                    Linear(in_features, hsz, bias=False, **kw), Linear(hsz, osz, bias=False, **kw)
-                )
+                Sequential(_projection(in_features, hsz, kw), _projection(hsz, osz, kw))
             )
 
     def reset_parameters(self) -> None:
