@@ -44,6 +44,7 @@ from .devices import (
 )
 from .finite_differences import gradient
 from .histograms import histogram, histogramdd
+from .lowrank import pca_lowrank, svd_lowrank
 from .random import (
     Generator,
     default_generator,
@@ -142,7 +143,7 @@ __all__ = [
     "multinomial", "normal", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
     "randperm", "seed", "set_rng_state",
     # counting and differencing sampled values (histograms.py, finite_differences.py)
-    "histogramdd", "gradient",
+    "histogramdd", "gradient", "svd_lowrank", "pca_lowrank",
     # where tensors live (only the CPU) and how they are laid out
     "channels_last", "channels_last_3d", "contiguous_format", "device", "layout", "memory_format",
     "preserve_format", "strided",

@@ -406,14 +406,16 @@ def lstsq(
     tensor([[2.]])
     """
     if driver not in _DRIVERS:
-        raise ValueError(f"linalg.lstsq: driver must be one of {_DRIVERS}, got {driver!r}")
+        raise RuntimeError(f"linalg.lstsq: driver must be one of {_DRIVERS}, got {driver!r}")
     a, b = DE.matrices(as_tensor(A), "linalg.lstsq"), as_tensor(B)
     if b.dtype != a.dtype:
-        raise TypeError(f"linalg.lstsq: A and B must have the same dtype, got {a.dtype}, {b.dtype}")
+        raise RuntimeError(
+            f"linalg.lstsq: A and B must have the same dtype, got {a.dtype}, {b.dtype}"
+        )
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     rhs = b.unsqueeze(-1) if vector else b
     if rhs.ndim < 2 or rhs.shape[-2] != a.shape[-2]:
-        raise ValueError(
+        raise RuntimeError(
             f"linalg.lstsq: A and B need the same number of rows, got shapes {list(a.shape)} and "
             f"{list(b.shape)}"
         )

@@ -15,6 +15,7 @@ import numpy as np
 from .tensor import Tensor
 from .tensor import decompositions as DE
 from .tensor.coerce import TensorLike, as_tensor
+from .tensor.linear_systems import floating
 
 __all__ = ["matrix_rank", "cond"]
 
@@ -41,7 +42,7 @@ def matrix_rank(
     >>> tg.linalg.matrix_rank(tg.tensor([[1.0, 2.0], [2.0, 4.0]]))
     tensor(1)
     """
-    a = _matrices(A, "torch.linalg.matrix_rank", "input")
+    a = floating(_matrices(A, "torch.linalg.matrix_rank", "input"), "linalg.matrix_rank")
     if tol is not None:
         if atol is not None or rtol is not None:
             raise RuntimeError("matrix_rank: tol cannot be given together with atol or rtol")

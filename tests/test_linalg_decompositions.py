@@ -78,11 +78,11 @@ def test_vmap_is_the_batch():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="UPLO must be 'L' or 'U'"):
+    with pytest.raises(RuntimeError, match="UPLO must be 'L' or 'U'"):
         tg.linalg.eigh(tg.eye(2), "X")
-    with pytest.raises(ValueError, match="square matrices"):
+    with pytest.raises(RuntimeError, match="square matrices"):
         tg.linalg.eigvalsh(tg.ones(2, 3))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(NotImplementedError, match="float32 or float64"):  # (PyTorch's type)
         tg.linalg.eigh(tg.ones(2, 2, dtype=tg.int64))
 
 
@@ -129,7 +129,7 @@ def test_svdvals_and_matrix_norms_from_singular_values_as_torch():
     np.testing.assert_allclose(
         tg.linalg.svdvals(a).numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy(), rtol=1e-12
     )
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         tg.linalg.svd(tg.ones(3))
 
 
@@ -191,7 +191,7 @@ def test_lstsq_gradient_and_errors():
     torch.linalg.lstsq(ta, tb).solution.sum().backward()
     np.testing.assert_allclose(xa.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(xb.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-12)
-    with pytest.raises(ValueError, match="driver"):
+    with pytest.raises(RuntimeError, match="driver"):
         tg.linalg.lstsq(a, b, driver="magic")
-    with pytest.raises(ValueError, match="same number of rows"):
+    with pytest.raises(RuntimeError, match="same number of rows"):
         tg.linalg.lstsq(a, b[:4])

@@ -99,13 +99,13 @@ def test_qr_backward_refuses_mode_r_and_complete_of_a_tall_matrix_as_torch():
 
 
 def test_qr_errors():
-    with pytest.raises(ValueError, match="unrecognized mode 'x'"):
+    with pytest.raises(RuntimeError, match="unrecognized mode 'x'"):
         tg.linalg.qr(tg.ones(2, 2), mode="x")
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         tg.linalg.qr(tg.ones(3))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(RuntimeError, match="float32 or float64"):
         tg.linalg.qr(tg.ones(2, 2, dtype=tg.int64))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(NotImplementedError, match="float32 or float64"):
         tg.linalg.qr(tg.ones(2, 2, dtype=tg.float16))
 
 
@@ -181,11 +181,11 @@ def test_matrix_exp_of_a_commuting_direction_is_exp_times_it():
 
 
 def test_matrix_exp_errors_and_non_finite_input():
-    with pytest.raises(ValueError, match="square matrices"):
+    with pytest.raises(RuntimeError, match="square matrices"):
         tg.linalg.matrix_exp(tg.zeros(2, 3))
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         tg.linalg.matrix_exp(tg.zeros(3))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(RuntimeError, match="float32 or float64"):
         tg.linalg.matrix_exp(tg.zeros(2, 2, dtype=tg.int64))
     out = tg.linalg.matrix_exp(tg.tensor([[[np.inf, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]))
     assert np.isnan(out.numpy()[0]).all()  # (as PyTorch: NaN for a matrix with inf)
@@ -306,7 +306,7 @@ def test_lu_solve_matches_torch_with_gradients(left, adjoint):
 def test_lu_errors():
     with pytest.raises(RuntimeError, match="Expected tensor with 2 or more dimensions"):
         tg.linalg.lu_factor(tg.ones(3))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(NotImplementedError, match="float32 or float64"):
         tg.linalg.lu(tg.ones(2, 2, dtype=tg.float16))
     with pytest.raises(RuntimeError, match="without pivoting is not implemented"):
         tg.linalg.lu(tg.ones(2, 2), pivot=False)

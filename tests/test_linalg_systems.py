@@ -191,17 +191,17 @@ def test_errors_say_what_was_wrong():
         tg.linalg.solve(singular, tg.ones(2))
     with pytest.raises(tg.linalg.LinAlgError, match="positive-definite"):
         tg.linalg.cholesky(-tg.eye(2))
-    with pytest.raises(ValueError, match="square matrices, but they are 2 by 3"):
+    with pytest.raises(RuntimeError, match="square matrices, but they are 2 by 3"):
         tg.linalg.det(tg.ones(2, 3))
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         tg.linalg.inv(tg.ones(3))
-    with pytest.raises(TypeError, match="float32 or float64"):
+    with pytest.raises(RuntimeError, match="float32 or float64"):
         tg.linalg.det(tg.ones(2, 2, dtype=tg.int64))
-    with pytest.raises(ValueError, match="incompatible shapes"):
+    with pytest.raises(RuntimeError, match="incompatible shapes"):
         tg.linalg.solve(tg.eye(3), tg.ones(2, 3))
-    with pytest.raises(TypeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="same dtype"):
         tg.linalg.solve(tg.eye(2), tg.ones(2, dtype=tg.float64))
-    with pytest.raises(ValueError, match="B must be a matrix"):
+    with pytest.raises(RuntimeError, match="B must be a matrix"):
         tg.linalg.solve_triangular(tg.eye(2), tg.ones(2), upper=True)
     with pytest.raises(TypeError, match="n must be an integer"):
         tg.linalg.matrix_power(tg.eye(2), 1.5)

@@ -481,7 +481,8 @@ LOSS_OPTIONS = {  # each loss with options other than its defaults (repr shows n
 
 def test_every_loss_class_is_covered_here():
     losses = {n for n in dir(nn) if n.endswith("Loss") and isinstance(getattr(nn, n), type)}
-    assert losses == set(LOSS_OPTIONS)
+    # (AdaptiveLogSoftmaxWithLoss is a layer with a loss, not a _Loss: as PyTorch's)
+    assert losses - {"AdaptiveLogSoftmaxWithLoss"} == set(LOSS_OPTIONS)
 
 
 @pytest.mark.parametrize("name", sorted(LOSS_OPTIONS))

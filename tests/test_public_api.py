@@ -21,7 +21,7 @@ INTERNAL += ("combining", "linear_algebra", "matrix_measures", "tensor_equations
 INTERNAL += ("special_polynomials", "special_bessel", "windows")
 INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
-INTERNAL += ("finite_differences",)
+INTERNAL += ("finite_differences", "lowrank")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}

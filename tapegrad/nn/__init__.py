@@ -266,5 +266,13 @@ from .fractional_pooling import FractionalMaxPool2d, FractionalMaxPool3d  # noqa
 
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 
+# ---- PyTorch's names ModuleInfo samples and real programs use (branch nnmissing) ----
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+from .losses import NLLLoss2d  # noqa: E402
+from .sync_batchnorm import SyncBatchNorm  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d", "NLLLoss2d", "SyncBatchNorm"]
+
 # ---- PyTorch's torch.nn.modules layout (nn.modules.batchnorm._BatchNorm, ...) ----
 from . import modules  # noqa: E402

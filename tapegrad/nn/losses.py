@@ -10,6 +10,7 @@ and follow to()).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -290,3 +291,29 @@ class GaussianNLLLoss(_Loss):
         return FLL.gaussian_nll_loss(
             input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
         )
+
+
+class NLLLoss2d(NLLLoss):
+    """PyTorch's deprecated alias of NLLLoss (constructing one warns FutureWarning, as PyTorch).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> tg.nn.NLLLoss2d()(tg.tensor([[-0.5, -2.0]]), tg.tensor([1]))
+    tensor(2.)
+    """
+
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+            "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more "
+            "details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

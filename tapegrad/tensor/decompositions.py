@@ -32,7 +32,7 @@ class EighResult(NamedTuple):
 def _upper(UPLO: str, name: str) -> bool:
     """Which triangle of a symmetric matrix to read: 'L' (False) or 'U' (True)."""
     if UPLO not in ("L", "U"):
-        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+        raise RuntimeError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
     return UPLO == "U"
 
 
@@ -58,10 +58,11 @@ class SVDResult(NamedTuple):
 
 
 def matrices(a: TensorBase, name: str) -> Tensor:
-    """a, checked as a stack of matrices: float32/float64, at least 2-D."""
+    """a, checked as a stack of matrices: float32/float64, at least 2-D (PyTorch's
+    RuntimeError)."""
     m = floating(a, name)
     if m.ndim < 2:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: the input tensor A must have at least 2 dimensions, got {m.ndim}"
         )
     return m

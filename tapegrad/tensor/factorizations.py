@@ -49,7 +49,7 @@ def qr(A: TensorLike, mode: str = "reduced") -> QRResult:
     """
     m = matrices(as_tensor(A), "linalg.qr")
     if mode not in _QR_MODES:
-        raise ValueError(
+        raise RuntimeError(
             f"qr received unrecognized mode {mode!r} but expected one of 'reduced' (default), "
             f"'r', or 'complete'"
         )

@@ -31,10 +31,28 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
+# The ops whose dtype check PyTorch raises as NotImplementedError ("... not implemented for
+# 'Long'"/'Half') rather than RuntimeError, for an integer A and for a half-precision one
+# (torch 2.13 on the CPU, each checked; tests/test_linalg_error_types.py)
+_NOT_IMPLEMENTED_FOR_INTEGERS = frozenset(
+    """linalg.solve_triangular cholesky cholesky_solve cholesky_inverse linalg.eigh linalg.eigvalsh
+    linalg.lu_factor linalg.lu_factor_ex linalg.lu""".split()
+)
+_NOT_IMPLEMENTED_FOR_HALVES = _NOT_IMPLEMENTED_FOR_INTEGERS | frozenset(
+    """linalg.det linalg.solve linalg.solve_ex linalg.cholesky linalg.cholesky_ex linalg.svd
+    linalg.svdvals svd linalg.qr""".split()
+)
+
+
 def floating(a: TensorBase, name: str) -> Tensor:
-    """a, checked to be float32 or float64 (what NumPy's LAPACK takes): else a clear error."""
+    """a, checked to be float32 or float64 (what NumPy's LAPACK takes): else PyTorch's error type
+    (RuntimeError, or NotImplementedError where PyTorch's kernel is missing for the dtype)."""
     if a.dtype.kind != "f" or a.dtype.itemsize < 4:
-        raise TypeError(
+        table = (
+            _NOT_IMPLEMENTED_FOR_HALVES if a.dtype.kind == "f" else _NOT_IMPLEMENTED_FOR_INTEGERS
+        )
+        error = NotImplementedError if name in table else RuntimeError
+        raise error(
             f"{name}: expected a float32 or float64 tensor as input, got {a.dtype}; convert it "
             f"first (a.to(tg.float64))"
         )
@@ -43,15 +61,16 @@ def floating(a: TensorBase, name: str) -> Tensor:
 
 def square(a: TensorBase, name: str) -> Tensor:
     """a, checked as torch.linalg checks a stack of square matrices (float32/float64, at least
-    2-D, the last two sizes equal): otherwise a clear error naming the op."""
+    2-D, the last two sizes equal): otherwise a clear error naming the op (PyTorch's types:
+    RuntimeError, see floating for the dtype)."""
     floating(a, name)
     if a.ndim < 2:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: the input tensor A must have at least 2 dimensions, got {a.ndim}"
         )
     n, m = a.shape[-2:]
     if n != m:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: A must be batches of square matrices, but they are {n} by {m} matrices"
         )
     return cast("Tensor", a)
@@ -95,12 +114,12 @@ def _batch_of_vectors(a: Tensor, b: Tensor) -> bool:
 def _check_rhs(a: Tensor, b: Tensor, name: str) -> None:
     """B must be floating point like A, at least 1-D, with A's number of rows."""
     if b.dtype != a.dtype:
-        raise TypeError(f"{name}: A and B must have the same dtype, got {a.dtype} and {b.dtype}")
+        raise RuntimeError(f"{name}: A and B must have the same dtype, got {a.dtype} and {b.dtype}")
     if (
         b.ndim == 0
         or b.shape[-2 if b.ndim >= 2 and not _batch_of_vectors(a, b) else -1] != (a.shape[-1])
     ):
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: incompatible shapes of A and B for the equation AX = B: A is "
             f"{list(a.shape)}, B is {list(b.shape)} (B needs as many rows as A)"
         )
@@ -128,7 +147,7 @@ def solve_triangular(
     if not isinstance(upper, bool):
         raise TypeError(f"linalg.solve_triangular: upper must be True or False, got {upper!r}")
     if rhs.ndim < 2:
-        raise ValueError(
+        raise RuntimeError(
             f"linalg.solve_triangular: B must be a matrix (or a batch of them), got {rhs.ndim}-D; "
             f"use B.unsqueeze(-1) for a vector"
         )
@@ -138,10 +157,10 @@ def solve_triangular(
     return apply(LS.solve_triangular, m, rhs, upper=upper, unitriangular=bool(unitriangular))
 
 
-def cholesky(a: TensorBase, upper: bool = False) -> Tensor:
+def cholesky(a: TensorBase, upper: bool = False, name: str = "linalg.cholesky") -> Tensor:
     """L (lower triangular) with A = L L^T for each symmetric positive-definite A (only its lower
     triangle is read); upper=True: U = L^T, with A = U^T U."""
-    lower = apply(LS.cholesky, square(a, "linalg.cholesky"))
+    lower = apply(LS.cholesky, square(a, name))
     return lower.mT if upper else lower
 
 
@@ -151,7 +170,9 @@ def cholesky_solve(b: TensorBase, factor: TensorBase, upper: bool = False) -> Te
     PyTorch's formula gives it (so A is formed and solved, not two triangular solves)."""
     f = square(factor, "cholesky_solve")
     if b.ndim < 2:
-        raise ValueError(f"cholesky_solve: B must be a matrix (or a batch of them), got {b.ndim}-D")
+        raise RuntimeError(
+            f"cholesky_solve: B must be a matrix (or a batch of them), got {b.ndim}-D"
+        )
     # (values from the triangle, gradient through every entry: f minus its detached other part)
     other = f.detach() - (f.detach().triu() if upper else f.detach().tril())
     lower = (f - other).mT if upper else f - other
@@ -225,7 +246,7 @@ class LinearSystemsMixin(TensorBase):
         tensor([[2., 0.],
                 [0., 3.]])
         """
-        return cholesky(self, upper=upper)
+        return cholesky(self, upper=upper, name="cholesky")
 
     def cholesky_solve(self, input2: TensorLike, upper: bool = False) -> Tensor:
         """X with A X = self, given A's Cholesky factor input2 (A = L L^T; upper: A = U^T U).

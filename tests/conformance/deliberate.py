@@ -134,7 +134,7 @@ DELIBERATE: tuple[Difference, ...] = (
         "documentation says so): NumPy's LAPACK and PyTorch's may flip a column (U with Vh's "
         "row), the first differing value is then the negative of PyTorch's (gradients of "
         "sign-independent functions agree)",
-        entries=("linalg.eigh", "linalg.svd", "svd"),
+        entries=("linalg.eigh", "linalg.svd", "svd", "svd_lowrank", "pca_lowrank"),
         category="value",
         detail="result [",
         when=lambda outcome: _negated(outcome.detail),
