@@ -657,3 +657,26 @@ def test_module_to_takes_a_device_or_a_dtype_as_tensors_do():
         net.to("cuda")
     with pytest.raises(TypeError, match="parameters must stay floating point"):
         net.to(tg.int32)
+
+
+def test_linear_reset_parameters_draws_pytorchs_init_again():
+    """Linear.reset_parameters (PyTorch's name, called by model-init loops): the weight and bias
+    drawn anew from U(+-1/sqrt(in)), the same numbers as torch's on the same seed; an empty
+    weight (0 inputs) is left empty and its bias gets bound 0, as PyTorch's init."""
+    lin = tg.nn.Linear(5, 3)
+    before = lin.weight.detach().numpy().copy()
+    tg.manual_seed(1)
+    lin.reset_parameters()
+    after = lin.weight.detach().numpy()
+    assert not np.array_equal(before, after) and np.abs(after).max() <= 1 / np.sqrt(5)
+    empty = tg.nn.Linear(1, 2)  # (an empty weight, as AdaptiveLogSoftmaxWithLoss builds one)
+    empty.weight = tg.nn.Parameter(np.empty((2, 0), np.float32))
+    empty.reset_parameters()
+    assert empty.weight.shape == (2, 0) and empty.bias.tolist() == [0.0, 0.0]
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    ref = torch.nn.Linear(5, 3)
+    torch.manual_seed(1)
+    ref.reset_parameters()
+    np.testing.assert_array_equal(after, ref.weight.detach().numpy())
+    np.testing.assert_array_equal(lin.bias.detach().numpy(), ref.bias.detach().numpy())

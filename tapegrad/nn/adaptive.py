@@ -7,7 +7,6 @@ Layer L5: imports tensor/ and the nn package's module, containers, layers and fu
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, NamedTuple, Sequence
 
@@ -16,7 +15,6 @@ import numpy as np
 from ..math import argmax, cat
 from ..tensor import Tensor
 from . import functional as F
-from . import init as _init
 from .layers import Linear
 from .module import Module, ModuleList, Sequential
 from .parameter import Parameter
@@ -86,17 +84,6 @@ def _projection(in_features: int, out_features: int, kw: dict) -> Linear:
     return linear
 
 
-def _reset_linear(linear: Linear) -> None:
-    """PyTorch's Linear.reset_parameters: kaiming_uniform_(a=sqrt(5)), bias U(+-1/sqrt(in)) (an
-    empty weight left as it is, as PyTorch's init does)."""
-    if linear.weight.numel() == 0:
-        return
-    _init.kaiming_uniform_(linear.weight, a=math.sqrt(5))
-    if linear.bias is not None:
-        bound = 1.0 / math.sqrt(linear.in_features) if linear.in_features > 0 else 0.0
-        _init.uniform_(linear.bias, -bound, bound)
-
-
 class AdaptiveLogSoftmaxWithLoss(Module):
     """Efficient softmax approximation (Grave et al.): forward(input, target) returns the named
     tuple (output, loss) of target log-probabilities and their mean negative log-likelihood.
@@ -143,7 +130,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         """
         for linear in self.modules():
             if isinstance(linear, Linear):
-                _reset_linear(linear)
+                linear.reset_parameters()
 
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         """(output, loss): each row's log-probability of its target, and -output.mean()."""

@@ -152,21 +152,39 @@ class Dense(Module):
             int(out_channels),
             has_bias,
         )
-        bound = 1.0 / math.sqrt(in_channels)
         self.weight = Parameter(np.empty((out_channels, in_channels), dtype))
         if weight_init is None:
-            _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+            self._default_weight()
         else:
             _init.initialize(self.weight, weight_init)
         if has_bias:
             self.bias = Parameter(np.empty((out_channels,), dtype))
             if bias_init is None:
-                _init.uniform_(self.bias, -bound, bound)
+                self._default_bias()
             else:
                 _init.initialize(self.bias, bias_init)
         else:
             self.register_parameter("bias", None)
         self.activation = _activation(activation)
+
+    def reset_parameters(self) -> None:
+        """Draw the default init again (PyTorch's Linear.reset_parameters): weight
+        kaiming_uniform_(a=sqrt(5)), i.e. U(+-1/sqrt(in)), and bias U(+-1/sqrt(in)).
+
+        >>> tg.nn.Linear(3, 2).reset_parameters()
+        """
+        self._default_weight()
+        if self.bias is not None:
+            self._default_bias()
+
+    def _default_weight(self) -> None:
+        if self.weight.numel():  # (an empty weight stays as it is, as PyTorch's init leaves it)
+            _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+
+    def _default_bias(self) -> None:
+        fan_in = self.weight.shape[1]
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        _init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         shape = input.shape if isinstance(input, Tensor) else np.shape(input)

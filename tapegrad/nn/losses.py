@@ -296,8 +296,11 @@ class GaussianNLLLoss(_Loss):
 class NLLLoss2d(NLLLoss):
     """PyTorch's deprecated alias of NLLLoss (constructing one warns FutureWarning, as PyTorch).
 
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> tg.nn.NLLLoss2d()(tg.tensor([[-0.5, -2.0]]), tg.tensor([1]))
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     loss = tg.nn.NLLLoss2d()
+    >>> loss(tg.tensor([[-0.5, -2.0]]), tg.tensor([1]))
     tensor(2.)
     """
 
