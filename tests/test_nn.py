@@ -271,10 +271,28 @@ def test_dense_options():
         nn.Dense(0, 2)
 
 
+def test_linear_with_no_inputs_or_no_outputs_is_an_empty_layer_as_pytorch_builds():
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+        layer = nn.Linear(0, 3)  # y = bias (zero: PyTorch's bound 1/sqrt(fan_in) is 0 here)
+    assert layer.weight.shape == (3, 0) and layer.bias.numpy().tolist() == [0.0, 0.0, 0.0]
+    y = layer(tg.ones(2, 0))
+    y.sum().backward()
+    reference = torch.nn.Linear(0, 3)
+    ry = reference(torch.ones(2, 0))
+    ry.sum().backward()
+    np.testing.assert_array_equal(y.numpy(), ry.detach().numpy())
+    assert layer.weight.grad.shape == tuple(reference.weight.grad.shape) == (3, 0)
+    np.testing.assert_array_equal(layer.bias.grad.numpy(), reference.bias.grad.numpy())
+    with pytest.warns(UserWarning, match="zero-element"):  # (PyTorch's kaiming_uniform_ warns)
+        no_outputs = nn.Linear(3, 0)
+    assert no_outputs.weight.shape == (0, 3) and no_outputs(tg.ones(2, 3)).shape == (2, 0)
+
+
 def test_linear_errors_say_linear_and_its_argument_names():
-    with pytest.raises(TypeError, match="Linear: in_features must be a positive int, got 0"):
-        nn.Linear(0, 2)
-    with pytest.raises(TypeError, match="Linear: out_features must be a positive int, got 2.5"):
+    with pytest.raises(RuntimeError, match="in_features must be a non-negative int, got -1"):
+        nn.Linear(-1, 2)  # (PyTorch's error type for a negative size)
+    with pytest.raises(TypeError, match="Linear: out_features must be an int, got 2.5"):
         nn.Linear(2, 2.5)
     with pytest.raises(ValueError, match=r"\(its in_features\).*with in_features=4$"):
         nn.Linear(3, 2)(tg.ones(2, 4))

@@ -7,17 +7,14 @@ Layer L5: imports tensor/ and the nn package's module, containers, layers and fu
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple, Sequence
 
-import numpy as np
 
 from ..math import argmax, cat
 from ..tensor import Tensor
 from . import functional as F
 from .layers import Linear
 from .module import Module, ModuleList, Sequential
-from .parameter import Parameter
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
@@ -73,15 +70,7 @@ def _check_shapes(input: Tensor, target: Tensor) -> None:
 def _projection(in_features: int, out_features: int, kw: dict) -> Linear:
     """Linear(in_features, out_features, bias=False); a size may be 0 (in_features // div_value **
     i rounds down to 0), as PyTorch builds it: an empty weight, whose product is zeros."""
-    if in_features > 0 and out_features > 0:
-        return Linear(in_features, out_features, bias=False, **kw)
-    linear = Linear(max(in_features, 1), max(out_features, 1), bias=False, **kw)
-    empty = np.empty((out_features, in_features), linear.weight.detach().numpy().dtype)
-    linear.weight = Parameter(empty)
-    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
-    linear.in_features = linear.in_channels = in_features
-    linear.out_features = linear.out_channels = out_features
-    return linear
+    return Linear(in_features, out_features, bias=False, **kw)
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):

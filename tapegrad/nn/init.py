@@ -141,12 +141,23 @@ def kaiming_uniform_(
 ) -> Tensor:
     """He: U(-b, b) with b = gain * sqrt(3 / fan). a=sqrt(5) is the Linear/Dense default
     (b = 1/sqrt(fan_in))."""
+    if _no_elements(tensor):
+        return tensor
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std  # (rounded as PyTorch rounds it)
     return uniform_(tensor, -bound, bound, generator)
+
+
+def _no_elements(tensor: Tensor) -> bool:
+    """Whether tensor is empty, warning as PyTorch's Kaiming inits do (they leave it as it is:
+    an empty Linear(0, n) has no fan to divide by)."""
+    if tensor.numel():
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+    return True
 
 
 @_tensor_first
@@ -165,6 +176,8 @@ def kaiming_normal_(
     generator: Generator | None = None,
 ) -> Tensor:
     """He: N(0, std^2) with std = gain / sqrt(fan)."""
+    if _no_elements(tensor):
+        return tensor
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan = calculate_fan_in_and_fan_out(tensor)[0 if mode == "fan_in" else 1]

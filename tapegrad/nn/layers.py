@@ -125,6 +125,7 @@ class Dense(Module):
     """
 
     _sizes = ("in_channels", "out_channels")  # (what errors call the sizes: Linear's differ)
+    _empty_allowed = False  # (MindSpore checks for positive sizes; PyTorch builds empty layers)
 
     def __init__(
         self,
@@ -138,9 +139,14 @@ class Dense(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
+        least = 0 if self._empty_allowed else 1
         for name, n in zip(self._sizes, (in_channels, out_channels)):
-            if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n <= 0:
-                raise TypeError(f"{type(self).__name__}: {name} must be a positive int, got {n!r}")
+            if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+                raise TypeError(f"{type(self).__name__}: {name} must be an int, got {n!r}")
+            if n < least:
+                kind = "a non-negative" if least == 0 else "a positive"
+                error = RuntimeError if least == 0 else TypeError  # (PyTorch's type; MindSpore's)
+                raise error(f"{type(self).__name__}: {name} must be {kind} int, got {n!r}")
         if not isinstance(has_bias, bool):
             raise TypeError(
                 f"has_bias must be a bool, got {type(has_bias).__name__}; MindSpore's positional "
@@ -178,8 +184,7 @@ class Dense(Module):
             self._default_bias()
 
     def _default_weight(self) -> None:
-        if self.weight.numel():  # (an empty weight stays as it is, as PyTorch's init leaves it)
-            _init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        _init.kaiming_uniform_(self.weight, a=math.sqrt(5))  # (an empty one: a warning, as torch)
 
     def _default_bias(self) -> None:
         fan_in = self.weight.shape[1]
@@ -219,6 +224,7 @@ class Linear(Dense):
     """
 
     _sizes = ("in_features", "out_features")
+    _empty_allowed = True  # (Linear(0, n): an empty weight, output the bias, as PyTorch's)
 
     def __init__(
         self,
