@@ -63,6 +63,20 @@ def _ce(**kw: Any) -> Callable:
     return build
 
 
+def _lce(bias: bool = True, probs: bool = False, **kw: Any) -> Callable:
+    """F.linear_cross_entropy of X45 through a (3, 5) head (a bias or none), class indices Y4 or
+    probabilities PROBS."""
+
+    def build(lib, F, t):
+        x, w = t(X45, True), t(np.random.default_rng(5).standard_normal((3, 5)), True)
+        b = t(np.random.default_rng(6).standard_normal(3), True) if bias else None
+        y = t(PROBS) if probs else lib.tensor(Y4)
+        out = F.linear_cross_entropy(x, w, y, linear_bias=b, **_arrays(t, kw))
+        return out, [x, w] + ([b] if bias else [])
+
+    return build
+
+
 def _nll(**kw: Any) -> Callable:
     def build(lib, F, t):
         x = t(X43, True)
@@ -238,6 +252,12 @@ CALLS = [
     Call("cross_entropy", _ce(label_smoothing=0.1), "smoothing"),
     Call("cross_entropy", _ce_probs(False), "probabilities"),
     Call("cross_entropy", _ce_probs(True, label_smoothing=0.2), "probabilities-on-tape"),
+    Call("linear_cross_entropy", _lce(), "mean"),
+    Call("linear_cross_entropy", _lce(bias=False, reduction="sum"), "no-bias-sum"),
+    Call("linear_cross_entropy", _lce(reduction="none"), "none"),
+    Call("linear_cross_entropy", _lce(weight=W3, ignore_index=1), "weight-ignore_index"),
+    Call("linear_cross_entropy", _lce(label_smoothing=0.1), "smoothing"),
+    Call("linear_cross_entropy", _lce(probs=True), "probabilities"),
     Call("nll_loss", _nll(), "mean"),
     Call("nll_loss", _nll(ignore_index=2, reduction="sum"), "ignore-sum"),
     Call("nll_loss", _nll(weight=W3), "weight"),

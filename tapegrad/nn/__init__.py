@@ -18,6 +18,7 @@ from .conv import Conv1d, Conv2d
 from .containers import Container, ModuleDict, ParameterDict, ParameterList
 from .distance import CosineSimilarity, PairwiseDistance
 from .layers import Dense, Dropout, Flatten, Identity, Linear
+from .functional_linear import LinearCrossEntropyOptions
 from .parallel import DataParallel
 from .losses import (
     BCELoss,
@@ -27,6 +28,7 @@ from .losses import (
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    LinearCrossEntropyLoss,
     MSELoss,
     NLLLoss,
     PoissonNLLLoss,
@@ -108,6 +110,8 @@ __all__ = [
     "HuberLoss",
     "Identity",
     "L1Loss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "LayerNorm",
     "LeakyReLU",
     "Linear",

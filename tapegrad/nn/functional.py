@@ -1,8 +1,8 @@
-"""tg.nn.functional: PyTorch's `F.` spellings. Linear, normalize, dropout and pad live here; the
+"""tg.nn.functional: PyTorch's `F.` spellings. Normalize, dropout and pad live here; linear layers,
 activations, convolutions and pooling, normalisations, lookups, losses and distances in
-functional_activation, functional_piecewise, functional_conv, functional_pooling, functional_norm,
-functional_sparse, functional_loss, functional_margin, functional_likelihood and
-functional_distance, and are re-exported here under PyTorch's names.
+functional_linear, functional_activation, functional_piecewise, functional_conv,
+functional_pooling, functional_norm, functional_sparse, functional_loss, functional_margin,
+functional_likelihood and functional_distance, and are re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -16,10 +16,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import primitives as P
 from ..math import cat, sigmoid, tanh
 from ..tape.composite import mark
-from ..tensor import Tensor, apply
+from ..tensor import Tensor
 from .functional_activation import (
     celu,
     elu,
@@ -53,6 +52,7 @@ from .functional_pooling import (
     max_pool1d,
     max_pool2d,
 )
+from .functional_linear import LinearCrossEntropyOptions, linear, linear_cross_entropy
 from .functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -120,6 +120,8 @@ __all__ = [
     "layer_norm",
     "leaky_relu",
     "linear",
+    "linear_cross_entropy",
+    "LinearCrossEntropyOptions",
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",
@@ -158,29 +160,6 @@ __all__ = [
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
 ]
-
-
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weight.T + bias, with weight of shape (out_features, in_features) as in PyTorch.
-
-    >>> F.linear(tg.ones(2, 3), tg.ones(4, 3)).shape
-    (2, 4)
-    """
-    if input.ndim > 2 and weight.ndim == 2:
-        # (one GEMM over all rows: NumPy's matmul would run one per leading index, and the
-        # weight's gradient would be a batched product summed back over them)
-        rows = linear(input.reshape(-1, input.shape[-1]), weight, bias)
-        out = rows.reshape(*input.shape[:-1], rows.shape[-1])
-        if bias is None:  # (the reshapes and the product: one step for the teaching tools)
-            return mark(out, "linear", ("x", "w"), (input, weight))
-        return out  # (the linear primitive's step, between two reshapes)
-    if bias is None and input.ndim == 2 and weight.ndim == 2:
-        # (one node, x @ T(w): w's gradient T(g) @ x comes out in w's own layout, not as a
-        # transposed view, which made every elementwise pass of clip and the optimizer strided)
-        return mark(apply(P.fused.matmul_nt, input, weight), "linear", ("x", "w"), (input, weight))
-    if bias is None:  # (a vector input: x @ w.T, one step for the teaching tools)
-        return mark(input @ weight.T, "linear", ("x", "w"), (input, weight))
-    return apply(P.fused.linear, input, weight, bias)  # one node for the whole layer
 
 
 def normalize(

@@ -156,7 +156,7 @@ def _no_elements(tensor: Tensor) -> bool:
     an empty Linear(0, n) has no fan to divide by)."""
     if tensor.numel():
         return False
-    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+    warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=4)
     return True
 
 

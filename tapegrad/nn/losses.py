@@ -1,15 +1,16 @@
 """Loss layers (PyTorch's signatures): MSELoss, L1Loss, SmoothL1Loss, HuberLoss, NLLLoss,
-CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss; the
-margin and embedding losses are in losses_margin.py. Each keeps its options and calls its
-functional form.
+CrossEntropyLoss, LinearCrossEntropyLoss (a Linear head and the cross entropy of its logits),
+BCELoss, BCEWithLogitsLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss; the margin and embedding
+losses are in losses_margin.py. Each keeps its options and calls its functional form.
 
-Layer L5: imports tensor.py, nn/module.py and nn/functional_loss.py, functional_likelihood.py
-(where the math lives). Class weights are buffers, as in PyTorch (so they appear in state_dict
-and follow to()).
+Layer L5: imports tensor.py, nn/module.py, nn/layers.py (Linear) and nn/functional_loss.py,
+functional_linear.py, functional_likelihood.py (where the math lives). Class weights are buffers,
+as in PyTorch (so they appear in state_dict and follow to()).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -17,7 +18,9 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import functional_likelihood as FLL
+from . import functional_linear as FLin
 from . import functional_loss as FL
+from .layers import Linear
 from .module import Module
 
 
@@ -180,6 +183,73 @@ class CrossEntropyLoss(_WeightedLoss):
             ignore_index=self.ignore_index,
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
+        )
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """PyTorch's fused head loss: `linear` = Linear(in_features, num_classes * prod(out_features),
+    bias) (a 2-D weight, read as (C, d1, ..., in)), then F.linear_cross_entropy of the input
+    through it against the target. `options` are checked and change nothing (see
+    F.LinearCrossEntropyOptions).
+
+    >>> loss = tg.nn.LinearCrossEntropyLoss(3, 4); loss(tg.ones(2, 3), tg.tensor([0, 1])).shape
+    ()
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        reduction: str = "mean",
+        weight: Any = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options: FLin.LinearCrossEntropyOptions | None = None,
+    ) -> None:
+        if weight is not None and tuple(np.shape(weight)) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(np.shape(weight))}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing, self.options = (
+            ignore_index,
+            label_smoothing,
+            options,
+        )
+        rows = math.prod(self.out_features, start=num_classes)
+        self.linear = Linear(in_features, rows, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        head = (self.num_classes, *self.out_features)
+        bias = self.linear.bias
+        return FLin.linear_cross_entropy(
+            input,
+            self.linear.weight.reshape(*head, self.linear.in_features),
+            target,
+            linear_bias=None if bias is None else bias.reshape(*head),
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+            f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+            f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+            f"label_smoothing={self.label_smoothing}, options={self.options}"
         )
 
 

@@ -146,6 +146,50 @@ def _cross_entropy(p: dict) -> Rule:
     )
 
 
+def _linear_class_symbols(p: dict, v: dict) -> dict:
+    """cross_entropy's symbols for the logits z = x @ T(W) + b (one row of C per sample)."""
+    z = v["x"] @ np.swapaxes(v["W"], -1, -2)
+    z = z if v.get("b") is None else z + v["b"]
+    return {**_class_symbols(p, {**v, "x": z}), "z": z}
+
+
+@composite(
+    "linear_cross_entropy",
+    _linear_class_symbols,
+    refine=_class_refine,
+    variants=(
+        *_MEAN,
+        ("weight=w", {"weight": True}),
+        ("ignore_index", {"ignored": True}),
+        ("label_smoothing=eps", {"eps": 0.1}),
+        ("class probabilities y", {"probs": True}),
+    ),
+)
+def _linear_cross_entropy(p: dict) -> Rule:
+    """cross_entropy's rule on the logits z, carried through z = x @ T(W) + b."""
+    reduce = {"mean": "mean", "sum": "sum", "none": ""}[p.get("reduction", "mean")]
+    picked = "-sum(y * log_softmax(z))" if p.get("probs") else "-log_softmax(z)[y]"
+    dz = "g * " + _cross_entropy_x(p).replace("softmax(x)", "softmax(z)")
+    rules: dict = {
+        "x": _mean(p, f"({dz}) @ W"),
+        "W": _mean(p, f"T({dz}) @ x"),
+        "b": _mean(p, f"sum({dz}, axis=0)"),
+    }
+    if p.get("probs"):
+        smoothing = "(1 - eps) * " if p.get("eps") else ""
+        weight = "w * " if p.get("weight") else ""
+        rules["y"] = _mean(p, f"-g * {smoothing}{weight}log_softmax(z)")
+    else:
+        rules["y"] = None
+    return Rule(
+        "linear_cross_entropy",
+        f"{reduce}({picked})" if reduce else picked,
+        rules,
+        ("z = x @ T(W) + b: the logits, one row of C classes per sample",)
+        + _cross_entropy_notes(p),
+    )
+
+
 @composite(
     "nll_loss",
     _class_symbols,
