@@ -16,6 +16,7 @@ from .creation import (
     arange,
     empty,
     empty_like,
+    empty_permuted,
     empty_strided,
     eye,
     from_numpy,
@@ -92,6 +93,8 @@ from .tensor.printing import get_printoptions, set_printoptions
 from . import functional, nn, optim, amp, ops  # noqa: E402
 from . import linalg, signal, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
+from .nn.functional_native import constant_pad_nd, native_batch_norm  # noqa: E402
+from .nn.functional_native import native_group_norm, native_layer_norm  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
 from .teach import viz  # noqa: E402
@@ -135,8 +138,9 @@ __all__ = [
     "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
     "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
-    "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
-    "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
+    "Tensor", "arange", "empty", "empty_like", "empty_permuted", "empty_strided", "eye",
+    "from_numpy", "full", "full_like", "histogram", "linspace", "logspace", "tril_indices",
+    "triu_indices",
     "ones", "ones_like", "scalar_tensor", "tensor", "zeros", "zeros_like", "Generator",
     "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
     "bernoulli", "default_generator", "generator", "get_rng_state", "initial_seed", "manual_seed",
@@ -150,8 +154,9 @@ __all__ = [
     # dtypes (PyTorch's aliases too: tg.float is float32)
     "bfloat16", "bool_", "double", "float", "float16", "float32", "float64", "half", "int", "int8",
     "int16", "int32", "int64", "long", "uint8",
-    # the default dtype, and torch.layer_norm (the other functions: below)
-    "get_default_dtype", "layer_norm", "set_default_dtype",
+    # the default dtype, torch.layer_norm and the native_ spellings (the other functions: below)
+    "get_default_dtype", "layer_norm", "set_default_dtype", "constant_pad_nd", "native_batch_norm",
+    "native_group_norm", "native_layer_norm",
     # grad mode and printing
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "get_printoptions", "set_printoptions",

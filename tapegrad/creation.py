@@ -148,6 +148,42 @@ def empty_strided(
     return t.requires_grad_(requires_grad)
 
 
+def empty_permuted(
+    size: Sequence[int],
+    physical_layout: Sequence[int],
+    *,
+    dtype: DTypeLike = None,
+    layout: Layout | None = None,
+    device: DeviceLike = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor of `size` whose axes lie in memory in the order `physical_layout`
+    (outermost first), dense: (2, 3, 4) with (2, 0, 1) has strides (3, 1, 6).
+
+    >>> tg.empty_permuted((2, 3, 4), (2, 0, 1)).stride()
+    (3, 1, 6)
+    """
+    dims, order = shape_of((), size, "empty_permuted"), tuple(int(d) for d in physical_layout)
+    if len(dims) != len(order):
+        raise RuntimeError(
+            f"Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(dims)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    if sorted(order) != list(range(len(dims))):
+        raise RuntimeError(
+            "Duplicate dim not allowed"
+            if len(set(order)) < len(order)
+            else f"empty_permuted: physical_layout must order the axes 0..{len(dims) - 1}, "
+            f"got {list(order)}"
+        )
+    check_placement("empty_permuted", device, layout, pin_memory)
+    kind = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float
+    memory = np.empty(tuple(dims[d] for d in order), kind)
+    t = from_numpy(memory.transpose(np.argsort(order)))  # (from_numpy keeps the layout)
+    return t.requires_grad_(requires_grad)
+
+
 def scalar_tensor(
     s: Number,
     *,

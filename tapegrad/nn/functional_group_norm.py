@@ -31,7 +31,10 @@ def _per_channel(t: Tensor | None, name: str, channels: int, who: str) -> None:
 def _grouped(input: Tensor, groups: int, eps: float) -> Tensor:
     """input (N, C, ...) normalised over each of `groups` consecutive blocks of channels of each
     sample (with their spatial positions), back in input's shape."""
-    rows = input.reshape(input.shape[0], groups, -1)
+    per_group = (
+        math.prod(input.shape[1:]) // groups
+    )  # (not -1: an empty batch has no size to infer)
+    rows = input.reshape(input.shape[0], groups, per_group)
     if rows.shape[2]:
         out = normalize(rows, axes=(2,), eps=eps, stats=moments(rows.numpy(), (2,)))
     else:  # (nothing to normalise over: the composite's empty result)
