@@ -109,3 +109,37 @@ def test_empty_permuted_lays_the_axes_out_in_the_order_given() -> None:
         tg.empty_permuted((2, 3), (1, 1))
     with pytest.raises(RuntimeError, match="len\\(size\\) = 2 is not equal"):
         tg.empty_permuted((2, 3), (0, 1, 2))
+
+
+def test_grid_sampler_takes_atens_mode_codes() -> None:
+    torch = pytest.importorskip("torch")
+    x, grid = R.standard_normal((2, 3, 4, 5)), R.uniform(-1.2, 1.2, (2, 3, 2, 2))
+    for interpolation, padding, align in [(0, 0, False), (1, 1, True), (0, 2, True)]:
+        ours = tg.grid_sampler_2d(tg.tensor(x), tg.tensor(grid), interpolation, padding, align)
+        theirs = torch.grid_sampler_2d(
+            torch.tensor(x), torch.tensor(grid), interpolation, padding, align
+        )
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    check_grads(lambda a, g: tg.grid_sampler(a, g, 0, 1, False), x, grid, second=False)
+    with pytest.raises(RuntimeError, match="codes 0, 1 or 2"):
+        tg.grid_sampler(tg.tensor(x), tg.tensor(grid), 3, 0, False)
+    with pytest.raises(RuntimeError, match="expected 4D input"):
+        tg.grid_sampler_2d(tg.tensor(x[0]), tg.tensor(grid), 0, 0, False)
+
+
+def test_python_protocols_pytorch_defines() -> None:
+    import copy
+    import pickle
+
+    t = tg.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    np.testing.assert_array_equal(reversed(t).numpy(), [4.0, 2.0, 1.0])  # (one tensor: flip(0))
+    np.testing.assert_array_equal(t.__rdiv__(2.0).detach().numpy(), [2.0, 1.0, 0.5])
+    np.testing.assert_array_equal(t.__div__(2.0).detach().numpy(), [0.5, 1.0, 2.0])
+    halved = tg.tensor([2.0])
+    halved.__idiv__(2.0)
+    assert halved.tolist() == [1.0]
+    copied = copy.deepcopy(t)
+    assert copied is not t and copied.requires_grad and copied.tolist() == t.tolist()
+    assert pickle.loads(pickle.dumps(t)).tolist() == t.tolist()
+    with pytest.raises(RuntimeError, match="graph leaves"):  # (PyTorch's error: not a tape copy)
+        copy.deepcopy(t * 2)

@@ -1,8 +1,9 @@
 """PyTorch's ATen-level spellings at torch.*: the `native_` normalizations (native_layer_norm,
 native_batch_norm, native_group_norm: the normalized output, recorded by F.layer_norm / batch_norm /
 group_norm, with the statistics a backward keeps, the mean and 1 / sqrt(var + eps), as PyTorch
-returns them: layer and batch norm's need no gradient, as PyTorch's; group norm's are recorded) and
-constant_pad_nd (F.pad with a constant).
+returns them: layer and batch norm's need no gradient, as PyTorch's; group norm's are recorded),
+constant_pad_nd (F.pad with a constant) and grid_sampler(_2d) (F.grid_sample with its modes as
+ATen's integer codes).
 
 Layer L5: numpy, the Tensor layer and the F functions it names (the math lives there once).
 """
@@ -19,7 +20,14 @@ from . import functional as F
 from .functional_group_norm import group_norm
 from .functional_norm import batch_norm, layer_norm
 
-__all__ = ["constant_pad_nd", "native_batch_norm", "native_group_norm", "native_layer_norm"]
+__all__ = [
+    "constant_pad_nd",
+    "grid_sampler",
+    "grid_sampler_2d",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
+]
 
 
 def _statistics(x: np.ndarray, axes: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
@@ -126,3 +134,40 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
     tensor([[3., 1., 1., 3.]])
     """
     return F.pad(input, tuple(pad), mode="constant", value=value)
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")  # (ATen's codes 0, 1, 2)
+_PADDING = ("zeros", "border", "reflection")
+
+
+def grid_sampler(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """F.grid_sample(input, grid, mode, padding_mode, align_corners) with the modes given as ATen's
+    codes: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border,
+    2 reflection.
+
+    >>> tg.grid_sampler(tg.ones(1, 1, 2, 2), tg.zeros(1, 1, 1, 2), 0, 0, False)
+    tensor([[[[1.]]]])
+    """
+    codes = (interpolation_mode, padding_mode)
+    if not all(isinstance(c, int) and 0 <= c <= 2 for c in codes):
+        raise RuntimeError(
+            f"grid_sampler: interpolation_mode and padding_mode are codes 0, 1 or 2 (bilinear / "
+            f"nearest / bicubic; zeros / border / reflection), got {codes}"
+        )
+    mode, padding = _INTERPOLATION[interpolation_mode], _PADDING[padding_mode]
+    return F.grid_sample(input, grid, mode, padding, bool(align_corners))
+
+
+def grid_sampler_2d(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """grid_sampler on a 4-D input (N, C, H, W) and grid (N, Ho, Wo, 2).
+
+    >>> tg.grid_sampler_2d(tg.ones(1, 1, 2, 2), tg.zeros(1, 1, 1, 2), 1, 0, True).shape
+    (1, 1, 1, 1)
+    """
+    if input.ndim != 4:
+        raise RuntimeError(f"grid_sampler_2d(): expected 4D input, got {input.ndim}D input")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)

@@ -447,6 +447,15 @@ class TensorBase:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if self._grad_fn is not None:  # (its node holds the tape, which is not data to copy)
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol (and pickling): this one has a grad_fn; copy x.detach() (or "
+                "x.detach().clone()) instead"
+            )
+        return super().__reduce_ex__(protocol)
+
     def __repr__(self) -> str:
         data = self._data
         # as PyTorch: the default dtypes (the default float dtype, and int64 and bool when there

@@ -168,6 +168,8 @@ class ElementwiseMixin(TensorBase):
             return apply(E.mul, apply(E.reciprocal, self), other)  # the number (saves no input)
         return apply(E.div, other, self)
 
+    __div__, __rdiv__ = __truediv__, __rtruediv__  # (PyTorch keeps Python 2's names as methods)
+
     def __pow__(self, other: TensorLike) -> Tensor:
         return apply(_POW, self, other if other.__class__ in AS_IS else coerce(other))
 

@@ -54,6 +54,8 @@ class InplaceMixin(TensorBase):
     def __itruediv__(self, other: TensorLike) -> Tensor:
         return inplace(self, "/=", E.div, coerce(other))
 
+    __idiv__ = __itruediv__  # (PyTorch's Python 2 name, still a method)
+
     def __ipow__(self, other: TensorLike) -> Tensor:
         return unary_(self, "**=", lambda old, e: E.pow(old, e), coerce(other))
 

@@ -377,6 +377,10 @@ class ShapeMixin(TensorBase):
             raise ValueError("flipud needs a tensor with at least 1 axis, got a 0-d one")
         return self.flip(0)
 
+    def __reversed__(self) -> Tensor:
+        """reversed(t): t flipped along its first axis, one tensor (as PyTorch), a 0-d one as is."""
+        return self.flip(0) if self.ndim else cast("Tensor", self)
+
     def flip(self, *dims: Any, **dims_keyword: Any) -> Tensor:
         """The elements in reverse order along dims (a copy, as PyTorch's): `x.flip(0)`,
         `x.flip((0, 1))`, `x.flip(dims=(0, 1))`.
