@@ -1,8 +1,9 @@
-"""tg.nn.functional: PyTorch's `F.` spellings. Normalize, dropout and pad live here; linear layers,
-activations, convolutions and pooling, normalisations, lookups, losses and distances in
-functional_linear, functional_activation, functional_piecewise, functional_conv,
-functional_pooling, functional_norm, functional_sparse, functional_loss, functional_margin,
-functional_likelihood and functional_distance, and are re-exported here under PyTorch's names.
+"""tg.nn.functional: PyTorch's `F.` spellings. Normalize and pad live here; linear layers, dropout,
+multi-head attention, activations, convolutions and pooling, normalisations, lookups, losses and
+distances in functional_linear, functional_dropout, functional_multihead, functional_activation,
+functional_piecewise, functional_conv, functional_pooling, functional_norm, functional_sparse,
+functional_loss, functional_margin, functional_likelihood and functional_distance, and are
+re-exported here under PyTorch's names.
 
 Layer L5: tapegrad ops only (Tensor methods and operators, tapegrad.math, autograd.Function), so
 every function is recorded and differentiable to any order. The nn layers call these: the math of
@@ -41,9 +42,10 @@ from .functional_activation import celu_ as celu_, elu_ as elu_, leaky_relu_ as 
 from .functional_activation import relu_ as relu_, selu_ as selu_  # (the in-place forms: public,
 from .functional_piecewise import hardtanh_ as hardtanh_, rrelu_ as rrelu_  # outside __all__, whose
 from .functional_piecewise import threshold_ as threshold_  # names each have a formula)
-from .functional_arguments import in_place, tensor_argument
+from .functional_arguments import tensor_argument
 from .functional_attention import scaled_dot_product_attention
-from .functional_dropout import kept, kept_scale
+from .functional_dropout import dropout
+from .functional_multihead import multi_head_attention_forward
 from .functional_conv import conv1d, conv2d
 from .functional_pooling import (
     adaptive_avg_pool2d,
@@ -121,6 +123,7 @@ __all__ = [
     "leaky_relu",
     "linear",
     "linear_cross_entropy",
+    "multi_head_attention_forward",
     "LinearCrossEntropyOptions",
     "log_softmax",
     "logsigmoid",
@@ -175,31 +178,6 @@ def normalize(
         raise TypeError("normalize: out= is not supported in tapegrad; use the returned tensor")
     out = x / x.norm(p, dim, keepdim=True).clip(eps)
     return mark(out, "normalize", ("x",), (x,), {"p": p, "dim": dim, "eps": eps})
-
-
-# ---- dropout ----------------------------------------------------------------------------------
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """While training, zero each element with probability p and scale the rest by 1/(1-p), so the
-    expected value is unchanged; otherwise the identity. Draws from tg.manual_seed's generator.
-
-    >>> F.dropout(tg.ones(3), 0.5, training=False)
-    tensor([1., 1., 1.])
-    """
-    x = tensor_argument(input, "dropout")
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-        raise ValueError(
-            f"dropout probability has to be between 0 and 1 (p in [0, 1]), but got {p!r}"
-        )
-    if not training or p == 0.0:
-        return x
-    if p == 1.0:
-        keep = np.zeros(x.shape, bool)
-        out = in_place(x, inplace, lambda v: v * 0.0)
-    else:
-        keep = kept(x.shape, p)  # a constant mask: its derivative is zero
-        scale = kept_scale(keep, p, x.dtype)
-        out = in_place(x, inplace, lambda v: v * scale)
-    return mark(out, "dropout", ("x", "mask"), (x, keep), {"p": p})
 
 
 # ---- pad --------------------------------------------------------------------------------------

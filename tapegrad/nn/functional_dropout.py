@@ -1,4 +1,5 @@
-"""Dropout's variants as functions: dropout1d / dropout2d / dropout3d (whole channels zeroed),
+"""Dropout as functions: dropout (each element zeroed with probability p, the rest scaled by
+1 / (1 - p)), its variants dropout1d / dropout2d / dropout3d (whole channels zeroed),
 alpha_dropout (for SELU networks: dropped values set to SELU's negative limit, then an affine map
 that keeps mean 0 and variance 1) and feature_alpha_dropout (alpha_dropout of whole channels).
 PyTorch's signatures, defaults, warnings and errors; the masks are drawn from tg.manual_seed's
@@ -189,3 +190,27 @@ def _alpha(x: Tensor, p: float, inplace: bool, draws: tuple) -> Tensor:
         scale = noise * kind.type(a)
         out = in_place(x, inplace, lambda v: v * scale + shift)
     return mark(out, "alpha_dropout", ("x", "mask"), (x, keep), {"p": p})
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """While training, zero each element with probability p and scale the rest by 1/(1-p), so the
+    expected value is unchanged; otherwise the identity. Draws from tg.manual_seed's generator.
+
+    >>> F.dropout(tg.ones(3), 0.5, training=False)
+    tensor([1., 1., 1.])
+    """
+    x = tensor_argument(input, "dropout")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(
+            f"dropout probability has to be between 0 and 1 (p in [0, 1]), but got {p!r}"
+        )
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        keep = np.zeros(x.shape, bool)
+        out = in_place(x, inplace, lambda v: v * 0.0)
+    else:
+        keep = kept(x.shape, p)  # a constant mask: its derivative is zero
+        scale = kept_scale(keep, p, x.dtype)
+        out = in_place(x, inplace, lambda v: v * scale)
+    return mark(out, "dropout", ("x", "mask"), (x, keep), {"p": p})
