@@ -218,7 +218,8 @@ __all__ = [
     "mv", "inner", "vdot", "kron", "cross", "dist", "addmm", "addmv", "addbmm", "baddbmm",
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack", "lu_solve",
-    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot",
+    "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot", "geqrf",
+    "ormqr",
     # PyTorch's *_copy functions (tapegrad/view_copies.py): a view's result in fresh memory
     "alias_copy", "as_strided_copy", "diagonal_copy", "expand_copy", "permute_copy",
     "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy",

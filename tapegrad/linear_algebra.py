@@ -23,6 +23,7 @@ __all__ = [
     "det", "logdet", "slogdet", "inverse", "cholesky", "matrix_power",
     "cholesky_solve", "qr", "matrix_exp", "lu", "lu_unpack", "lu_solve",
     "svd", "pinverse", "cholesky_inverse", "triangular_solve", "orgqr", "tensordot",
+    "geqrf", "ormqr",
 ]
 # fmt: on
 
@@ -148,3 +149,4 @@ cholesky_inverse, triangular_solve = (
     _function(Tensor.triangular_solve),
 )
 orgqr = _function(Tensor.orgqr)  # (linalg.householder_product)
+geqrf, ormqr = _function(Tensor.geqrf), _function(Tensor.ormqr)

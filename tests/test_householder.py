@@ -1,5 +1,6 @@
 """tg.linalg.householder_product and orgqr (tapegrad/tensor/legacy_linalg.py) against torch:
-values, gradients in A and tau, gradcheck to second order, geqrf-style input, errors."""
+values, gradients in A and tau, gradcheck to second order, geqrf-style input, errors; geqrf and
+ormqr (applying Q from the reflectors) against torch."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tg
+from helpers import check_grads
 
 RNG = np.random.default_rng(3)
 
@@ -53,3 +55,49 @@ def test_errors():
         tg.linalg.householder_product(tg.ones(2, 3), tg.ones(2))
     with pytest.raises(RuntimeError, match=r"greater than or equal to tau.shape\[-1\]"):
         tg.linalg.householder_product(tg.ones(3, 2), tg.ones(3))
+
+
+def test_geqrf_is_lapacks_compact_qr_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(4).standard_normal((2, 5, 3))
+    ours, theirs = tg.geqrf(tg.tensor(a)), torch.geqrf(torch.tensor(a))
+    assert ours._fields == ("a", "tau") and ours.a.shape == (2, 5, 3) and ours.tau.shape == (2, 3)
+    np.testing.assert_allclose(ours.a.numpy(), theirs.a.numpy(), atol=1e-13)
+    np.testing.assert_allclose(ours.tau.numpy(), theirs.tau.numpy(), atol=1e-13)
+    q = tg.linalg.householder_product(ours.a, ours.tau)  # (its reflectors give qr's Q and R)
+    np.testing.assert_allclose((q @ ours.a.triu()[..., :3, :]).numpy(), a, atol=1e-12)
+    x = tg.tensor(a, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="derivative of geqrf"):
+        tg.geqrf(x).a.sum().backward()
+    with pytest.raises(RuntimeError, match="input must have at least 2 dimensions"):
+        tg.geqrf(tg.ones(3))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_ormqr_applies_q_as_pytorch(left: bool, transpose: bool) -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a, c = rng.standard_normal((5, 3)), rng.standard_normal((5, 2) if left else (2, 5))
+    reflectors, tau = torch.geqrf(torch.tensor(a))
+    mine = [tg.tensor(t.numpy(), requires_grad=True) for t in (reflectors, tau)]
+    mine.append(tg.tensor(c, requires_grad=True))
+    theirs = [t.clone().requires_grad_(True) for t in (reflectors, tau, torch.tensor(c))]
+    out = tg.ormqr(*mine, left=left, transpose=transpose)
+    expected = torch.ormqr(*theirs, left=left, transpose=transpose)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), atol=1e-13)
+    out.sum().backward()
+    expected.sum().backward()
+    for ours, reference in zip(mine, theirs):
+        np.testing.assert_allclose(ours.grad.numpy(), reference.grad.numpy(), atol=1e-12)
+    check_grads(lambda r, t, m: tg.ormqr(r, t, m, left, transpose), *(x.numpy() for x in mine))
+
+
+def test_ormqr_errors_are_pytorchs() -> None:
+    a, tau = tg.ones(4, 3), tg.ones(3)
+    with pytest.raises(RuntimeError, match=r"other.shape\[-2\] must be equal to input.shape\[-2\]"):
+        tg.ormqr(a, tau, tg.ones(3, 2))
+    with pytest.raises(RuntimeError, match=r"tau.shape\[-1\] must be equal to min"):
+        tg.ormqr(a, tg.ones(4), tg.ones(4, 2))
+    with pytest.raises(RuntimeError, match="other must have at least 2 dimensions"):
+        tg.ormqr(a, tau, tg.ones(4))

@@ -72,6 +72,37 @@ def qr_r(a, *, mode):
     return np.linalg.qr(a, mode=_mode(mode))[1]
 
 
+# ---- geqrf: LAPACK's compact form of QR (R on and above the diagonal, the Householder vectors
+# below it, and their scales tau); NumPy's qr(mode='raw') returns it transposed. PyTorch has no
+# derivative for it: the rules raise when a gradient is asked.
+def not_implemented(input: str) -> Any:
+    """geqrf's rule: PyTorch has no derivative for it either."""
+    raise NotImplementedError(
+        f"the derivative of geqrf with respect to {input} is not implemented (nor in PyTorch): "
+        f"differentiate through linalg.qr instead, or pass a constant (.detach())"
+    )
+
+
+@primitive(
+    "geqrf_reflectors",
+    "geqrf(a)'s matrix: R on and above the diagonal, the Householder vectors below it",
+    batch=matrices_batched,
+    a="not_implemented('a')",
+)
+def geqrf_reflectors(a):
+    return np.ascontiguousarray(np.swapaxes(np.linalg.qr(a, mode="raw")[0], -1, -2))
+
+
+@primitive(
+    "geqrf_tau",
+    "geqrf(a)'s tau: the scales of the Householder reflectors",
+    batch=matrices_batched,
+    a="not_implemented('a')",
+)
+def geqrf_tau(a):
+    return np.linalg.qr(a, mode="raw")[1]
+
+
 # ---- the LU factorization P^T A = L U with partial pivoting (L unit lower, U upper triangular) --
 # PyTorch and LAPACK give L and U packed in one matrix (L's ones left out) and the row swaps as
 # pivots; NumPy has no LU, so the elimination is here, one column at a time for a whole stack.

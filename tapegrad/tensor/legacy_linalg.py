@@ -1,18 +1,21 @@
 """PyTorch's older linear algebra methods, kept by torch beside torch.linalg: svd (U, S, V, not
 Vh; some / compute_uv), pinverse (rcond), cholesky_inverse and triangular_solve (B first, the
-named tuple (solution, cloned_coefficient)), orgqr (linalg.householder_product: the product of
-the Householder reflectors geqrf stores); each composed from recorded ops.
+named tuple (solution, cloned_coefficient)), geqrf (LAPACK's compact QR: no derivative, as
+PyTorch's), orgqr (linalg.householder_product: the product of the Householder reflectors geqrf
+stores) and ormqr (that product applied to a matrix, reflector by reflector); each composed from
+recorded ops.
 
 Layer L3: decompositions.py, linear_systems.py and the pinv primitive.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
 from ..primitives import decompositions as D
+from ..primitives import factorizations as QR
 from .base import TensorBase
 from .coerce import TensorLike, as_tensor
 from .decompositions import matrices, svd
@@ -29,6 +32,14 @@ class SVDOldResult(NamedTuple):
     U: Tensor
     S: Tensor
     V: Tensor
+
+
+class GeqrfResult(NamedTuple):
+    """What geqrf gives (torch.return_types.geqrf): R on and above the diagonal of `a`, the
+    Householder vectors below it, and their scales `tau`."""
+
+    a: Tensor
+    tau: Tensor
 
 
 class TriangularSolveResult(NamedTuple):
@@ -134,6 +145,56 @@ class LegacyLinalgMixin(TensorBase):
         coefficient = a.mT if transpose else a
         x = solve_triangular(coefficient, self, upper != transpose, True, unitriangular)
         return TriangularSolveResult(x, a.clone())
+
+    def geqrf(self) -> GeqrfResult:
+        """(a, tau): LAPACK's compact QR of each matrix (PyTorch has no derivative for it: asking
+        for one raises).
+
+        >>> tg.tensor([[3.0], [4.0]]).geqrf().a
+        tensor([[-5.0000],
+                [ 0.5000]])
+        """
+        if self.ndim < 2:
+            raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+        return GeqrfResult(apply(QR.geqrf_reflectors, self), apply(QR.geqrf_tau, self))
+
+    def ormqr(
+        self, input2: TensorLike, input3: TensorLike, left: bool = True, transpose: bool = False
+    ) -> Tensor:
+        """op(Q) @ input3 (left) or input3 @ op(Q), Q the product of the Householder reflectors
+        stored in self (geqrf's a) and input2 (its tau), op a transpose if `transpose`.
+
+        >>> a, tau = tg.tensor([[3.0], [4.0]]).geqrf()
+        >>> a.ormqr(tau, tg.eye(2), transpose=True) @ tg.tensor([[3.0], [4.0]])  # R
+        tensor([[-5.],
+                [ 0.]])
+        """
+        tau, other = as_tensor(input2), as_tensor(input3)
+        name = "torch.ormqr"
+        if self.ndim < 2 or other.ndim < 2:
+            which = "input" if self.ndim < 2 else "other"
+            raise RuntimeError(f"{name}: {which} must have at least 2 dimensions.")
+        axis = -2 if left else -1
+        mn = other.shape[axis]
+        if self.shape[-2] != mn:
+            raise RuntimeError(f"{name}: other.shape[{axis}] must be equal to input.shape[-2]")
+        k = min(mn, self.shape[-1])
+        if tau.ndim != self.ndim - 1 or tau.shape[-1] != k:
+            raise RuntimeError(
+                f"{name}: tau.shape[-1] must be equal to min(other.shape[{axis}], "
+                f"input.shape[-1]), and tau must have one dimension less than input"
+            )
+        below = as_tensor(np.tril(np.ones((mn, k), dtype=self.dtype), -1))
+        vectors = cast("Tensor", self)[..., :, :k] * below + as_tensor(
+            np.eye(mn, k, dtype=self.dtype)
+        )
+        # (Q = H_1 ... H_k: Q C applies H_k first, Q^T C H_1 first; C Q H_1 first, C Q^T H_k)
+        order = range(k) if left == transpose else reversed(range(k))
+        out = cast("Tensor", other)
+        for i in order:
+            v, t = vectors[..., :, i : i + 1], tau[..., i : i + 1].unsqueeze(-1)
+            out = out - (t * v) * (v.mT @ out) if left else out - (out @ v) * (t * v.mT)
+        return out
 
     def orgqr(self, input2: TensorLike) -> Tensor:
         """linalg.householder_product(self, input2): Q from geqrf's reflectors and tau.
