@@ -145,6 +145,7 @@ LAYER_CALLS = [
     ("affine_grid", _one(lambda F, t: F.affine_grid(t, (2, 1, 3, 4), False), THETA), "2d"),
     ("grid_sample", _sample("bilinear", "reflection"), "bilinear-reflection"),
     ("grid_sample", _sample("nearest", "zeros"), "nearest-zeros"),
+    ("grid_sample", _sample("bicubic", "border"), "bicubic-border"),
     ("conv3d", _conv3d, "strided-padded"),
     # (3-D pooling family: branch layers4)
     (

@@ -114,7 +114,7 @@ def test_empty_permuted_lays_the_axes_out_in_the_order_given() -> None:
 def test_grid_sampler_takes_atens_mode_codes() -> None:
     torch = pytest.importorskip("torch")
     x, grid = R.standard_normal((2, 3, 4, 5)), R.uniform(-1.2, 1.2, (2, 3, 2, 2))
-    for interpolation, padding, align in [(0, 0, False), (1, 1, True), (0, 2, True)]:
+    for interpolation, padding, align in [(0, 0, False), (1, 1, True), (0, 2, True), (2, 2, False)]:
         ours = tg.grid_sampler_2d(tg.tensor(x), tg.tensor(grid), interpolation, padding, align)
         theirs = torch.grid_sampler_2d(
             torch.tensor(x), torch.tensor(grid), interpolation, padding, align

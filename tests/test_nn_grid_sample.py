@@ -3,7 +3,8 @@
 Always on: closed forms (identity theta gives the pixel grid; sampling at pixel centres returns the
 input; a half-way point averages neighbours), gradcheck in float64 (first order: bilinear is
 piecewise linear), the align_corners warning, errors. With torch: values and gradients in input,
-grid and theta for every mode, padding mode and align_corners, on random grids reaching outside
+grid and theta for every mode (bilinear, nearest, bicubic), padding mode and align_corners, on
+random grids reaching outside
 [-1, 1] and points exactly on the borders and the image's centre.
 """
 
@@ -20,7 +21,9 @@ import tapegrad.nn.functional as F
 
 RNG = np.random.default_rng(17)
 MODES = list(
-    itertools.product(["bilinear", "nearest"], ["zeros", "border", "reflection"], [True, False])
+    itertools.product(
+        ["bilinear", "nearest", "bicubic"], ["zeros", "border", "reflection"], [True, False]
+    )
 )
 
 
@@ -65,6 +68,14 @@ def test_gradcheck_bilinear(pad: str, align: bool) -> None:
     )
 
 
+@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
+def test_gradcheck_bicubic_to_second_order(pad: str) -> None:
+    x = tg.tensor(RNG.standard_normal((1, 2, 4, 5)), requires_grad=True)
+    grid = tg.tensor(RNG.uniform(-1.3, 1.3, (1, 2, 3, 2)), requires_grad=True)
+    fn = lambda a, b: F.grid_sample(a, b, "bicubic", pad, False)  # noqa: E731
+    assert tg.autograd.gradcheck(fn, (x, grid)) and tg.autograd.gradgradcheck(fn, (x, grid))
+
+
 def test_gradcheck_affine_grid_second_order() -> None:
     theta = tg.tensor(RNG.standard_normal((2, 3, 4)), requires_grad=True)
     fn = lambda t: F.affine_grid(t, (2, 1, 2, 3, 4), False) ** 2  # noqa: E731
@@ -87,8 +98,6 @@ def test_errors() -> None:
         F.grid_sample(x, grid, mode="linear", align_corners=False)
     with pytest.raises(ValueError, match="expected padding_mode"):
         F.grid_sample(x, grid, padding_mode="circular", align_corners=False)
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.grid_sample(x, grid, mode="bicubic", align_corners=False)
     with pytest.raises(RuntimeError, match="batch size"):
         F.grid_sample(tg.ones(2, 1, 3, 3), grid, align_corners=False)
     with pytest.raises(RuntimeError, match="grid"):

@@ -1,6 +1,6 @@
 """The spatial transformer's two functions: F.affine_grid (a batch of affine maps applied to the
 output's pixel centres, in [-1, 1] coordinates) and F.grid_sample (the input read at those points,
-bilinear or nearest, with PyTorch's padding modes and align_corners).
+bilinear, nearest or bicubic, with PyTorch's padding modes and align_corners).
 
 Compositions of recorded ops, so both are differentiable in every input: affine_grid is one matmul
 with a constant grid of positions; grid_sample unnormalises the grid, folds it into the image by
@@ -160,11 +160,6 @@ def grid_sample(
             f"'reflection', but got: '{padding_mode}'"
         )
     align = _align(align_corners)
-    if mode == "bicubic":
-        raise NotImplementedError(
-            "grid_sample: mode='bicubic' is not implemented in tapegrad; use 'bilinear' or "
-            "'nearest'"
-        )
     if input.ndim == 5:
         raise NotImplementedError("grid_sample: 5-D (volumetric) inputs are not implemented yet")
     if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
@@ -204,6 +199,8 @@ def _sampled(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align: b
         # (+ an exact 0 that depends on grid: its gradient is zeros, not None, as PyTorch's)
         untouched = where(Tensor(np.zeros(grid.shape, bool)), grid, 0.0).sum(-1)
         return where(Tensor(inside), values, values * 0) + untouched[:, None]
+    if mode == "bicubic":
+        return _bicubic(flat, grid, (h, w), padding_mode, align)
     x0, y0 = np.floor(ix.detach().numpy()), np.floor(iy.detach().numpy())
     right, down = ix - Tensor(x0), iy - Tensor(y0)  # the weights' slopes: +-1 in ix and iy
     terms = []
@@ -212,6 +209,56 @@ def _sampled(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align: b
         values, inside = _read(flat, y0 + dy, x0 + dx, h, w)
         terms.append(where(Tensor(inside), values * weight[:, None], values * 0))
     return terms[0] + terms[1] + terms[2] + terms[3]
+
+
+_CUBIC_A = -0.75  # (the cubic convolution kernel's parameter PyTorch uses)
+
+
+def _cubic_weights(t: Tensor) -> list[Tensor]:
+    """Keys' cubic convolution weights of the 4 taps at offsets -1, 0, 1, 2 from floor(x), for
+    the fraction t = x - floor(x): |d| <= 1 gives ((A + 2)|d| - (A + 3)) d^2 + 1, 1 < |d| < 2
+    gives ((A|d| - 5A)|d| + 8A)|d| - 4A."""
+    a = _CUBIC_A
+
+    def near(d: Tensor) -> Tensor:
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: Tensor) -> Tensor:
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _tap(index: np.ndarray, size: int, padding_mode: str, align: bool) -> np.ndarray:
+    """A bicubic tap's integer pixel, folded into the image as padding_mode says (PyTorch pads
+    each of the 16 taps, not the sampling point)."""
+    if padding_mode == "zeros":
+        return index
+    coord = Tensor(index.astype(np.float64))
+    if padding_mode == "reflection":
+        coord = (
+            _reflected(coord, 0, 2 * (size - 1)) if align else _reflected(coord, -1, 2 * size - 1)
+        )
+    return np.rint(_clipped(coord, size).numpy())
+
+
+def _bicubic(flat: Tensor, grid: Tensor, hw: tuple, padding_mode: str, align: bool) -> Tensor:
+    """The 4 x 4 pixels around each point mixed by cubic convolution weights in x and y (the
+    weights carry the gradient in the grid; the pixels the one in the input)."""
+    h, w = hw
+    ix, iy = _source(grid[..., 0], w, "zeros", align), _source(grid[..., 1], h, "zeros", align)
+    x0, y0 = np.floor(ix.detach().numpy()), np.floor(iy.detach().numpy())
+    wx, wy = _cubic_weights(ix - Tensor(x0)), _cubic_weights(iy - Tensor(y0))
+    total: Tensor | None = None
+    for i in range(4):
+        py = _tap(y0 - 1 + i, h, padding_mode, align)
+        for j in range(4):
+            px = _tap(x0 - 1 + j, w, padding_mode, align)
+            values, inside = _read(flat, py, px, h, w)
+            term = where(Tensor(inside), values * (wy[i] * wx[j])[:, None], values * 0)
+            total = term if total is None else total + term
+    assert total is not None
+    return total
 
 
 def vjp(x: np.ndarray, grid: np.ndarray, g: np.ndarray, which: int, **call: Any) -> np.ndarray:

@@ -48,7 +48,8 @@ def _grid_sample(p: dict) -> Rule:
         {"x": "spread(g)", "grid": "pull(g)"},
         (
             "corners: x at the 4 pixels around each grid point (0 outside, with padding_mode "
-            "zeros); weights: their bilinear weights (1 for the nearest with mode='nearest')",
+            "zeros); weights: their bilinear weights (1 for the nearest with mode='nearest'; "
+            "mode='bicubic': the 16 pixels around it, Keys' cubic weights in x times in y)",
             "spread: each g added back at its point's corners with the weights that mixed them",
             "pull: g times the difference of neighbouring corners (the image's slope at the "
             "point), summed over channels, times d(pixel)/d(grid) of unnormalising and padding; "
