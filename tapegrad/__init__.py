@@ -95,7 +95,7 @@ from . import linalg, signal, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from .nn.functional_native import constant_pad_nd, native_batch_norm  # noqa: E402
 from .nn.functional_native import native_group_norm, native_layer_norm  # noqa: E402
-from .nn.functional_native import grid_sampler, grid_sampler_2d  # noqa: E402
+from .nn.functional_native import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
 from .teach import viz  # noqa: E402
@@ -158,6 +158,7 @@ __all__ = [
     # the default dtype, torch.layer_norm and the native_ spellings (the other functions: below)
     "get_default_dtype", "layer_norm", "set_default_dtype", "constant_pad_nd", "native_batch_norm",
     "native_group_norm", "native_layer_norm", "grid_sampler", "grid_sampler_2d",
+    "grid_sampler_3d",
     # grad mode and printing
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "get_printoptions", "set_printoptions",

@@ -3,8 +3,8 @@
 Always on: closed forms (identity theta gives the pixel grid; sampling at pixel centres returns the
 input; a half-way point averages neighbours), gradcheck in float64 (first order: bilinear is
 piecewise linear), the align_corners warning, errors. With torch: values and gradients in input,
-grid and theta for every mode (bilinear, nearest, bicubic), padding mode and align_corners, on
-random grids reaching outside
+grid and theta for every mode (bilinear, nearest, bicubic; 5-D inputs trilinear and nearest),
+padding mode and align_corners, on random grids reaching outside
 [-1, 1] and points exactly on the borders and the image's centre.
 """
 
@@ -131,6 +131,34 @@ def test_grid_sample_matches_torch(mode: str, pad: str, align: bool) -> None:
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-13)
     assert g.grad is not None  # (zeros for mode='nearest', as PyTorch's)
     np.testing.assert_allclose(g.grad.numpy(), tgrid.grad.numpy(), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("mode, pad, align", [m for m in MODES if m[0] != "bicubic"])
+def test_volumetric_grid_sample_matches_torch(mode: str, pad: str, align: bool) -> None:
+    torch = pytest.importorskip("torch")
+    data, grid = RNG.standard_normal((2, 2, 3, 4, 5)), RNG.uniform(-1.3, 1.3, (2, 2, 3, 2, 3))
+    grid[0, 0, 0, :2] = [[1.0, -1.0, 0.0], [0.0, 0.0, 1.0]]  # (on borders and the centre)
+    x, g = tg.tensor(data, requires_grad=True), tg.tensor(grid, requires_grad=True)
+    tx, tgrid = torch.tensor(data, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    out = F.grid_sample(x, g, mode, pad, align)
+    tout = torch.nn.functional.grid_sample(tx, tgrid, mode, pad, align)
+    assert out.shape == tuple(tout.shape) == (2, 2, 2, 3, 2)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    c = RNG.standard_normal(out.shape)
+    (out * tg.tensor(c)).sum().backward()
+    (tout * torch.tensor(c)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(g.grad.numpy(), tgrid.grad.numpy(), rtol=1e-10, atol=1e-13)
+
+
+def test_volumetric_errors_are_pytorchs() -> None:
+    x = tg.ones(1, 1, 2, 2, 2)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(x, tg.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match="5D input"):
+        F.grid_sample(x, tg.zeros(1, 1, 1, 1, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="expected 5D input"):
+        tg.grid_sampler_3d(tg.ones(1, 1, 2, 2), tg.zeros(1, 1, 1, 2), 0, 0, False)
 
 
 @pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 1, 1, 3), (2, 2, 3, 2, 4)])

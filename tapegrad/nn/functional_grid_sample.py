@@ -6,7 +6,8 @@ Compositions of recorded ops, so both are differentiable in every input: affine_
 with a constant grid of positions; grid_sample unnormalises the grid, folds it into the image by
 the padding mode (as PyTorch: a coordinate on a clipping border or a reflection point gets its
 one-sided gradient), and mixes the gathered corners by weights that are linear in the grid.
-4-D inputs (N, C, H, W); affine_grid also makes 5-D grids. Layer L5: tensor.py and tapegrad.math.
+4-D inputs (N, C, H, W) and 5-D ones (N, C, D, H, W: trilinear or nearest, as PyTorch).
+Layer L5: tensor.py and tapegrad.math.
 """
 
 from __future__ import annotations
@@ -125,14 +126,18 @@ def _source(coord: Tensor, size: int, padding_mode: str, align: bool) -> Tensor:
     return coord
 
 
-def _read(flat: Tensor, iy: np.ndarray, ix: np.ndarray, h: int, w: int) -> tuple:
-    """Input values at integer pixels (N, Ho, Wo) per channel, and where they lie inside."""
-    inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
-    index = (np.clip(iy, 0, h - 1) * w + np.clip(ix, 0, w - 1)).astype(np.int64)
+def _read(flat: Tensor, at: list, sizes: tuple) -> tuple:
+    """Input values at integer pixels `at` (one index array per spatial axis, outermost first,
+    each shaped (N, *out)) per channel, and where they lie inside."""
+    inside = np.ones(at[0].shape, bool)
+    index = np.zeros(at[0].shape, np.int64)
+    for i, size in zip(at, sizes):
+        inside &= (i >= 0) & (i <= size - 1)
+        index = index * size + np.clip(i, 0, size - 1).astype(np.int64)
     n, c = flat.shape[:2]
     index = np.broadcast_to(index.reshape(n, 1, -1), (n, c, index[0].size))
     values = flat.gather(2, Tensor(np.ascontiguousarray(index)))
-    return values.reshape(n, c, *iy.shape[1:]), inside[:, None]
+    return values.reshape(n, c, *at[0].shape[1:]), inside[:, None]
 
 
 def grid_sample(
@@ -160,13 +165,14 @@ def grid_sample(
             f"'reflection', but got: '{padding_mode}'"
         )
     align = _align(align_corners)
-    if input.ndim == 5:
-        raise NotImplementedError("grid_sample: 5-D (volumetric) inputs are not implemented yet")
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim or grid.shape[-1] != input.ndim - 2:
         raise RuntimeError(
-            "grid_sampler(): expected 4D input (N, C, H, W) and a grid (N, H_out, W_out, 2), got "
-            f"input of shape {input.shape} and grid of shape {grid.shape}"
+            "grid_sampler(): expected 4D input (N, C, H, W) and a grid (N, H_out, W_out, 2), or "
+            "5D input (N, C, D, H, W) and a grid (N, D_out, H_out, W_out, 3), got input of shape "
+            f"{input.shape} and grid of shape {grid.shape}"
         )
+    if mode == "bicubic" and input.ndim == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid and input to have same batch size, but got input with "
@@ -188,27 +194,37 @@ def grid_sample(
 
 
 def _sampled(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align: bool) -> Tensor:
-    """grid_sample's composition, arguments checked."""
-    n, c, h, w = input.shape
-    flat = input.reshape(n, c, h * w)
-    ix = _source(grid[..., 0], w, padding_mode, align)
-    iy = _source(grid[..., 1], h, padding_mode, align)
+    """grid_sample's composition, arguments checked: grid's last axis holds (x, y[, z]), x along
+    the last spatial axis of input."""
+    n, c, *sizes = input.shape
+    flat = input.reshape(n, c, int(np.prod(sizes)))
+    # (one pixel coordinate per spatial axis, outermost first: grid's (x, y, z) reversed)
+    coords = [
+        _source(grid[..., len(sizes) - 1 - axis], size, padding_mode, align)
+        for axis, size in enumerate(sizes)
+    ]
     if mode == "nearest":  # (round half to even, as PyTorch's nearbyint; no gradient in grid)
-        nx, ny = np.rint(ix.detach().numpy()), np.rint(iy.detach().numpy())
-        values, inside = _read(flat, ny, nx, h, w)
+        values, inside = _read(flat, [np.rint(t.detach().numpy()) for t in coords], tuple(sizes))
         # (+ an exact 0 that depends on grid: its gradient is zeros, not None, as PyTorch's)
         untouched = where(Tensor(np.zeros(grid.shape, bool)), grid, 0.0).sum(-1)
         return where(Tensor(inside), values, values * 0) + untouched[:, None]
     if mode == "bicubic":
-        return _bicubic(flat, grid, (h, w), padding_mode, align)
-    x0, y0 = np.floor(ix.detach().numpy()), np.floor(iy.detach().numpy())
-    right, down = ix - Tensor(x0), iy - Tensor(y0)  # the weights' slopes: +-1 in ix and iy
-    terms = []
-    for dy, dx in ((0, 0), (0, 1), (1, 0), (1, 1)):
-        weight = (right if dx else 1 - right) * (down if dy else 1 - down)
-        values, inside = _read(flat, y0 + dy, x0 + dx, h, w)
-        terms.append(where(Tensor(inside), values * weight[:, None], values * 0))
-    return terms[0] + terms[1] + terms[2] + terms[3]
+        return _bicubic(flat, grid, (sizes[0], sizes[1]), padding_mode, align)
+    lows = [np.floor(t.detach().numpy()) for t in coords]
+    fractions = [t - Tensor(low) for t, low in zip(coords, lows)]  # (weights' slopes: +-1)
+    total: Tensor | None = None
+    for corner in np.ndindex(*(2,) * len(sizes)):  # (2 corners per axis: 4 in 2-D, 8 in 3-D)
+        weight = None
+        for step, f in zip(corner, fractions):
+            factor = f if step else 1 - f
+            weight = factor if weight is None else weight * factor
+        assert weight is not None
+        at = [low + step for low, step in zip(lows, corner)]
+        values, inside = _read(flat, at, tuple(sizes))
+        term = where(Tensor(inside), values * weight[:, None], values * 0)
+        total = term if total is None else total + term
+    assert total is not None
+    return total
 
 
 _CUBIC_A = -0.75  # (the cubic convolution kernel's parameter PyTorch uses)
@@ -254,7 +270,7 @@ def _bicubic(flat: Tensor, grid: Tensor, hw: tuple, padding_mode: str, align: bo
         py = _tap(y0 - 1 + i, h, padding_mode, align)
         for j in range(4):
             px = _tap(x0 - 1 + j, w, padding_mode, align)
-            values, inside = _read(flat, py, px, h, w)
+            values, inside = _read(flat, [py, px], (h, w))
             term = where(Tensor(inside), values * (wy[i] * wx[j])[:, None], values * 0)
             total = term if total is None else total + term
     assert total is not None

@@ -2,7 +2,7 @@
 native_batch_norm, native_group_norm: the normalized output, recorded by F.layer_norm / batch_norm /
 group_norm, with the statistics a backward keeps, the mean and 1 / sqrt(var + eps), as PyTorch
 returns them: layer and batch norm's need no gradient, as PyTorch's; group norm's are recorded),
-constant_pad_nd (F.pad with a constant) and grid_sampler(_2d) (F.grid_sample with its modes as
+constant_pad_nd (F.pad with a constant) and grid_sampler(_2d, _3d) (F.grid_sample with its modes as
 ATen's integer codes).
 
 Layer L5: numpy, the Tensor layer and the F functions it names (the math lives there once).
@@ -24,6 +24,7 @@ __all__ = [
     "constant_pad_nd",
     "grid_sampler",
     "grid_sampler_2d",
+    "grid_sampler_3d",
     "native_batch_norm",
     "native_group_norm",
     "native_layer_norm",
@@ -170,4 +171,17 @@ def grid_sampler_2d(
     """
     if input.ndim != 4:
         raise RuntimeError(f"grid_sampler_2d(): expected 4D input, got {input.ndim}D input")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> Tensor:
+    """grid_sampler on a 5-D input (N, C, D, H, W) and grid (N, Do, Ho, Wo, 3).
+
+    >>> tg.grid_sampler_3d(tg.ones(1, 1, 2, 2, 2), tg.zeros(1, 1, 1, 1, 3), 0, 0, True).shape
+    (1, 1, 1, 1, 1)
+    """
+    if input.ndim != 5:
+        raise RuntimeError(f"grid_sampler_3d(): expected 5D input, got {input.ndim}D input")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
