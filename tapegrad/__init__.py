@@ -94,6 +94,7 @@ from . import linalg, signal, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
+from . import distributions  # noqa: E402
 from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
@@ -132,8 +133,8 @@ __version__ = "0.1.0"
 # fmt: off
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
-    "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
-    "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "amp", "autograd", "backends", "cuda", "distributed", "distributions", "dtype", "func",
+    "interop", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",

@@ -1,0 +1,171 @@
+"""kl_divergence(p, q) and register_kl, as torch.distributions.kl: closed forms per pair of
+distribution types, found by the most specific registered match; NotImplementedError for a pair
+with none.
+
+Layer L5 (the distributions package).
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import total_ordering
+from typing import Any, Callable
+
+from .. import math as _m
+from ..nn.functional import softplus
+from ..tensor import Tensor
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exponential import Exponential
+from .laplace import Laplace
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .uniform import Uniform
+
+_KL_REGISTRY: dict[tuple[type, type], Callable] = {}
+_KL_MEMOIZE: dict[tuple[type, type], Any] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable:
+    """A decorator registering a pairwise KL(p || q) function for the two types.
+
+    >>> @register_kl(Normal, Laplace)
+    ... def kl_normal_laplace(p, q):
+    ...     return None
+    """
+    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fun: Callable) -> Callable:
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMOIZE.clear()
+        return fun
+
+    return decorator
+
+
+@total_ordering
+class _Match:
+    """A registered pair, ordered by how specific it is (MRO position of each type)."""
+
+    __slots__ = ["types"]
+
+    def __init__(self, *types: type) -> None:
+        self.types = types
+
+    def __eq__(self, other: Any) -> bool:
+        return self.types == other.types
+
+    def __le__(self, other: "_Match") -> bool:
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p: type, type_q: type) -> Any:
+    matches = [
+        (super_p, super_q)
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    right_fun = _KL_REGISTRY[right_p, right_q]
+    if left_fun is not right_fun:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+            f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return left_fun
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """The Kullback-Leibler divergence KL(p || q), of the batch shape.
+
+    >>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0))
+    tensor(0.5000)
+    """
+    try:
+        fun = _KL_MEMOIZE[type(p), type(q)]
+    except KeyError:
+        fun = _dispatch_kl(type(p), type(q))
+        _KL_MEMOIZE[type(p), type(q)] = fun
+    if fun is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
+        )
+    return fun(p, q)
+
+
+def _infinite_where(mask: Tensor, values: Tensor, fill: float) -> Tensor:
+    """values with `fill` where mask holds (torch's t[mask] = inf, written as a where)."""
+    return _m.where(mask.expand(values.shape), fill, values)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1 = _infinite_where(q.probs == 0, t1, float("inf"))
+    t1 = _infinite_where(p.probs == 0, t1, 0.0)
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2 = _infinite_where(q.probs == 1, t2, float("inf"))
+    t2 = _infinite_where(p.probs == 1, t2, 0.0)
+    return t1 + t2
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    t = _infinite_where(q.probs == 0, t, float("inf"))
+    t = _infinite_where(p.probs == 0, t, 0.0)
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return _m.where((q.low > p.low) | (q.high < p.high), float("inf"), result)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    t1 = -rate_ratio.log()
+    return t1 + rate_ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * _m.exp(-loc_abs_diff / p.scale)
+    return t1 + t2 + t3 - 1
+
+
+__all__ = ["kl_divergence", "register_kl"]
