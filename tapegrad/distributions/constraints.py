@@ -336,3 +336,37 @@ __all__ = [
     "simplex",
     "unit_interval",
 ]
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A MixtureSameFamily's support: the component's, checked with the component dimension
+    added back.
+
+    >>> MixtureSameFamilyConstraint(real).check(tg.tensor([0.0, 1.0]))
+    tensor([True, True])
+    """
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        unsqueezed_value = value.unsqueeze(-1 - self.event_dim)
+        result = self.base_constraint.check(unsqueezed_value)
+        num_dim_to_keep = value.dim() - self.event_dim
+        result = result.reshape(tuple(result.shape[:num_dim_to_keep]) + (-1,))
+        return result.all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({repr(self.base_constraint)})"
+
+
+__all__ += ["MixtureSameFamilyConstraint"]

@@ -12,6 +12,8 @@ from functools import total_ordering
 from typing import Any, Callable
 
 from .. import math as _m
+from ..combining import broadcast_shapes
+from ..linalg import solve_triangular
 from ..nn.functional import softplus
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
@@ -22,10 +24,17 @@ from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
+from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import (
+    MultivariateNormal,
+    _batch_mahalanobis,
+    _batch_trace_XXT,
+)
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
+from .utils import _sum_rightmost
 from .uniform import Uniform
 
 _KL_REGISTRY: dict[tuple[type, type], Callable] = {}
@@ -213,6 +222,38 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
     return -p.entropy() - _m.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(
+    p: MultivariateNormal, q: MultivariateNormal
+) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes "
+            "cannot be computed"
+        )
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(
+        dim1=-2, dim2=-1
+    ).log().sum(-1)
+    combined_batch_shape = tuple(
+        broadcast_shapes(tuple(q_tril.shape[:-2]), tuple(p_tril.shape[:-2]))
+    )
+    n = p.event_shape[0]
+    q_scale_tril = q_tril.expand(combined_batch_shape + (n, n))
+    p_scale_tril = p_tril.expand(combined_batch_shape + (n, n))
+    term2 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_scale_tril, upper=False))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
 
 
 __all__ = ["kl_divergence", "register_kl"]
