@@ -251,6 +251,9 @@ def test_expand_and_scalar_parameters_as_torch():
     c = D.Categorical(logits=tg.zeros(3)).expand((4,))
     assert c.batch_shape == (4,) and c.logits.shape == (4, 3)
     assert D.Bernoulli(0.3).batch_shape == () and D.Exponential(2.0).sample((2,)).shape == (2,)
+    # Python numbers become tensors of the other parameters' dtype, else the default float dtype
+    assert D.Normal(0, 1).loc.dtype == torch.distributions.Normal(0, 1).loc.numpy().dtype
+    assert D.Normal(tg.zeros(2, dtype=tg.float64), 1).scale.dtype == np.float64
 
 
 # ---- validation: torch's errors -----------------------------------------------------------------

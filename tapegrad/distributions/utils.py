@@ -14,6 +14,7 @@ import numpy as np
 from .. import math as _m
 from ..combining import broadcast_tensors
 from ..creation import empty, tensor
+from ..dtypes import get_default_dtype
 from ..tensor import Tensor
 
 Shape = tuple  # torch.Size's counterpart: tapegrad's shapes are tuples
@@ -36,7 +37,7 @@ def broadcast_all(*values: Any) -> tuple:
         )
     if not all(_is_tensor(v) for v in values):
         first = next((v for v in values if _is_tensor(v)), None)
-        dtype = first.dtype if first is not None else None
+        dtype = first.dtype if first is not None else get_default_dtype()
         values = tuple(v if _is_tensor(v) else tensor(v, dtype=dtype) for v in values)
     return tuple(broadcast_tensors(*values))
 
