@@ -45,6 +45,10 @@ PAIRS = {
     "Beta": lambda m, a, b: (m.distributions.Beta(a, b), m.distributions.Beta(b, a)),
     "Gamma": lambda m, a, b: (m.distributions.Gamma(a, b), m.distributions.Gamma(b, a)),
     "Dirichlet": lambda m, a, b: (m.distributions.Dirichlet(a), m.distributions.Dirichlet(b)),
+    "Binomial": lambda m, a, b: (
+        m.distributions.Binomial(4, probs=a / (a + b)),
+        m.distributions.Binomial(4, logits=a - b),
+    ),
     "Poisson": lambda m, a, b: (m.distributions.Poisson(a), m.distributions.Poisson(b)),
     "Geometric": lambda m, a, b: (
         m.distributions.Geometric(probs=a / (a + b)),
@@ -80,6 +84,10 @@ def test_kl_infinities_as_torch():
             m.distributions.Categorical(probs=m.tensor([[0.5, 0.0, 0.5], [0.2, 0.3, 0.5]])),
         ),
         lambda m: (
+            m.distributions.Binomial(m.tensor([5.0, 3.0]), m.tensor([0.3, 0.4])),
+            m.distributions.Binomial(m.tensor([3.0, 3.0]), m.tensor([0.5, 0.6])),
+        ),
+        lambda m: (
             m.distributions.Bernoulli(probs=m.tensor([0.0, 1.0, 0.5, 0.3])),
             m.distributions.Bernoulli(probs=m.tensor([0.5, 0.5, 0.0, 1.0])),
         ),
@@ -104,6 +112,18 @@ def test_unregistered_pairs_raise_torchs_not_implemented_error():
         with pytest.raises(NotImplementedError) as ours:
             D.kl_divergence(*make(tg))
         assert str(ours.value) == str(theirs.value)
+
+
+def test_binomial_kl_refuses_a_larger_q_total_count_as_torch():
+    torch = _torch()
+    with pytest.raises(NotImplementedError) as theirs:
+        torch.distributions.kl_divergence(
+            torch.distributions.Binomial(2, torch.tensor(0.5)),
+            torch.distributions.Binomial(3, torch.tensor(0.5)),
+        )
+    with pytest.raises(NotImplementedError) as ours:
+        D.kl_divergence(D.Binomial(2, tg.tensor(0.5)), D.Binomial(3, tg.tensor(0.5)))
+    assert str(ours.value) == str(theirs.value)
 
 
 def test_register_kl_picks_the_most_specific_match():

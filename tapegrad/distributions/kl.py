@@ -18,6 +18,7 @@ from ..nn.functional import softplus
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -144,6 +145,16 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2 = _infinite_where(q.probs == 1, t2, float("inf"))
     t2 = _infinite_where(p.probs == 1, t2, 0.0)
     return t1 + t2
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _m.where(p.total_count > q.total_count, float("inf"), kl)
 
 
 @register_kl(Categorical, Categorical)
