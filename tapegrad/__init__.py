@@ -98,6 +98,7 @@ from .nn.functional_native import native_group_norm, native_layer_norm  # noqa: 
 from .nn.functional_native import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
+from . import distributions  # noqa: E402
 from .teach import viz  # noqa: E402
 from .functional import (
     GradientTape,
@@ -136,8 +137,8 @@ __version__ = "0.1.0"
 # fmt: off
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
-    "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
-    "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "amp", "autograd", "backends", "cuda", "distributed", "distributions", "dtype", "func",
+    "interop", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_permuted", "empty_strided", "eye",
     "from_numpy", "full", "full_like", "histogram", "linspace", "logspace", "tril_indices",

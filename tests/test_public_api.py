@@ -25,6 +25,7 @@ INTERNAL += ("finite_differences", "lowrank")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
+NAMESPACES |= {"distributions"}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
 
 
