@@ -22,9 +22,23 @@ INTERNAL += ("special_polynomials", "special_bessel", "windows")
 INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 INTERNAL += ("finite_differences", "lowrank")
+INTERNAL += ("functional_spellings", "inplace_functions", "tensor_queries", "dtype_info")
+INTERNAL += ("runtime_settings", "compiling")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
-NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
+NAMESPACES = {
+    "amp",
+    "autograd",
+    "backends",
+    "cpu",
+    "cuda",
+    "jit",
+    "dtype",
+    "func",
+    "interop",
+    "nn",
+    "ops",
+}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
 
 
