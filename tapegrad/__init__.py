@@ -100,6 +100,8 @@ from .tensor_queries import *  # noqa: E402,F403  (torch.is_tensor, torch.numel,
 from .dtype_info import *  # noqa: E402,F403  (finfo, iinfo, result_type, promote_types, can_cast)
 from .runtime_settings import *  # noqa: E402,F403  (set_num_threads, use_deterministic_algorithms...)
 from .compiling import compile  # noqa: E402
+from .deprecated_factories import range  # noqa: E402  (torch.range: its end included)
+from .autocasting import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from . import cpu, jit  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
@@ -259,6 +261,7 @@ __all__ = [
     # questions about tensors and dtypes (tensor_queries.py, dtype_info.py)
     "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_nonzero",
     "is_same_size", "is_signed", "is_inference", "get_device", "as_tensor", "asarray",
+    "typename", "range",
     "finfo", "iinfo", "promote_types", "result_type", "can_cast",
     # runtime settings (runtime_settings.py) and compilation (compiling.py: nothing to compile)
     "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
@@ -267,6 +270,6 @@ __all__ = [
     "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
     "set_deterministic_debug_mode", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "set_anomaly_enabled", "compile",
+    "set_anomaly_enabled", "compile", "autocast", "is_autocast_enabled", "get_autocast_dtype",
 ]
 # fmt: on

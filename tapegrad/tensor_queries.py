@@ -1,6 +1,6 @@
 """PyTorch's top-level questions about a tensor (`torch.is_tensor(x)`, `torch.numel(t)`,
-`torch.is_floating_point(t)`, `torch.get_device(t)`, ...) and its two factories that share memory
-with their data when they can (`torch.as_tensor`, `torch.asarray`).
+`torch.is_floating_point(t)`, `torch.get_device(t)`, `torch.typename`, ...) and its two
+factories that share memory with their data when they can (`torch.as_tensor`, `torch.asarray`).
 
 The questions are the Tensor methods of the same names, taking only tensors (as PyTorch: a list
 is a TypeError). tapegrad has no storage objects, so `is_storage` is always False.
@@ -33,6 +33,7 @@ __all__ = [
     "get_device",
     "as_tensor",
     "asarray",
+    "typename",
 ]
 
 
@@ -210,3 +211,36 @@ def asarray(
     if result.grad_fn is None:
         return result.requires_grad_(True)
     return result
+
+
+# PyTorch's legacy tensor type names, by dtype (what torch.typename and x.type() print)
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "uint8": "ByteTensor",
+    "int8": "CharTensor",
+    "int16": "ShortTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "bool": "BoolTensor",
+}
+
+
+def typename(obj: Any, /) -> str:
+    """The full name of obj's type: PyTorch's legacy name for a tensor ('torch.FloatTensor', as
+    programs compare it), else module.qualname (a builtin's bare name).
+
+    >>> tg.typename(tg.ones(2)), tg.typename(len)
+    ('torch.FloatTensor', 'len')
+    """
+    if isinstance(obj, Tensor):
+        return "torch." + _TYPE_NAMES[obj.dtype.name]
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

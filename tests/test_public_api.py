@@ -23,7 +23,7 @@ INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 INTERNAL += ("finite_differences", "lowrank")
 INTERNAL += ("functional_spellings", "inplace_functions", "tensor_queries", "dtype_info")
-INTERNAL += ("runtime_settings", "compiling")
+INTERNAL += ("runtime_settings", "compiling", "deprecated_factories", "autocasting")
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {

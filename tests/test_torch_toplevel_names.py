@@ -676,3 +676,71 @@ def test_cpu_module_as_pytorch() -> None:
     tg.cpu.set_device("cpu")
     with pytest.raises(RuntimeError):
         tg.cpu.synchronize("cuda")
+
+
+# ---- torch.typename, torch.range, torch.autocast -----------------------------------------------
+def test_typename_matches_pytorch() -> None:
+    torch = _torch()
+    for name in DTYPES:
+        assert tg.typename(tg.ones(1, dtype=getattr(tg, name))) == torch.typename(
+            torch.ones(1, dtype=getattr(torch, name))
+        ), name
+    assert tg.typename(tg.nn.Parameter(tg.ones(1))) == "torch.FloatTensor"
+    for obj in (len, 3, "s", math.sqrt, np.ones):
+        assert tg.typename(obj) == torch.typename(obj)
+    assert tg.typename(tg.nn.Linear) == "tapegrad.nn.layers.Linear"
+
+
+def test_range_matches_pytorch() -> None:
+    torch = _torch()
+    calls: list[tuple[tuple, dict]] = [
+        ((0, 1, 0.3), {}),
+        ((3, 0, -1), {}),
+        ((0, 0), {}),
+        ((1, 4), {"dtype": "int64"}),
+        ((0.5, 2.5, 0.5), {"dtype": "float64"}),
+    ]
+    for args, kwargs in calls:
+        with pytest.warns(UserWarning, match="deprecated"):
+            got = tg.range(*args, **{k: getattr(tg, v) for k, v in kwargs.items()})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = torch.range(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        _same(got, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for bad in ((0, 3, 0), (3, 0)):
+            with pytest.raises(RuntimeError):
+                torch.range(*bad)
+            with pytest.raises(RuntimeError):
+                tg.range(*bad)
+        assert tg.range(0, 1, 0.5, requires_grad=True).requires_grad
+
+
+def test_autocast_is_disabled_as_on_a_cpu_only_pytorch() -> None:
+    torch = _torch()
+    for m in (tg, torch):
+        with pytest.warns(UserWarning, match="Disabling autocast"):
+            region = m.autocast("cuda")
+        with region:
+            assert m.is_autocast_enabled() is False
+            assert (m.ones(2, 2) @ m.ones(2, 2)).dtype == m.float32
+        with m.autocast("cpu", enabled=False):
+            assert not m.is_autocast_enabled("cpu")
+        with pytest.warns(UserWarning, match="not supported"):
+            m.autocast("cpu", dtype=m.float64)
+        with pytest.raises(RuntimeError):
+            m.autocast("bogus")
+        with pytest.raises(ValueError):
+            m.autocast(3)  # type: ignore[arg-type]
+        assert str(m.get_autocast_dtype("cuda")).endswith("float16")
+        assert repr(m.get_autocast_dtype("cpu")).endswith("bfloat16")
+
+    @tg.autocast("cpu", enabled=False)
+    def f(x: tg.Tensor) -> tg.Tensor:
+        return x * 2
+
+    assert f(tg.ones(2)).tolist() == [2.0, 2.0]
+    for dtype in (tg.bfloat16, tg.float16, None):
+        with pytest.raises(RuntimeError, match="enabled=False"):
+            tg.autocast("cpu", dtype=dtype)
