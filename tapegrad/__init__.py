@@ -101,6 +101,7 @@ from .dtype_info import *  # noqa: E402,F403  (finfo, iinfo, result_type, promot
 from .runtime_settings import *  # noqa: E402,F403  (set_num_threads, use_deterministic_algorithms...)
 from .compiling import compile  # noqa: E402
 from .deprecated_factories import range  # noqa: E402  (torch.range: its end included)
+from .legacy_tensor_types import *  # noqa: E402,F403  (torch.FloatTensor(2, 3), LongTensor, ...)
 from .autocasting import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from . import cpu, jit  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
@@ -262,6 +263,9 @@ __all__ = [
     "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_nonzero",
     "is_same_size", "is_signed", "is_inference", "get_device", "as_tensor", "asarray",
     "typename", "range",
+    # legacy tensor types (legacy_tensor_types.py: torch.FloatTensor(2, 3), isinstance checks)
+    "FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
+    "IntTensor", "LongTensor", "BoolTensor", "set_default_tensor_type",
     "finfo", "iinfo", "promote_types", "result_type", "can_cast",
     # runtime settings (runtime_settings.py) and compilation (compiling.py: nothing to compile)
     "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",

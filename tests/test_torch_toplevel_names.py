@@ -744,3 +744,60 @@ def test_autocast_is_disabled_as_on_a_cpu_only_pytorch() -> None:
     for dtype in (tg.bfloat16, tg.float16, None):
         with pytest.raises(RuntimeError, match="enabled=False"):
             tg.autocast("cpu", dtype=dtype)
+
+
+# ---- legacy tensor types -----------------------------------------------------------------------
+LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor"]
+LEGACY += ["IntTensor", "LongTensor", "BoolTensor"]
+
+
+def test_legacy_tensor_types_match_pytorch() -> None:
+    torch = _torch()
+    for name in LEGACY:
+        ours, theirs = getattr(tg, name), getattr(torch, name)
+        for data in ([1.7, 0, 2], [[1, 0], [3, 4]], (2, 3), np.array([0.5, 1.0])):
+            _same(ours(data), theirs(data))
+        for sizes in ((2, 3), (4,), ()):
+            got, want = ours(*sizes), theirs(*sizes)
+            assert got.shape == tuple(want.shape) and got.dtype == want.numpy().dtype
+        for dtype in DTYPES:
+            x, tx = tg.ones(2, dtype=getattr(tg, dtype)), torch.ones(2, dtype=getattr(torch, dtype))
+            assert isinstance(x, ours) == isinstance(tx, theirs), (name, dtype)
+        assert tg.typename(ours([1])) == torch.typename(theirs([1])) == f"torch.{name}"
+        with pytest.raises(TypeError):
+            theirs(2.5)
+        with pytest.raises(TypeError, match="sequence"):
+            ours(2.5)
+    x = tg.ones(2, requires_grad=True)
+    alias = tg.FloatTensor(x)
+    assert np.shares_memory(alias.numpy(), x.numpy()) and not alias.requires_grad
+    with pytest.raises(TypeError):
+        torch.LongTensor(torch.ones(2))
+    with pytest.raises(TypeError):
+        tg.LongTensor(x)
+    assert not isinstance(tg.ones(1), tg.DoubleTensor) and isinstance(
+        tg.nn.Parameter(x), tg.FloatTensor
+    )
+    assert tg.ones(2).type(tg.DoubleTensor).dtype == np.float64
+    with pytest.raises(RuntimeError):
+        tg.FloatTensor(2, device="cuda")
+
+
+def test_set_default_tensor_type_as_pytorch() -> None:
+    torch = _torch()
+    try:
+        for m in (tg, torch):
+            with pytest.warns(UserWarning, match="deprecated"):
+                m.set_default_tensor_type(m.DoubleTensor)
+            assert str(m.get_default_dtype()).endswith("float64")
+            assert m.tensor([1.5]).dtype == m.float64
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m.set_default_tensor_type("torch.FloatTensor")
+                assert str(m.get_default_dtype()).endswith("float32")
+                for bad in (m.LongTensor, "torch.cuda.FloatTensor"):
+                    with pytest.raises(TypeError):
+                        m.set_default_tensor_type(bad)
+    finally:
+        tg.set_default_dtype(tg.float32)
+        torch.set_default_dtype(torch.float32)
