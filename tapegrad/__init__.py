@@ -103,7 +103,7 @@ from .compiling import compile  # noqa: E402
 from .deprecated_factories import range  # noqa: E402  (torch.range: its end included)
 from .legacy_tensor_types import *  # noqa: E402,F403  (torch.FloatTensor(2, 3), LongTensor, ...)
 from .autocasting import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
-from . import cpu, jit  # noqa: E402
+from . import accelerator, cpu, jit  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
 from .teach import viz  # noqa: E402
@@ -147,8 +147,8 @@ newaxis = None  # (torch.newaxis: indexing with it adds an axis)
 # fmt: off
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
-    "amp", "autograd", "backends", "cpu", "cuda", "distributed", "dtype", "func", "interop",
-    "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "accelerator", "amp", "autograd", "backends", "cpu", "cuda", "distributed", "dtype", "func",
+    "interop", "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",
@@ -262,7 +262,7 @@ __all__ = [
     # questions about tensors and dtypes (tensor_queries.py, dtype_info.py)
     "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_nonzero",
     "is_same_size", "is_signed", "is_inference", "get_device", "as_tensor", "asarray",
-    "typename", "range",
+    "typename", "range", "is_distributed", "cudnn_is_acceptable", "conj_physical",
     # legacy tensor types (legacy_tensor_types.py: torch.FloatTensor(2, 3), isinstance checks)
     "FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
     "IntTensor", "LongTensor", "BoolTensor", "set_default_tensor_type",

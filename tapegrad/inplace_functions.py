@@ -21,7 +21,7 @@ __all__ = [
     "as_strided_", "detach_",
     # other spellings of Tensor methods
     "detach", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "adjoint", "unsafe_chunk",
-    "unsafe_split",
+    "unsafe_split", "conj_physical",
 ]  # fmt: skip
 
 _function = FreeFunctions(__name__).of_method
@@ -47,5 +47,5 @@ as_strided_, detach_ = _function(Tensor.as_strided_), _function(Tensor.detach_)
 detach = _function(Tensor.detach)
 resolve_conj, resolve_neg = _function(Tensor.resolve_conj), _function(Tensor.resolve_neg)
 is_conj, is_neg = _function(Tensor.is_conj), _function(Tensor.is_neg)
-adjoint = _function(Tensor.adjoint)
+adjoint, conj_physical = _function(Tensor.adjoint), _function(Tensor.conj_physical)
 unsafe_chunk, unsafe_split = _function(Tensor.chunk), _function(Tensor.split)

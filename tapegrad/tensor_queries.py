@@ -34,6 +34,8 @@ __all__ = [
     "as_tensor",
     "asarray",
     "typename",
+    "is_distributed",
+    "cudnn_is_acceptable",
 ]
 
 
@@ -244,3 +246,23 @@ def typename(obj: Any, /) -> str:
     else:
         module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def is_distributed(input: Tensor) -> bool:
+    """Whether `input` is a distributed tensor: never (one process).
+
+    >>> tg.is_distributed(tg.ones(2))
+    False
+    """
+    _tensor_argument(input, "is_distributed")
+    return False
+
+
+def cudnn_is_acceptable(input: Tensor) -> bool:
+    """Whether cuDNN could run on `input`: never (no cuDNN on the CPU).
+
+    >>> tg.cudnn_is_acceptable(tg.ones(2))
+    False
+    """
+    _tensor_argument(input, "cudnn_is_acceptable")
+    return False

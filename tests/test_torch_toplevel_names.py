@@ -801,3 +801,31 @@ def test_set_default_tensor_type_as_pytorch() -> None:
     finally:
         tg.set_default_dtype(tg.float32)
         torch.set_default_dtype(torch.float32)
+
+
+# ---- torch.accelerator and small questions -----------------------------------------------------
+def test_accelerator_as_on_a_cpu_only_pytorch() -> None:
+    torch = _torch()
+    assert tg.accelerator.is_available() is torch.accelerator.is_available() is False
+    assert tg.accelerator.current_accelerator() is torch.accelerator.current_accelerator() is None
+    assert tg.accelerator.device_count() == torch.accelerator.device_count() == 0
+    for name, args in (
+        ("current_device_index", ()),
+        ("current_device_idx", ()),
+        ("set_device_index", (0,)),
+        ("set_device_idx", (0,)),
+        ("current_stream", ()),
+        ("synchronize", ()),
+    ):
+        with pytest.raises(RuntimeError):
+            getattr(torch.accelerator, name)(*args)
+        with pytest.raises(RuntimeError, match="none is available"):
+            getattr(tg.accelerator, name)(*args)
+
+
+def test_is_distributed_cudnn_is_acceptable_conj_physical_as_pytorch() -> None:
+    torch = _torch()
+    for name in ("is_distributed", "cudnn_is_acceptable"):
+        assert getattr(tg, name)(tg.ones(2)) is getattr(torch, name)(torch.ones(2)) is False
+    _same(tg.conj_physical(tg.tensor(W)), torch.conj_physical(torch.tensor(W)))
+    matches_pytorch(lambda m, x: m.conj_physical(x) * x, [W])
