@@ -103,7 +103,7 @@ from .compiling import compile  # noqa: E402
 from .deprecated_factories import range  # noqa: E402  (torch.range: its end included)
 from .legacy_tensor_types import *  # noqa: E402,F403  (torch.FloatTensor(2, 3), LongTensor, ...)
 from .autocasting import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
-from . import accelerator, cpu, jit  # noqa: E402
+from . import accelerator, cpu, jit, testing  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
 from .teach import viz  # noqa: E402
@@ -148,7 +148,8 @@ newaxis = None  # (torch.newaxis: indexing with it adds an axis)
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "accelerator", "amp", "autograd", "backends", "cpu", "cuda", "distributed", "dtype", "func",
-    "interop", "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "interop", "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "testing",
+    "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",

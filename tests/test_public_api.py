@@ -28,7 +28,7 @@ INTERNAL += ("legacy_tensor_types",)
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
-NAMESPACES |= {"accelerator", "cpu", "jit"}
+NAMESPACES |= {"accelerator", "cpu", "jit", "testing"}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
 
 

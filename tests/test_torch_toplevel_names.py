@@ -829,3 +829,56 @@ def test_is_distributed_cudnn_is_acceptable_conj_physical_as_pytorch() -> None:
         assert getattr(tg, name)(tg.ones(2)) is getattr(torch, name)(torch.ones(2)) is False
     _same(tg.conj_physical(tg.tensor(W)), torch.conj_physical(torch.tensor(W)))
     matches_pytorch(lambda m, x: m.conj_physical(x) * x, [W])
+
+
+# ---- torch.testing.assert_close ----------------------------------------------------------------
+def _assert_close_cases(m: Any) -> list[tuple[Any, Any, dict]]:
+    t = m.tensor
+    nan, inf = float("nan"), float("inf")
+    return [
+        (t([1.0, 2, 3]), t([1.0, 2, 3.1]), {}),
+        (t([1.0, 2, 3]), t([1.0, 2, 3 + 1e-7]), {}),
+        (t([1.0, 2]), t([1.0, 2.0], dtype=m.float64), {}),
+        (t([1.0, 2]), t([1.0, 2.0], dtype=m.float64), {"check_dtype": False}),
+        (m.ones(2), m.ones(3), {}),
+        (t(1.0), 1.0, {}),
+        (1, 1.0, {}),
+        (1.0, 1.0 + 1e-8, {}),
+        (1, 2, {}),
+        ([m.ones(1)], [m.ones(1), m.ones(1)], {}),
+        ({"a": m.ones(1)}, {"a": m.ones(1)}, {}),
+        ({"a": m.ones(1)}, {"b": m.ones(1)}, {}),
+        (t([nan]), t([nan]), {}),
+        (t([nan]), t([nan]), {"equal_nan": True}),
+        (t([inf, -inf]), t([inf, -inf]), {}),
+        (m.ones(2), m.ones(2), {"rtol": 0.1}),
+        (m.ones(2), m.ones(2) * 1.1, {"rtol": 0.2, "atol": 0}),
+        (t([1, 2]), t([1, 3]), {}),
+        (t([True]), t([False]), {}),
+        (t([1.0, 2.0], dtype=m.float16), t([1.0, 2.001], dtype=m.float16), {}),
+        (np.ones(2), np.ones(2), {}),
+        (m.ones(2), np.ones(2), {}),
+        ("a", "a", {}),
+        (None, None, {}),
+        ((1, 2), [1, 2], {}),
+        (m.ones(2, 2), m.ones(2, 2).t(), {}),
+        (m.ones(2), m.ones(2) + 1, {"msg": "custom"}),
+    ]
+
+
+def test_assert_close_agrees_with_pytorch() -> None:
+    torch = _torch()
+    for (a, e, kw), (ta, te, tkw) in zip(_assert_close_cases(tg), _assert_close_cases(torch)):
+        want = None
+        try:
+            torch.testing.assert_close(ta, te, **tkw)
+        except (AssertionError, TypeError, ValueError) as error:
+            want = error
+        if want is None:
+            tg.testing.assert_close(a, e, **kw)
+            continue
+        with pytest.raises(type(want)) as got:
+            tg.testing.assert_close(a, e, **kw)
+        first = str(want).splitlines()[0]
+        if "shape" not in first and "dtype" not in first and "No comparison" not in first:
+            assert str(got.value).splitlines()[0] == first, (str(got.value), str(want))
