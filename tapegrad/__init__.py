@@ -11,6 +11,8 @@ memory is opt-in, tg.utils.keep_freed_memory()). See DESIGN.md for the layers.
 
 from __future__ import annotations
 
+import math as _math
+
 from . import autograd, dtype, dtypes
 from .creation import (
     arange,
@@ -71,6 +73,7 @@ from .sampling import (
 from .dtypes import bfloat16, bool_, double, float16, float32, float64, half, int8, int16, int32
 from .dtypes import int64, uint8
 from .dtypes import float_ as float, int_ as int, long  # PyTorch's aliases: tg.float is float32
+from .dtypes import bool_ as bool, int16 as short  # (torch.bool, torch.short)
 from .math import *  # noqa: F403  (the free functions: math.__all__, by topic)
 from .linear_algebra import *  # noqa: F403  (math.py's too; starred again here for mypy, which
 
@@ -92,10 +95,19 @@ from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
 from . import linalg, signal, special  # noqa: E402
-from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
-from .nn.functional_native import constant_pad_nd, native_batch_norm  # noqa: E402
-from .nn.functional_native import native_group_norm, native_layer_norm  # noqa: E402
+from .nn.functional_native import native_batch_norm, native_group_norm  # noqa: E402
+from .nn.functional_native import native_layer_norm  # noqa: E402
 from .nn.functional_native import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402
+from .functional_spellings import *  # noqa: E402,F403  (torch.dropout, torch.layer_norm, ...)
+from .inplace_functions import *  # noqa: E402,F403  (torch.sinh_(x), torch.detach, ...)
+from .tensor_queries import *  # noqa: E402,F403  (torch.is_tensor, torch.numel, as_tensor, ...)
+from .dtype_info import *  # noqa: E402,F403  (finfo, iinfo, result_type, promote_types, can_cast)
+from .runtime_settings import *  # noqa: E402,F403  (set_num_threads, use_deterministic_algorithms...)
+from .compiling import compile  # noqa: E402
+from .deprecated_factories import range  # noqa: E402  (torch.range: its end included)
+from .legacy_tensor_types import *  # noqa: E402,F403  (torch.FloatTensor(2, 3), LongTensor, ...)
+from .autocasting import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
+from . import accelerator, cpu, jit, testing  # noqa: E402
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
 from . import distributions  # noqa: E402
@@ -130,6 +142,9 @@ from .compat.mindspore import (  # noqa: E402
 
 __version__ = "0.1.0"
 
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # (torch.pi, ...: Python floats)
+newaxis = None  # (torch.newaxis: indexing with it adds an axis)
+
 # What `from tapegrad import *` gives: the public names; implementation modules (math, creation,
 # functional, primitives, tape, compat, teach, ...) stay reachable as attributes, never starred.
 # (math.__all__'s names, the free functions, are listed here too: mypy reads only a literal
@@ -137,8 +152,9 @@ __version__ = "0.1.0"
 # fmt: off
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
-    "amp", "autograd", "backends", "cuda", "distributed", "distributions", "dtype", "func",
-    "interop", "linalg", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "accelerator", "amp", "autograd", "backends", "cpu", "cuda", "distributed", "distributions",
+    "dtype", "func", "interop", "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special",
+    "testing", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_permuted", "empty_strided", "eye",
     "from_numpy", "full", "full_like", "histogram", "linspace", "logspace", "tril_indices",
@@ -155,11 +171,14 @@ __all__ = [
     "preserve_format", "strided",
     # dtypes (PyTorch's aliases too: tg.float is float32)
     "bfloat16", "bool_", "double", "float", "float16", "float32", "float64", "half", "int", "int8",
-    "int16", "int32", "int64", "long", "uint8",
-    # the default dtype, torch.layer_norm and the native_ spellings (the other functions: below)
-    "get_default_dtype", "layer_norm", "set_default_dtype", "constant_pad_nd", "native_batch_norm",
-    "native_group_norm", "native_layer_norm", "grid_sampler", "grid_sampler_2d",
-    "grid_sampler_3d",
+    "int16", "int32", "int64", "long", "uint8", "bool", "short",
+    # the default dtype
+    "get_default_dtype", "set_default_dtype",
+    # numbers (math's constants; newaxis: None, as NumPy's)
+    "pi", "e", "inf", "nan", "newaxis",
+    # the native_ spellings and ATen's grid_sampler (tapegrad/nn/functional_native.py)
+    "native_batch_norm", "native_group_norm", "native_layer_norm", "grid_sampler",
+    "grid_sampler_2d", "grid_sampler_3d",
     # grad mode and printing
     "enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "no_grad",
     "set_grad_enabled", "get_printoptions", "set_printoptions",
@@ -230,5 +249,42 @@ __all__ = [
     "exp_", "log1p_", "log_", "expm1_", "sin_", "sqrt_", "cos_", "tan_", "tanh_", "erf_", "relu_",
     "sigmoid_", "reciprocal_", "rsqrt_", "abs_", "floor_", "neg_", "ceil_", "round_", "trunc_",
     "frac_", "square_", "clamp_", "clip_", "fill_", "zero_", "resize_as_",
+    # more in place, and other spellings of Tensor methods (tapegrad/inplace_functions.py)
+    "acos_", "acosh_", "asin_", "asinh_", "atan_", "atanh_", "arccos_", "arccosh_", "arcsin_",
+    "arcsinh_", "arctan_", "arctanh_", "sinh_", "cosh_", "deg2rad_", "rad2deg_", "erfc_",
+    "exp2_", "fix_", "gcd_", "lcm_", "i0_", "ldexp_", "log10_", "log2_", "logit_", "negative_",
+    "sinc_", "xlogy_", "nan_to_num_", "clamp_min_", "clamp_max_", "index_put_", "addmv_",
+    "as_strided_", "detach_", "detach", "resolve_conj", "resolve_neg", "is_conj", "is_neg",
+    "adjoint", "unsafe_chunk", "unsafe_split",
+    # torch's top-level spellings of nn.functional (tapegrad/functional_spellings.py)
+    "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
+    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "embedding", "layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle", "constant_pad_nd",
+    "cosine_similarity", "pairwise_distance", "pdist",
+    "selu", "selu_", "celu", "celu_", "prelu", "rrelu", "rrelu_", "hardshrink", "threshold",
+    "threshold_",
+    "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss",
+    "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
+    "ctc_loss", "bilinear", "chain_matmul", "nuclear_norm", "frobenius_norm",
+    # questions about tensors and dtypes (tensor_queries.py, dtype_info.py)
+    "is_tensor", "is_storage", "numel", "is_floating_point", "is_complex", "is_nonzero",
+    "is_same_size", "is_signed", "is_inference", "get_device", "as_tensor", "asarray",
+    "typename", "range", "is_distributed", "cudnn_is_acceptable", "conj_physical",
+    # legacy tensor types (legacy_tensor_types.py: torch.FloatTensor(2, 3), isinstance checks)
+    "FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
+    "IntTensor", "LongTensor", "BoolTensor", "set_default_tensor_type",
+    "finfo", "iinfo", "promote_types", "result_type", "can_cast",
+    # runtime settings (runtime_settings.py) and compilation (compiling.py: nothing to compile)
+    "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
+    "get_float32_matmul_precision", "set_float32_matmul_precision", "get_default_device",
+    "set_default_device", "set_flush_denormal", "is_warn_always_enabled", "set_warn_always",
+    "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
+    "set_deterministic_debug_mode", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "set_anomaly_enabled", "compile", "autocast", "is_autocast_enabled", "get_autocast_dtype",
 ]
 # fmt: on

@@ -22,10 +22,13 @@ INTERNAL += ("special_polynomials", "special_bessel", "windows")
 INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 INTERNAL += ("finite_differences", "lowrank")
+INTERNAL += ("functional_spellings", "inplace_functions", "tensor_queries", "dtype_info")
+INTERNAL += ("runtime_settings", "compiling", "deprecated_factories", "autocasting")
+INTERNAL += ("legacy_tensor_types",)
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
-NAMESPACES |= {"distributions"}
+NAMESPACES |= {"accelerator", "cpu", "distributions", "jit", "testing"}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
 
 

@@ -1,9 +1,9 @@
 """PyTorch's ATen-level spellings at torch.*: the `native_` normalizations (native_layer_norm,
 native_batch_norm, native_group_norm: the normalized output, recorded by F.layer_norm / batch_norm /
 group_norm, with the statistics a backward keeps, the mean and 1 / sqrt(var + eps), as PyTorch
-returns them: layer and batch norm's need no gradient, as PyTorch's; group norm's are recorded),
-constant_pad_nd (F.pad with a constant) and grid_sampler(_2d, _3d) (F.grid_sample with its modes as
-ATen's integer codes).
+returns them: layer and batch norm's need no gradient, as PyTorch's; group norm's are recorded) and
+grid_sampler(_2d, _3d) (F.grid_sample with its modes as ATen's integer codes). torch.constant_pad_nd
+and the other top-level spellings of F functions are in tapegrad/functional_spellings.py.
 
 Layer L5: numpy, the Tensor layer and the F functions it names (the math lives there once).
 """
@@ -21,7 +21,6 @@ from .functional_group_norm import group_norm
 from .functional_norm import batch_norm, layer_norm
 
 __all__ = [
-    "constant_pad_nd",
     "grid_sampler",
     "grid_sampler_2d",
     "grid_sampler_3d",
@@ -125,16 +124,6 @@ def native_group_norm(
     mean = grouped.mean(2)
     rstd = ((grouped - mean.unsqueeze(2)).square().mean(2) + eps).rsqrt()
     return out, mean, rstd
-
-
-def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
-    """F.pad(input, pad, value=value): `pad` gives (before, after) sizes from the last axis
-    backwards; a negative size crops.
-
-    >>> tg.constant_pad_nd(tg.ones(1, 2), (1, 1), 3.0)
-    tensor([[3., 1., 1., 3.]])
-    """
-    return F.pad(input, tuple(pad), mode="constant", value=value)
 
 
 _INTERPOLATION = ("bilinear", "nearest", "bicubic")  # (ATen's codes 0, 1, 2)
