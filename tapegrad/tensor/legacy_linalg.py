@@ -154,9 +154,8 @@ class LegacyLinalgMixin(TensorBase):
         tensor([[-5.0000],
                 [ 0.5000]])
         """
-        if self.ndim < 2:
-            raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-        return GeqrfResult(apply(QR.geqrf_reflectors, self), apply(QR.geqrf_tau, self))
+        m = matrices(self, "torch.geqrf")  # (float32/float64, at least 2-D: PyTorch's errors)
+        return GeqrfResult(apply(QR.geqrf_reflectors, m), apply(QR.geqrf_tau, m))
 
     def ormqr(
         self, input2: TensorLike, input3: TensorLike, left: bool = True, transpose: bool = False

@@ -1924,9 +1924,15 @@ def test_each_op_kind(kind, data):
         assert "scatter_add" in tape_primitives(gs)
 
 
+# Primitives PyTorch has no derivative for (their rules raise): no program differentiates them;
+# tests/test_householder.py checks their values and their error against torch.
+NO_DERIVATIVE = {"geqrf_reflectors", "geqrf_tau"}
+
+
 def test_generator_covers_the_rule_table():
     """Adding a primitive without teaching the program generator about it fails here."""
     reached = {p for ps in KIND_PRIMS.values() for p in _as_tuple(ps)} | set(BACKWARD_ONLY)
+    reached |= NO_DERIVATIVE
     missing = sorted(set(REGISTRY) - reached)
     assert not missing, f"primitives the property programs never reach: {missing}"
     for kind in ALL_KINDS:
