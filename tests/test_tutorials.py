@@ -16,21 +16,56 @@ import pytest
 TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
 
 
-@functools.lru_cache(maxsize=None)  # (a script's output is checked by more than one test)
-def run(name: str, first_on_path: Path | None = None) -> str:
+def _env(first_on_path: Path | None) -> dict:
     path = [str(first_on_path)] if first_on_path else []
     path += [str(TUTORIALS.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _started() -> dict[str, subprocess.Popen]:
+    """Every tutorial and the demo started at once as plain scripts (a process each: the two cores
+    run them side by side instead of one after the other); `run` collects each one's output."""
+    return {
+        name: subprocess.Popen(
+            [sys.executable, str(TUTORIALS / name)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(None),
+            cwd=TUTORIALS.parent,
+        )
+        for name in [*sorted(TESTED), "demo.py"]
+    }
+
+
+@functools.lru_cache(maxsize=None)  # (a script's output is checked by more than one test)
+def run(name: str, first_on_path: Path | None = None) -> str:
+    if first_on_path is None and name in _started():
+        stdout, stderr = _started()[name].communicate(timeout=300)
+        assert _started()[name].returncode == 0, stderr
+        return stdout
     done = subprocess.run(
         [sys.executable, str(TUTORIALS / name)],
         capture_output=True,
         text=True,
-        env=env,
+        env=_env(first_on_path),
         timeout=300,
         cwd=TUTORIALS.parent,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_script_left_running():
+    """(A selection of tests may leave some started scripts unread: they end with this module.)"""
+    yield
+    if _started.cache_info().currsize:
+        for proc in _started().values():
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
 
 
 def numbers(text: str) -> list[float]:
