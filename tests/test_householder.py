@@ -101,3 +101,13 @@ def test_ormqr_errors_are_pytorchs() -> None:
         tg.ormqr(a, tg.ones(4), tg.ones(4, 2))
     with pytest.raises(RuntimeError, match="other must have at least 2 dimensions"):
         tg.ormqr(a, tau, tg.ones(4))
+
+
+def test_geqrf_under_vmap_is_each_examples() -> None:
+    stack = np.random.default_rng(6).standard_normal((3, 4, 2))
+    batched = tg.func.vmap(lambda m: tg.geqrf(m).a)(tg.tensor(stack))
+    tau = tg.func.vmap(lambda m: tg.geqrf(m).tau)(tg.tensor(stack))
+    for i, m in enumerate(stack):
+        one = tg.geqrf(tg.tensor(m))
+        np.testing.assert_allclose(batched[i].numpy(), one.a.numpy(), atol=1e-14)
+        np.testing.assert_allclose(tau[i].numpy(), one.tau.numpy(), atol=1e-14)

@@ -1,4 +1,4 @@
-"""F.linear_cross_entropy, F.LinearCrossEntropyOptions and nn.LinearCrossEntropyLoss (PyTorch
+"""F.linear_cross_entropy, nn.LinearCrossEntropyOptions and nn.LinearCrossEntropyLoss (PyTorch
 2.13's fused head loss): the values, gradients, errors and module structure PyTorch gives."""
 
 from __future__ import annotations
@@ -108,16 +108,19 @@ def test_errors_are_pytorchs() -> None:
 
 
 def test_options_are_checked_as_pytorch_checks_them_and_change_nothing() -> None:
-    assert F.LinearCrossEntropyOptions() == nn.LinearCrossEntropyOptions()
+    assert (
+        nn.LinearCrossEntropyOptions()
+        == nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions()
+    )
     with pytest.raises(ValueError, match="invalid acc_policy: 'fast'"):
-        F.LinearCrossEntropyOptions(acc_policy="fast")
+        nn.LinearCrossEntropyOptions(acc_policy="fast")
     with pytest.raises(ValueError, match="invalid chunking_method: 'rows:2'"):
-        F.LinearCrossEntropyOptions(chunking_method="rows:2")
+        nn.LinearCrossEntropyOptions(chunking_method="rows:2")
     with pytest.raises(ValueError, match="batch_chunk_size must be positive int or None, got 0"):
-        F.LinearCrossEntropyOptions(batch_chunk_size=0)
+        nn.LinearCrossEntropyOptions(batch_chunk_size=0)
     with pytest.raises(ValueError, match="acc_dtype must be one of"):
-        F.LinearCrossEntropyOptions(acc_dtype=tg.int64)
-    options = F.LinearCrossEntropyOptions(batch_chunk_size=2, chunking_method=None)
+        nn.LinearCrossEntropyOptions(acc_dtype=tg.int64)
+    options = nn.LinearCrossEntropyOptions(batch_chunk_size=2, chunking_method=None)
     x, w, y = tg.tensor(X), tg.tensor(W), tg.tensor(Y)
     plain = F.linear_cross_entropy(x, w, y).numpy()
     assert F.linear_cross_entropy(x, w, y, options=options).numpy() == plain

@@ -912,17 +912,22 @@ def _flat_cases():
             yield pytest.param(name, case, id=f"{name}-{case.id}")
 
 
+# Primitives PyTorch has no derivative for (their rules raise; nothing to gradcheck):
+# tests/test_householder.py checks their values against torch, under vmap, and their error.
+NO_DERIVATIVE = {"geqrf_reflectors", "geqrf_tau"}
+
+
 def test_every_primitive_has_cases():
     """A new primitive in the rule table must come with test cases here."""
-    assert set(CASES) == set(REGISTRY), (
-        f"missing cases: {sorted(set(REGISTRY) - set(CASES))}; "
+    assert set(CASES) | NO_DERIVATIVE == set(REGISTRY), (
+        f"missing cases: {sorted(set(REGISTRY) - set(CASES) - NO_DERIVATIVE)}; "
         f"cases for unknown primitives: {sorted(set(CASES) - set(REGISTRY))}"
     )
     for name, cases in CASES.items():
         assert cases, f"no cases for {name}"
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", sorted(set(REGISTRY) - NO_DERIVATIVE))
 def test_primitive_has_cases(name):
     assert CASES.get(name), f"primitive {name!r} is registered but has no test case in CASES"
 

@@ -54,7 +54,8 @@ from .functional_pooling import (
     max_pool1d,
     max_pool2d,
 )
-from .functional_linear import LinearCrossEntropyOptions, linear, linear_cross_entropy
+
+from .functional_linear import linear, linear_cross_entropy
 from .functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -124,7 +125,6 @@ __all__ = [
     "linear",
     "linear_cross_entropy",
     "multi_head_attention_forward",
-    "LinearCrossEntropyOptions",
     "log_softmax",
     "logsigmoid",
     "margin_ranking_loss",

@@ -58,7 +58,7 @@ class LinearCrossEntropyOptions:
     reference path's (the whole logits, then cross_entropy), which PyTorch's chunks approximate to
     rounding.
 
-    >>> F.LinearCrossEntropyOptions(batch_chunk_size=64).acc_policy
+    >>> tg.nn.LinearCrossEntropyOptions(batch_chunk_size=64).acc_policy
     'auto'
     """
 

@@ -190,7 +190,7 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     """PyTorch's fused head loss: `linear` = Linear(in_features, num_classes * prod(out_features),
     bias) (a 2-D weight, read as (C, d1, ..., in)), then F.linear_cross_entropy of the input
     through it against the target. `options` are checked and change nothing (see
-    F.LinearCrossEntropyOptions).
+    nn.LinearCrossEntropyOptions).
 
     >>> loss = tg.nn.LinearCrossEntropyLoss(3, 4); loss(tg.ones(2, 3), tg.tensor([0, 1])).shape
     ()

@@ -40,7 +40,9 @@ _LAYOUT = {
     "loss": "BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss "
     "GaussianNLLLoss HingeEmbeddingLoss HuberLoss KLDivLoss L1Loss MSELoss MarginRankingLoss "
     "MultiLabelMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss NLLLoss NLLLoss2d "
-    "PoissonNLLLoss SmoothL1Loss SoftMarginLoss TripletMarginLoss TripletMarginWithDistanceLoss",
+    "PoissonNLLLoss SmoothL1Loss SoftMarginLoss TripletMarginLoss TripletMarginWithDistanceLoss "
+    "LinearCrossEntropyLoss",
+    "linear_cross_entropy_options": "LinearCrossEntropyOptions",
     "module": "Module",
     "normalization": "CrossMapLRN2d GroupNorm LayerNorm LocalResponseNorm RMSNorm",
     "padding": "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d "
