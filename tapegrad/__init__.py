@@ -90,7 +90,7 @@ from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
-from . import linalg, signal, special  # noqa: E402
+from . import linalg, masked, signal, special  # noqa: E402
 from .nn.functional import layer_norm  # noqa: E402  (torch.layer_norm)
 from . import compat, interop, teach, utils  # noqa: E402
 from . import backends, cuda, distributed, onnx  # noqa: E402
@@ -133,7 +133,7 @@ __version__ = "0.1.0"
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "amp", "autograd", "backends", "cuda", "distributed", "dtype", "func", "interop", "linalg",
-    "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
+    "masked", "nn", "onnx", "ops", "optim", "signal", "special", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "histogram", "linspace", "logspace", "tril_indices", "triu_indices",

@@ -26,6 +26,7 @@ INTERNAL += ("finite_differences", "lowrank")
 # tg.interop.numpy_support): the only modules that may be starred.
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
+NAMESPACES |= {"masked"}
 
 
 def _api_md_names() -> set[str]:
