@@ -103,6 +103,8 @@ def canonical_dim(dim: DimOrDims, ndim: int) -> tuple[int, ...]:
                 f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but "
                 f"got {d})"
             )
+        if d % ndim in dims:  # ((1, -1): torch's reduction then refuses the repeated dim)
+            raise RuntimeError(f"dim {d % ndim} appears multiple times in the list of dims")
         dims.append(d % ndim)
     return tuple(sorted(dims))
 
