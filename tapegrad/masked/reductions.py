@@ -205,7 +205,8 @@ def mean(
         )
     count = _count(input, dim, bool(keepdim), mask)
     total = sum(input, dim, keepdim=keepdim, dtype=dt, mask=mask)
-    return total / count
+    with np.errstate(invalid="ignore"):  # (nothing masked in: nan, silently as torch's)
+        return total / count
 
 
 def median(
@@ -287,14 +288,16 @@ def _std_var(
     inmask = None if mask is None else input_mask(input, mask)
     count = _count(input, dim, True, inmask)
     sample_total = sum(input, dim, keepdim=True, dtype=dt, mask=inmask)
-    x = input - sample_total / count
+    with np.errstate(invalid="ignore"):
+        x = input - sample_total / count
     total = sum(x * x, dim, keepdim=keepdim, dtype=compute, mask=inmask)
     if not keepdim:
         count = count.reshape(tuple(total.shape))
     if correction != 0:
         count = count.to(dtype=compute) - correction
         count = maximum(count, as_tensor(np.zeros((), dtype=compute)))
-    output = (total / count).to(dtype=dt)
+    with np.errstate(invalid="ignore", divide="ignore"):  # (0/0: nan, silently as torch's)
+        output = (total / count).to(dtype=dt)
     return sqrt(output) if take_sqrt else output
 
 
