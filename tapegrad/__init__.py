@@ -94,7 +94,7 @@ from .tensor import Tensor
 from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
-from . import linalg, signal, special  # noqa: E402
+from . import linalg, masked, signal, special  # noqa: E402
 from .nn.functional_native import native_batch_norm, native_group_norm  # noqa: E402
 from .nn.functional_native import native_layer_norm  # noqa: E402
 from .nn.functional_native import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402
@@ -153,8 +153,8 @@ newaxis = None  # (torch.newaxis: indexing with it adds an axis)
 __all__ = [
     # namespaces (tg.nn, tg.optim, ...; `from tapegrad import dtype as mstype`)
     "accelerator", "amp", "autograd", "backends", "cpu", "cuda", "distributed", "distributions",
-    "dtype", "func", "interop", "jit", "linalg", "nn", "onnx", "ops", "optim", "signal", "special",
-    "testing", "utils", "viz",
+    "dtype", "func", "interop", "jit", "linalg", "masked", "nn", "onnx", "ops", "optim", "signal",
+    "special", "testing", "utils", "viz",
     # tensors, factories and random numbers
     "Tensor", "arange", "empty", "empty_like", "empty_permuted", "empty_strided", "eye",
     "from_numpy", "full", "full_like", "histogram", "linspace", "logspace", "tril_indices",

@@ -30,6 +30,7 @@ INTERNAL += ("legacy_tensor_types",)
 NAMESPACES = {"amp", "autograd", "backends", "cuda", "dtype", "func", "interop", "nn", "ops"}
 NAMESPACES |= {"accelerator", "cpu", "distributions", "jit", "testing"}
 NAMESPACES |= {"distributed", "linalg", "onnx", "optim", "signal", "special", "utils", "viz"}
+NAMESPACES |= {"masked"}
 
 
 def _api_md_names() -> set[str]:
