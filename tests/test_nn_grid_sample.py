@@ -70,8 +70,8 @@ def test_gradcheck_bilinear(pad: str, align: bool) -> None:
 
 @pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
 def test_gradcheck_bicubic_to_second_order(pad: str) -> None:
-    x = tg.tensor(RNG.standard_normal((1, 2, 4, 5)), requires_grad=True)
-    grid = tg.tensor(RNG.uniform(-1.3, 1.3, (1, 2, 3, 2)), requires_grad=True)
+    x = tg.tensor(RNG.standard_normal((1, 1, 3, 4)), requires_grad=True)  # (small: 16 taps a
+    grid = tg.tensor(RNG.uniform(-1.3, 1.3, (1, 1, 3, 2)), requires_grad=True)  # point, twice)
     fn = lambda a, b: F.grid_sample(a, b, "bicubic", pad, False)  # noqa: E731
     assert tg.autograd.gradcheck(fn, (x, grid)) and tg.autograd.gradgradcheck(fn, (x, grid))
 
