@@ -116,34 +116,33 @@ def _cross_entropy_notes(p: dict) -> tuple:
     return tuple(notes)
 
 
-@composite(
-    "cross_entropy",
-    _class_symbols,
-    refine=_class_refine,
-    variants=(
-        *_MEAN,
-        ("weight=w", {"weight": True}),
-        ("ignore_index", {"ignored": True}),
-        ("label_smoothing=eps", {"eps": 0.1}),
-        ("class probabilities y", {"probs": True}),
-    ),
+_CLASS_VARIANTS = (
+    *_MEAN,
+    ("weight=w", {"weight": True}),
+    ("ignore_index", {"ignored": True}),
+    ("label_smoothing=eps", {"eps": 0.1}),
+    ("class probabilities y", {"probs": True}),
 )
-def _cross_entropy(p: dict) -> Rule:
+
+
+def _cross_entropy_of(p: dict, logits: str) -> tuple[str, str, str | None]:
+    """(the forward, g * dL/dlogits, dL/dy or None) of cross_entropy on `logits` ("x", or "z"
+    for linear_cross_entropy's), as the call's params say."""
     reduce = {"mean": "mean", "sum": "sum", "none": ""}[p.get("reduction", "mean")]
-    picked = "-sum(y * log_softmax(x))" if p.get("probs") else "-log_softmax(x)[y]"
-    rules: dict = {"x": _mean(p, f"g * {_cross_entropy_x(p)}")}
+    picked = f"-sum(y * log_softmax({logits}))" if p.get("probs") else f"-log_softmax({logits})[y]"
+    dlogits = "g * " + _cross_entropy_x(p).replace("softmax(x)", f"softmax({logits})")
+    dy = None
     if p.get("probs"):
         smoothing = "(1 - eps) * " if p.get("eps") else ""
         weight = "w * " if p.get("weight") else ""
-        rules["y"] = _mean(p, f"-g * {smoothing}{weight}log_softmax(x)")
-    else:
-        rules["y"] = None
-    return Rule(
-        "cross_entropy",
-        f"{reduce}({picked})" if reduce else picked,
-        rules,
-        _cross_entropy_notes(p),
-    )
+        dy = _mean(p, f"-g * {smoothing}{weight}log_softmax({logits})")
+    return (f"{reduce}({picked})" if reduce else picked), dlogits, dy
+
+
+@composite("cross_entropy", _class_symbols, refine=_class_refine, variants=_CLASS_VARIANTS)
+def _cross_entropy(p: dict) -> Rule:
+    expr, dx, dy = _cross_entropy_of(p, "x")
+    return Rule("cross_entropy", expr, {"x": _mean(p, dx), "y": dy}, _cross_entropy_notes(p))
 
 
 def _linear_class_symbols(p: dict, v: dict) -> dict:
@@ -157,37 +156,19 @@ def _linear_class_symbols(p: dict, v: dict) -> dict:
     "linear_cross_entropy",
     _linear_class_symbols,
     refine=_class_refine,
-    variants=(
-        *_MEAN,
-        ("weight=w", {"weight": True}),
-        ("ignore_index", {"ignored": True}),
-        ("label_smoothing=eps", {"eps": 0.1}),
-        ("class probabilities y", {"probs": True}),
-    ),
+    variants=_CLASS_VARIANTS,
 )
 def _linear_cross_entropy(p: dict) -> Rule:
     """cross_entropy's rule on the logits z, carried through z = x @ T(W) + b."""
-    reduce = {"mean": "mean", "sum": "sum", "none": ""}[p.get("reduction", "mean")]
-    picked = "-sum(y * log_softmax(z))" if p.get("probs") else "-log_softmax(z)[y]"
-    dz = "g * " + _cross_entropy_x(p).replace("softmax(x)", "softmax(z)")
-    rules: dict = {
+    expr, dz, dy = _cross_entropy_of(p, "z")
+    rules = {
         "x": _mean(p, f"({dz}) @ W"),
         "W": _mean(p, f"T({dz}) @ x"),
         "b": _mean(p, f"sum({dz}, axis=0)"),
+        "y": dy,
     }
-    if p.get("probs"):
-        smoothing = "(1 - eps) * " if p.get("eps") else ""
-        weight = "w * " if p.get("weight") else ""
-        rules["y"] = _mean(p, f"-g * {smoothing}{weight}log_softmax(z)")
-    else:
-        rules["y"] = None
-    return Rule(
-        "linear_cross_entropy",
-        f"{reduce}({picked})" if reduce else picked,
-        rules,
-        ("z = x @ T(W) + b: the logits, one row of C classes per sample",)
-        + _cross_entropy_notes(p),
-    )
+    notes = ("z = x @ T(W) + b: the logits, one row of C classes per sample",)
+    return Rule("linear_cross_entropy", expr, rules, notes + _cross_entropy_notes(p))
 
 
 @composite(
