@@ -18,8 +18,6 @@ from .creation import (
     arange,
     empty,
     empty_like,
-    empty_permuted,
-    empty_strided,
     eye,
     from_numpy,
     full,
@@ -35,6 +33,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .strided_factories import empty_permuted, empty_strided
 from .devices import (
     channels_last,
     channels_last_3d,
@@ -99,6 +98,7 @@ from .nn.functional_native import native_batch_norm, native_group_norm  # noqa: 
 from .nn.functional_native import native_layer_norm  # noqa: E402
 from .nn.functional_native import grid_sampler, grid_sampler_2d, grid_sampler_3d  # noqa: E402
 from .functional_spellings import *  # noqa: E402,F403  (torch.dropout, torch.layer_norm, ...)
+from .loss_spellings import *  # noqa: E402,F403  (torch.kl_div(x, t, 1), torch.ctc_loss, ...)
 from .inplace_functions import *  # noqa: E402,F403  (torch.sinh_(x), torch.detach, ...)
 from .tensor_queries import *  # noqa: E402,F403  (torch.is_tensor, torch.numel, as_tensor, ...)
 from .dtype_info import *  # noqa: E402,F403  (finfo, iinfo, result_type, promote_types, can_cast)

@@ -23,6 +23,7 @@ INTERNAL += ("avx_mathfun", "mt19937", "torch_draws")
 INTERNAL += ("tape", "teach", "devices", "histograms", "random", "sampling")
 INTERNAL += ("finite_differences", "lowrank")
 INTERNAL += ("functional_spellings", "inplace_functions", "tensor_queries", "dtype_info")
+INTERNAL += ("loss_spellings", "strided_factories")
 INTERNAL += ("runtime_settings", "compiling", "deprecated_factories", "autocasting")
 INTERNAL += ("legacy_tensor_types",)
 # The modules users are told to use (API.md's tg.nn, tg.viz, tapegrad.func, tg.cuda, ...; and
