@@ -138,8 +138,14 @@ def test_python_protocols_pytorch_defines() -> None:
     halved = tg.tensor([2.0])
     halved.__idiv__(2.0)
     assert halved.tolist() == [1.0]
+    t.grad = tg.ones(3)
     copied = copy.deepcopy(t)
     assert copied is not t and copied.requires_grad and copied.tolist() == t.tolist()
+    assert copied.grad is not t.grad and copied.grad.tolist() == [1.0, 1.0, 1.0]
     assert pickle.loads(pickle.dumps(t)).tolist() == t.tolist()
     with pytest.raises(RuntimeError, match="graph leaves"):  # (PyTorch's error: not a tape copy)
         copy.deepcopy(t * 2)
+    for result in (pickle.loads(pickle.dumps(t * 2)), copy.copy(t * 2)):  # (as PyTorch: a leaf)
+        assert (
+            result.grad_fn is None and result.requires_grad and result.tolist() == [2.0, 4.0, 8.0]
+        )

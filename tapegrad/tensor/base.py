@@ -7,6 +7,7 @@ Layer L3: numpy, dtypes, devices and the L0 state only; nothing here records an 
 
 from __future__ import annotations
 
+import copy
 import threading
 import warnings
 import weakref
@@ -448,13 +449,27 @@ class TensorBase:
         return self._data.shape[0]
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        if self._grad_fn is not None:  # (its node holds the tape, which is not data to copy)
+        if self._grad_fn is not None:  # (the tape is no data: a copy or a pickle of a result is a
+            # new leaf with its values, as PyTorch's copy.copy and pickle give)
+            return (_leaf_of, (type(self), np.array(self._data), self._requires_grad))
+        return super().__reduce_ex__(protocol)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                "protocol (and pickling): this one has a grad_fn; copy x.detach() (or "
-                "x.detach().clone()) instead"
+                "protocol: this one has a grad_fn; deepcopy x.detach() (or x.detach().clone()) "
+                "instead"
             )
-        return super().__reduce_ex__(protocol)
+        # (a leaf: what copy.deepcopy does without this method, its reduction rebuilt deeply)
+        reduced: Any = super().__reduce_ex__(4)  # (copyreg's (__newobj__, (cls,), state, ...))
+        rebuild, args, state = reduced[:3]
+        out = rebuild(*args)
+        memo[id(self)] = out
+        fields, slots = state if isinstance(state, tuple) else (state, None)
+        for name, value in {**(fields or {}), **(slots or {})}.items():
+            object.__setattr__(out, name, copy.deepcopy(value, memo))
+        return out
 
     def __repr__(self) -> str:
         data = self._data
@@ -486,3 +501,8 @@ class TensorBase:
                 f"t.item() for one element, or each element)"
             )
         return repr(self)
+
+
+def _leaf_of(cls: type, data: np.ndarray, requires_grad: bool) -> Any:
+    """A pickled or copied result of an op, rebuilt as a leaf of its values (pickle calls it)."""
+    return cls(data, requires_grad=requires_grad)
