@@ -28,7 +28,8 @@ class FreeFunctions:
         both), with the method's name and docstring."""
 
         def function(x: TensorLike, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-            return method(as_tensor(x), *args, **kwargs)
+            # (a Tensor passes by without the as_tensor call: F.tanh(x) in a model's forward)
+            return method(x if isinstance(x, Tensor) else as_tensor(x), *args, **kwargs)
 
         function.__name__ = function.__qualname__ = method.__name__
         function.__doc__, function.__module__ = method.__doc__, self.home

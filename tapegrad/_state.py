@@ -15,11 +15,16 @@ from typing import Any, Callable, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# How many (thread, flag) pairs are away from the defaults (grad mode on, anomaly off, no module
-# running, no custom backward recorded, no vmap running), over all threads. While it is 0 the hot
-# path can say so without the (slower) thread-local lookup.
+# How many (thread, flag) pairs are away from the defaults (grad mode on, anomaly off, no custom
+# backward recorded, no vmap running), over all threads. While it is 0 the hot path can say so
+# without the (slower) thread-local lookup.
 overrides = [0]
 _overrides_lock = threading.Lock()
+
+# One entry per thread running an nn.Module's call, kept apart from `overrides` so that the ops of
+# a model, which all run inside one, look up only the module scope and not the other flags (4
+# thread-local lookups an op -> 1). A list, not a count: append and pop are atomic, no lock.
+modules_running: list = []
 
 
 def _count(change: int) -> None:
@@ -199,7 +204,7 @@ def enter_module(module: Any) -> tuple:
     to hand to leave_module. Module.__call__ brackets forward with the two."""
     previous = state.scope
     if not previous:
-        _count(1)
+        modules_running.append(True)
     state.scope = previous + (module,)
     return previous
 
@@ -208,7 +213,7 @@ def leave_module(previous: tuple) -> None:
     """Undo enter_module."""
     state.scope = previous
     if not previous:
-        _count(-1)
+        modules_running.pop()
 
 
 def push_vmap_level(level: Any) -> None:

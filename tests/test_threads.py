@@ -145,6 +145,45 @@ def test_anomaly_mode_is_thread_local():
     assert stacks["a"] and stacks["b"] is None
 
 
+def test_module_scope_is_thread_local_and_balanced_after_errors():
+    """A module running in thread A gives A's nodes their scope, never B's raw ops; the count of
+    threads running a module (which spares raw ops the scope lookup) is back to 0 afterwards, also
+    after a forward that raised."""
+    from tapegrad._state import modules_running
+
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    inside, done = threading.Barrier(2), threading.Barrier(2)
+    scopes: dict = {}
+
+    class Waits(tg.nn.Module):
+        def forward(self, t: tg.Tensor) -> tg.Tensor:
+            inside.wait(TIMEOUT)  # A is now inside a module
+            out = t * 2
+            done.wait(TIMEOUT)  # B recorded its op meanwhile
+            return out
+
+    class Fails(tg.nn.Module):
+        def forward(self, t: tg.Tensor) -> tg.Tensor:
+            raise ValueError("boom")
+
+    module = Waits()
+
+    def a(_: int) -> None:
+        scopes["a"] = module(x).grad_fn.scope
+
+    def b(_: int) -> None:
+        inside.wait(TIMEOUT)
+        scopes["b"] = (x * 3).grad_fn.scope
+        done.wait(TIMEOUT)
+
+    run_threads(lambda k: (a, b)[k](k), 2)
+    assert scopes["a"] == (module,) and scopes["b"] is None
+    with pytest.raises(ValueError, match="boom"):
+        Fails()(x)
+    assert modules_running == [] and state.scope == ()
+    assert (x * 2).grad_fn.scope is None
+
+
 def test_functional_nesting_depth_is_thread_local():
     """A tg.grad running in thread A must not make B's outermost tg.grad keep its result on the
     tape."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes
-from .._state import overrides, state
+from .._state import modules_running, overrides, state
 from ..primitives.batched_array import BatchedArray
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive
@@ -186,11 +186,10 @@ def record(
         keep_pair(node, args, plan, out)
     else:
         keep_pair_with_constant(node, args, needs, plan, out)
-    node.pre_hooks = node.scope = None
-    if overrides[0]:  # (some flag is off its default: a module running, anomaly mode, ...)
-        node.scope = state.scope or None
-        if state._anomaly:
-            capture_stack(node)
+    node.pre_hooks = None
+    node.scope = state.scope or None if modules_running else None  # (drawings group by it)
+    if overrides[0] and state._anomaly:  # (some flag is off its default: anomaly mode, ...)
+        capture_stack(node)
     t = _new(Tensor)
     t._data = out
     t._grad_fn = node
