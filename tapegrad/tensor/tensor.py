@@ -55,6 +55,10 @@ from .transcendental import TranscendentalMixin
 _new = object.__new__
 
 
+# tg.autograd.backward, which Tensor.backward calls (the layer above: bound on first use)
+_autograd_backward: Callable[..., None] | None = None
+
+
 class Tensor(
     ElementwiseMixin,
     TranscendentalMixin,
@@ -115,9 +119,14 @@ class Tensor(
         >>> x = tg.tensor([3.0], requires_grad=True); (x * x).backward(); x.grad
         tensor([6.])
         """
-        from ..autograd.functions import backward  # the layer above, imported when used
+        global _autograd_backward
+        if _autograd_backward is None:  # the layer above, imported on first use (an import
+            # statement runs the import machinery on every call: ~2 us a backward)
+            from ..autograd import functions
 
-        backward(
+            _autograd_backward = functions.backward
+
+        _autograd_backward(
             self,
             gradient,
             retain_graph=retain_graph,
