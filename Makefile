@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 $(DOCS_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e ".[docs]"
