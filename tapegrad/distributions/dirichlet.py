@@ -36,12 +36,7 @@ class Dirichlet(ExponentialFamily):
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Dirichlet":
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = tuple(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Dirichlet, batch_shape, _instance, ("concentration",))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         """A reparameterized sample: gammas over their sum (not torch's numbers)."""

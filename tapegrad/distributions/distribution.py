@@ -204,6 +204,19 @@ class Distribution:
                 f"but found invalid values:\n{value}"
             )
 
+    def _expanded(self, cls: type, batch_shape: Any, _instance: Any, names: tuple) -> Any:
+        """expand's common body: a `cls` over batch_shape whose parameters in `names` (those this
+        one holds) are this one's, expanded to batch_shape + the event shape, as torch's do
+        (`Normal.expand` is `self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))`)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = tuple(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape + self.event_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:  # type: ignore[misc]
             raise NotImplementedError(

@@ -55,15 +55,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Geometric":
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = tuple(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @property
     def mean(self) -> Tensor:
