@@ -17,7 +17,7 @@ from ..sampling import bernoulli as _bernoulli
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryOdds, broadcast_all
 
 
 def _one_of(probs: Any, logits: Any) -> None:
@@ -25,7 +25,7 @@ def _one_of(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryOdds, ExponentialFamily):
     """The Bernoulli distribution: 1 with probability probs (or sigmoid(logits)), else 0.
 
     >>> Bernoulli(probs=tg.tensor([0.25])).log_prob(tg.tensor([1.0]))
@@ -76,16 +76,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds log(p / (1 - p))."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a 1."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> tuple:

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from . import constraints
 from ._gamma_sampling import binomial
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryOdds, broadcast_all
 
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
@@ -23,7 +23,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryOdds, Distribution):
     """The number of successes in total_count trials of probability probs (or sigmoid(logits)).
 
     >>> Binomial(2, probs=tg.tensor([0.5])).log_prob(tg.tensor([1.0]))
@@ -84,16 +84,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> tuple:

@@ -18,10 +18,10 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryOdds, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryOdds, Distribution):
     """Failures before the first success in Bernoulli(probs) trials.
 
     >>> Geometric(probs=tg.tensor([0.5])).log_prob(tg.tensor([1.0]))
@@ -68,16 +68,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """The log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """The probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -98,6 +98,21 @@ class lazy_property:
         return value
 
 
+class BinaryOdds:
+    """The probs / logits pair of a distribution over successes (Bernoulli, Binomial, Geometric):
+    the one given at construction is stored, the other computed from it on first use."""
+
+    @lazy_property
+    def logits(self) -> Any:
+        """The log-odds of a success, log(p / (1 - p))."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Any:
+        """The probability of a success."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+
 def _standard_normal(shape: tuple, dtype: Any) -> Tensor:
     """Standard normal draws of the shape, as torch's `torch.empty(shape).normal_()`."""
     return empty(shape, dtype=dtype).normal_()
