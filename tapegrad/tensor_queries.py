@@ -100,15 +100,7 @@ def is_nonzero(input: Tensor) -> bool:
     >>> tg.is_nonzero(tg.tensor([0.5]))
     True
     """
-    t = _tensor_argument(input, "is_nonzero")
-    n = t.numel()
-    if n != 1:
-        raise RuntimeError(
-            "Boolean value of Tensor with "
-            + ("no values" if n == 0 else "more than one value")
-            + " is ambiguous"
-        )
-    return bool(t.item() != 0)
+    return _tensor_argument(input, "is_nonzero").is_nonzero()
 
 
 def is_same_size(input: Tensor, other: Tensor) -> bool:
