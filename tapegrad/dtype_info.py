@@ -100,26 +100,13 @@ class iinfo:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
-def _category(d: np.dtype) -> int:
-    """0 bool, 1 integer, 2 floating."""
-    return {"b": 0, "i": 1, "u": 1, "f": 2}[d.kind]
-
-
-def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """PyTorch's promotion of two dtypes: a floating one wins over integers and bools."""
-    ca, cb = _category(a), _category(b)
-    if ca != cb and max(ca, cb) == 2:
-        return a if ca == 2 else b
-    return np.promote_types(a, b)
-
-
 def promote_types(type1: Any, type2: Any) -> np.dtype:
     """The smallest dtype both promote to, by PyTorch's table (float16 with int16 is float16).
 
     >>> tg.promote_types(tg.uint8, tg.int8)
     dtype('int16')
     """
-    return _promote(
+    return dtypes.promote(
         _dtype_or_default(type1, "promote_types"), _dtype_or_default(type2, "promote_types")
     )
 
@@ -145,18 +132,6 @@ def _operand_dtype(x: Any) -> tuple[int, np.dtype]:
     )
 
 
-def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
-    """PyTorch's combine_categories: the higher-priority dtype unless the lower one's category
-    is above it."""
-    if higher is None:
-        return lower
-    if lower is None or higher.kind == "f":
-        return higher
-    if higher.kind == "b" or lower.kind == "f":
-        return _promote(higher, lower)
-    return higher
-
-
 def result_type(tensor1: Any, tensor2: Any) -> np.dtype:
     """The dtype an arithmetic op on the two operands (tensors or Python numbers) gives, by
     PyTorch's promotion.
@@ -164,13 +139,7 @@ def result_type(tensor1: Any, tensor2: Any) -> np.dtype:
     >>> tg.result_type(tg.tensor([1, 2], dtype=tg.int32), 1.0)
     dtype('float32')
     """
-    found: list[np.dtype | None] = [None, None, None]
-    for x in (tensor1, tensor2):
-        priority, d = _operand_dtype(x)
-        found[priority] = d if found[priority] is None else _promote(found[priority], d)  # type: ignore[arg-type]
-    result = _combine(found[2], _combine(found[1], found[0]))
-    assert result is not None
-    return result
+    return dtypes.result_dtype([_operand_dtype(tensor1), _operand_dtype(tensor2)])
 
 
 def can_cast(from_: Any, to: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Dtypes: the names users write (tg.float32, ...) and the one function that normalises them.
+"""Dtypes: the names users write (tg.float32, ...), the one function that normalises them, and
+PyTorch's promotion rule (promote, result_dtype), which ops and tg.result_type share.
 
 Layer L0: imports numpy only.
 """
@@ -99,6 +100,46 @@ def as_dtype(dtype: Any) -> np.dtype:
 
 def is_floating(dtype: np.dtype) -> bool:
     return dtype.kind == "f"
+
+
+def _category(d: np.dtype) -> int:
+    """0 bool, 1 integer, 2 floating."""
+    return {"b": 0, "i": 1, "u": 1, "f": 2}[d.kind]
+
+
+def promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's promotion of two dtypes (torch.promote_types): a floating one wins over integers
+    and bools as it is (float16 with int16 is float16, where NumPy says float32)."""
+    ca, cb = _category(a), _category(b)
+    if ca != cb and max(ca, cb) == 2:
+        return a if ca == 2 else b
+    return np.promote_types(a, b)
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """PyTorch's combine_categories: the higher-priority dtype unless the lower one's category
+    is above it."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote(higher, lower)
+    return higher
+
+
+def result_dtype(operands: list[tuple[int, np.dtype]]) -> np.dtype:
+    """The dtype PyTorch computes an elementwise op in, from (priority, dtype) per operand:
+    priority 2 a tensor with dimensions, 1 a 0-d tensor, 0 a Python number. A lower priority only
+    counts where its category is above the higher one's: float32 vector + 0-d float64 tensor is
+    float32, int32 vector + 2.5 is the default float."""
+    found: list[np.dtype | None] = [None, None, None]
+    for priority, d in operands:
+        seen = found[priority]
+        found[priority] = d if seen is None else promote(seen, d)
+    result = _combine(found[2], _combine(found[1], found[0]))
+    assert result is not None, "result_dtype needs at least one operand"
+    return result
 
 
 def get_default_dtype() -> FloatDtype:

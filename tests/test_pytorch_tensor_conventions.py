@@ -64,6 +64,82 @@ def test_binary_promotion_follows_the_floating_operand() -> None:
     assert (tg.tensor([True]) + 1.5).dtype == np.float32
 
 
+# Mixed dtypes in a binary op: PyTorch computes in tg.result_type's dtype (a tensor with dimensions
+# decides over a 0-d one unless the 0-d one is of a higher category; float16 stays float16 beside
+# integers), the inputs cast to it first. NumPy decides otherwise in all of these.
+MIXED = [
+    # (a dtype, a 0-d?, b dtype, b 0-d?, the dtype PyTorch gives)
+    ("float32", False, "float64", True, "float32"),
+    ("float16", False, "float32", True, "float16"),
+    ("float16", False, "int16", False, "float16"),
+    ("int16", True, "float16", False, "float16"),
+    ("int8", False, "int64", True, "int8"),
+    ("uint8", False, "int8", True, "uint8"),
+    ("int32", True, "float64", True, "float64"),
+]
+BINARY = ["add", "sub", "mul", "maximum", "minimum", "fmod", "remainder", "atan2", "xlogy", "pow"]
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+
+
+def _operand(lib, dtype: str, zero_d: bool, value: float = 3.0):
+    return lib.full(() if zero_d else (2,), value, dtype=getattr(lib, dtype))
+
+
+@pytest.mark.parametrize("a, a0, b, b0, want", MIXED)
+def test_mixed_dtypes_compute_in_pytorchs_dtype(a, a0, b, b0, want) -> None:
+    x, y = _operand(tg, a, a0, 3.0), _operand(tg, b, b0, 2.0)
+    assert str(tg.result_type(x, y)) == want
+    for op in (tg.add, tg.mul, tg.sub, tg.maximum):
+        assert str(op(x, y).dtype) == want, op
+        assert str(op(y, x).dtype) == want, op
+    # the inputs are cast first: 0.1 (float64, 0-d) times a float32 vector is float32(0.1) * x
+    v = tg.tensor([3.0, 7.0]) * tg.tensor(0.1, dtype=tg.float64)
+    np.testing.assert_array_equal(v.numpy(), np.float32(0.1) * np.array([3.0, 7.0], np.float32))
+
+
+def test_an_op_of_mixed_integers_with_a_floating_result_is_computed_in_float32() -> None:
+    # xlogy of int16 and int8: NumPy takes the log of the int8 in float16 (3.2959 -> 3.2958984)
+    got = tg.xlogy(tg.tensor([3], dtype=tg.int16), tg.tensor([3], dtype=tg.int8))
+    assert got.dtype == tg.float32
+    np.testing.assert_allclose(got.numpy(), 3 * np.log(np.float32(3)), rtol=1e-7)
+    got = tg.xlogy(tg.tensor([3.0]), tg.tensor([3], dtype=tg.uint8))  # (float32 and uint8)
+    np.testing.assert_allclose(got.numpy(), 3 * np.log(np.float32(3)), rtol=1e-7)
+
+
+def test_mixed_dtype_gradients_keep_each_inputs_dtype() -> None:
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    s = tg.tensor(0.5, dtype=tg.float64, requires_grad=True)
+    y = (x * s).sum()
+    assert y.dtype == tg.float32  # (the vector decides)
+    y.backward()
+    assert x.grad.dtype == tg.float32 and s.grad.dtype == tg.float64
+    assert x.grad.tolist() == [0.5, 0.5] and s.grad.item() == 3.0
+
+
+def test_every_mixed_binary_op_matches_pytorch() -> None:
+    torch = _torch()
+    for name in BINARY:
+        for a in DTYPES:
+            for b in DTYPES:
+                for a0 in (False, True):
+                    for b0 in (False, True):
+                        mine_in = _operand(tg, a, a0, 3.0), _operand(tg, b, b0, 2.0)
+                        theirs_in = _operand(torch, a, a0, 3.0), _operand(torch, b, b0, 2.0)
+                        try:
+                            theirs = getattr(torch, name)(*theirs_in)
+                        except RuntimeError:
+                            continue  # (torch refuses some, e.g. bool - bool)
+                        mine = getattr(tg, name)(*mine_in)
+                        case = (name, a, a0, b, b0)
+                        assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), case
+                        np.testing.assert_allclose(
+                            mine.numpy().astype(np.float64),
+                            theirs.double().numpy(),
+                            rtol=1e-3 if theirs.dtype == torch.float16 else 1e-6,
+                            err_msg=str(case),
+                        )
+
+
 GRAD_OPS = {
     "mul": lambda lib, x, o: x * o,
     "rmul": lambda lib, x, o: o * x,

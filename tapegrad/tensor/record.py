@@ -24,6 +24,7 @@ import numpy as np
 from .. import dtypes
 from .._state import modules_running, overrides, state
 from ..primitives.batched_array import BatchedArray
+from ..primitives.batching import pointwise
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive
 from ..primitives.save_plan import SavePlan
@@ -68,10 +69,8 @@ def use_batching(
 def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
     """Run `prim` on the arrays behind `args`; record it when grad mode is on and an input requires
     grad. `apply(P.elementwise.mul, x, 2.0)` is `x * 2.0`."""
-    if overrides[0] and state.vmap_levels:  # inside vmap: an op on batched tensors runs by its
-        done = _apply_batched(prim, args, params, record)  # batching rule (tensor/batched.py)
-        if done is not None:
-            return done
+    if overrides[0] and (done := batched(prim, args, params)) is not None:
+        return done  # (inside vmap: an op on batched tensors ran by its batching rule)
     try:  # (free in CPython >= 3.11 when nothing is raised)
         # `needs`: a bitmask of the inputs that require grad. One and two inputs are unwrapped
         # without a loop or a list, and the forward called without **{} (nearly every op)
@@ -91,6 +90,9 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
                 needs |= b._requires_grad << 1
                 b = b._data
             out = prim.forward(a, b, **params) if params else prim.forward(a, b)
+            if a.__class__ is _ndarray is b.__class__ and a.dtype is not b.dtype:  # (mixed
+                out = in_common_dtype(prim, out, a, b, params)  # dtypes: NumPy's rule can
+                # differ from PyTorch's even for a float32 result, e.g. float16 + int16)
         else:
             arrays, needs = unwrap(args)
             out = prim.forward(*arrays, **params)
@@ -100,9 +102,13 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         out = np.asarray(out)
     if out.dtype is not dtypes.default_float:  # (float32, the common case, passes by)
         out = as_pytorch_promotes(prim, out, args, params)
-    if needs:  # (record checks grad mode)
-        return record(prim, out, args, params, needs)
-    return off_tape(prim, out, args, params)
+    return record(prim, out, args, params, needs)  # (off the tape when nothing needs grad)
+
+
+def batched(prim: Primitive, args: Sequence[Any], params: dict) -> Tensor | None:
+    """The op run by its batching rule while a vmap runs (tensor/batched.py: None when no input
+    is batched), else None."""
+    return _apply_batched(prim, args, params, record) if state.vmap_levels else None
 
 
 def unwrap(args: Sequence[Any]) -> tuple[list, int]:
@@ -146,6 +152,23 @@ def as_pytorch_promotes(prim: Primitive, out: np.ndarray, args: Sequence[Any], p
         return out.astype(want)
 
 
+def in_common_dtype(prim: Primitive, out: np.ndarray, a: Any, b: Any, params: dict) -> Any:
+    """An elementwise op of arrays a and b, of different dtypes, computed in PyTorch's dtype
+    (dtypes.result_dtype: a tensor with dimensions decides over a 0-d one unless the 0-d one is
+    of a higher category; float16 stays float16 beside integers), where NumPy's differs: float32
+    vector * 0-d float64 tensor is float32, int8 vector + 0-d int64 tensor int8. The inputs are
+    cast first, as PyTorch casts them."""
+    if prim.batch is not pointwise or out.dtype.kind not in "fiu":  # (pointwise: the
+        return out  # broadcasting elementwise ops, whose inputs PyTorch promotes together)
+    common = dtypes.result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
+    if common.kind != "f" and out.dtype.kind == "f":  # (a floating op of integers, int / int:
+        common = dtypes.default_float  # in the default float, not NumPy's smaller one: xlogy of
+        # int16 and int8 took float16 logs there)
+    elif common == out.dtype and prim.forward.__class__ is np.ufunc:  # (a ufunc casts both
+        return out  # inputs to its loop's dtype first, as PyTorch does: nothing to redo)
+    return np.asarray(prim.forward(a.astype(common), b.astype(common), **params))
+
+
 def _values_as(a: Any, dtype: np.dtype) -> Any:
     """An input's values, integers and bools cast to `dtype` (numbers stay as they are)."""
     d = a._data if isinstance(a, Tensor) else a
@@ -168,9 +191,9 @@ def record(
     prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict, needs: int
 ) -> Tensor:
     """Make the Node for one op (the only place Nodes are made) and return its output tensor (off
-    the tape while grad mode is off)."""
-    if overrides[0] and not state._enabled:  # (the first test spares a thread-local lookup)
-        return off_tape(prim, out, args, params)
+    the tape when no input needs a gradient (`needs` 0) or grad mode is off)."""
+    if not needs or overrides[0] and not state._enabled:  # (overrides[0] first: it spares a
+        return off_tape(prim, out, args, params)  # thread-local lookup)
     n = len(args)
     plan = prim.plans.get(needs) or prim.plan(needs, n)
     node = _new(Node)  # (fields set directly, as the Tensor's below: a call less per op)
