@@ -24,6 +24,7 @@ _overrides_lock = threading.Lock()
 # One entry per thread running an nn.Module's call, kept apart from `overrides` so that the ops of
 # a model, which all run inside one, look up only the module scope and not the other flags (4
 # thread-local lookups an op -> 1). A list, not a count: append and pop are atomic, no lock.
+# nn.Module's _call_forward keeps it and `scope` below.
 modules_running: list = []
 
 
@@ -197,23 +198,6 @@ class inference_mode(_GradModeContext):
 
     def _fresh(self) -> "_GradModeContext":
         return inference_mode(self.mode)
-
-
-def enter_module(module: Any) -> tuple:
-    """Nodes recorded from now on remember `module` (drawings group them by module); returns what
-    to hand to leave_module. Module.__call__ brackets forward with the two."""
-    previous = state.scope
-    if not previous:
-        modules_running.append(True)
-    state.scope = previous + (module,)
-    return previous
-
-
-def leave_module(previous: tuple) -> None:
-    """Undo enter_module."""
-    state.scope = previous
-    if not previous:
-        modules_running.pop()
 
 
 def push_vmap_level(level: Any) -> None:

@@ -10,6 +10,7 @@ import pytest
 import tapegrad as tg
 from helpers import seed_net
 from tapegrad import nn
+from tapegrad.nn import functional as F
 
 
 # ---- the seed program ------------------------------------------------------------------------
@@ -699,3 +700,26 @@ def test_linear_reset_parameters_draws_pytorchs_init_again():
     ref.reset_parameters()
     np.testing.assert_array_equal(after, ref.weight.detach().numpy())
     np.testing.assert_array_equal(lin.bias.detach().numpy(), ref.bias.detach().numpy())
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 4, 3), (3,)])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("as_parameter", [False, True])
+def test_linear_layer_equals_F_linear_on_every_path(shape, bias, as_parameter):
+    # a 2-D plain Tensor with a bias takes Dense.forward's short way to the op; the rest F.linear
+    layer = nn.Linear(3, 2, bias=bias).double()
+    rng = np.random.default_rng(0)
+    x = (nn.Parameter if as_parameter else tg.tensor)(rng.standard_normal(shape))
+    x.requires_grad_(True)
+    out = layer(x)
+    ref = F.linear(x, layer.weight, layer.bias)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    got = tg.autograd.grad(out.sum(), [x, *layer.parameters()])
+    want = tg.autograd.grad(ref.sum(), [x, *layer.parameters()])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    dense = nn.Dense(3, 2, activation="tanh").double()
+    np.testing.assert_array_equal(
+        dense(x).numpy(), np.tanh(F.linear(x, dense.weight, dense.bias).numpy())
+    )
