@@ -283,11 +283,15 @@ def keep_pair_with_constant(
     numbers: tuple | None
     if needs == 1:
         node.first_edge, node.second_edge = a._grad_fn or a, None
-        numbers = node.constants = _NUMBER_SECOND.get(id(b)) or number_pair(b, 1)
+        numbers = node.constants = (  # (a Tensor or array beside it: no lookup, no call)
+            _NUMBER_SECOND.get(id(b)) or number_pair(b, 1) if b.__class__ in _NUMBERS else None
+        )
         d = a._data
     else:
         node.first_edge, node.second_edge = None, b._grad_fn or b
-        numbers = node.constants = _NUMBER_FIRST.get(id(a)) or number_pair(a, 0)
+        numbers = node.constants = (
+            _NUMBER_FIRST.get(id(a)) or number_pair(a, 0) if a.__class__ in _NUMBERS else None
+        )
         d = b._data
     node.all_edges = None
     saved_at = plan.saved

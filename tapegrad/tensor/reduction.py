@@ -166,8 +166,11 @@ class ReductionMixin(TensorBase):
         >>> tg.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(1)
         tensor([3., 7.])
         """
+        keep = keepdim if keepdims is None else keepdims
+        if dim is None and axis is None and dtype is None:  # (x.sum(), the commonest: a loss, a
+            return apply(R.sum, self, axis=None, keepdims=bool(keep))  # dot product; no frames)
         x = _in_dtype(self, dtype)
-        out = _reduce(R.sum, x, axis, keepdim if keepdims is None else keepdims, dim, None)
+        out = _reduce(R.sum, x, axis, keep, dim, None)
         return out if dtype is None else out.astype(dtype)  # (in dtype, as PyTorch accumulates)
 
     def mean(
