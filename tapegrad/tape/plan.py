@@ -43,7 +43,7 @@ def count_consumers(root_nodes: Iterable[Node]) -> dict:
 def leaves_reached(root_nodes: Iterable[Node]) -> set:
     """The leaf tensors reachable from `root_nodes` (count_consumers' walk without the counting:
     a grad(..., inputs=leaves) call asks it once, to know whether anything needs pruning)."""
-    seen = set(root_nodes)
+    seen: set = set(root_nodes)
     seen.add(None)  # (leaves and None join `seen` too: one membership test per edge)
     stack: list = list(seen - {None})
     leaves: list = []
