@@ -140,6 +140,46 @@ def test_every_mixed_binary_op_matches_pytorch() -> None:
                         )
 
 
+# Comparisons of mixed dtypes: PyTorch casts both sides to their common dtype first (the 0-d
+# float64 0.1 becomes float32's 0.1 beside a float32 vector; an int64 259 wraps to int8's 3)
+def test_mixed_dtype_comparisons_compare_in_pytorchs_dtype() -> None:
+    x = tg.tensor([0.1, 0.2])
+    tenth = tg.tensor(0.1, dtype=tg.float64)
+    assert (x == tenth).tolist() == [True, False] and (x != tenth).tolist() == [False, True]
+    assert (x <= tenth).tolist() == [True, False] and (x > tenth).tolist() == [False, True]
+    assert (tenth == x).tolist() == [True, False]  # (either side)
+    assert (tg.tensor([3], dtype=tg.int8) == tg.tensor(259)).tolist() == [True]
+    half = tg.tensor([0.1], dtype=tg.float16)  # (float16 decides over a 0-d float32 tensor)
+    assert (half == tg.tensor(0.1)).tolist() == [True] and (half < tg.tensor(0.1)).tolist() == [
+        False
+    ]
+    assert x.clone().eq_(tenth).tolist() == [1.0, 0.0]  # (the in-place form too)
+    # a Python number is a weak scalar, as before: compared in the tensor's dtype
+    assert (x == 0.1).tolist() == [True, False]
+
+
+COMPARISONS = ["eq", "ne", "lt", "le", "gt", "ge"]
+
+
+@pytest.mark.parametrize("values", [(0.1, 0.1), (3, 259), (-1, 255), (0.5, 1e-9)])
+def test_every_mixed_comparison_matches_pytorch(values) -> None:
+    torch = _torch()
+    for name in COMPARISONS:
+        for a in DTYPES:
+            for b in DTYPES:
+                for a0 in (False, True):
+                    for b0 in (False, True):
+                        arrays = [
+                            np.full(() if zero_d else (2,), v).astype(d)
+                            for v, d, zero_d in ((values[0], a, a0), (values[1], b, b0))
+                        ]
+                        theirs = getattr(torch, name)(*map(torch.from_numpy, arrays))
+                        mine = getattr(tg, name)(*map(tg.tensor, arrays))
+                        case = (name, a, a0, b, b0, values)
+                        assert mine.dtype == tg.bool_ and mine.shape == tuple(theirs.shape), case
+                        assert mine.tolist() == theirs.tolist(), case
+
+
 GRAD_OPS = {
     "mul": lambda lib, x, o: x * o,
     "rmul": lambda lib, x, o: o * x,

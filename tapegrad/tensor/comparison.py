@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, cast, over
 
 import numpy as np
 
+from .. import dtypes
 from .._state import is_grad_enabled
 from .._utils import normalize_axis
 from ..primitives import elementwise as E
@@ -63,29 +64,23 @@ class ComparisonMixin(TensorBase):
 
     # ---- comparisons and logic: bool tensors, off the tape --------------------------------------
     def __lt__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.less(self._data, other))
+        return wrap(compared(np.less, self._data, values_of(other)))
 
     def __le__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.less_equal(self._data, other))
+        return wrap(compared(np.less_equal, self._data, values_of(other)))
 
     def __gt__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.greater(self._data, other))
+        return wrap(compared(np.greater, self._data, values_of(other)))
 
     def __ge__(self, other: TensorLike) -> Tensor:
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.greater_equal(self._data, other))
+        return wrap(compared(np.greater_equal, self._data, values_of(other)))
 
     # (elementwise, as in PyTorch and NumPy: not object's bool, hence the ignore)
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.equal(self._data, other))
+        return wrap(compared(np.equal, self._data, values_of(other)))
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        other = other._data if isinstance(other, TensorBase) else other
-        return wrap(np.not_equal(self._data, other))
+        return wrap(compared(np.not_equal, self._data, values_of(other)))
 
     # PyTorch's method names of the comparisons (and their in-place forms, which write 1 or 0 in
     # the tensor's own dtype)
@@ -407,12 +402,23 @@ def compare_in_place(
     dtype = t._data.dtype
 
     def op(old: Any, v: Any) -> Any:
-        holds = np.asarray(test(values_of(old), v)).astype(dtype)
+        holds = np.asarray(compared(test, values_of(old), v)).astype(dtype)
         if not isinstance(old, TensorBase):
             return holds
         return apply(E.fill, old, value=0) + holds  # (old: on the tape, a zero gradient)
 
     return unary_(t, name, op, value)
+
+
+def compared(test: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """test(a, b) for an array a, as PyTorch compares: beside an array of another dtype both are
+    cast to their common dtype first (dtypes.result_dtype: float32 vector == 0-d float64 0.1 is
+    compared in float32, so 0.1 equals itself; NumPy would compare in float64). A Python number
+    is NumPy 2's weak scalar, which is PyTorch's rule already."""
+    if b.__class__ is np.ndarray and a.dtype is not b.dtype and a.__class__ is np.ndarray:
+        common = dtypes.result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
+        a, b = a.astype(common, copy=False), b.astype(common, copy=False)
+    return test(a, b)
 
 
 def values_of(x: Any) -> Any:
