@@ -149,7 +149,4 @@ def can_cast(from_: Any, to: Any) -> bool:
     >>> tg.can_cast(tg.float32, tg.int32)
     False
     """
-    a, b = dtypes.as_dtype(from_), dtypes.as_dtype(to)
-    if a.kind == "f" and b.kind in "iub":
-        return False
-    return not (a.kind != "b" and b.kind == "b")
+    return dtypes.castable(dtypes.as_dtype(from_), dtypes.as_dtype(to))

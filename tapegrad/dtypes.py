@@ -116,6 +116,14 @@ def promote(a: np.dtype, b: np.dtype) -> np.dtype:
     return np.promote_types(a, b)
 
 
+def castable(src: np.dtype, dst: np.dtype) -> bool:
+    """PyTorch's casting rule (torch.can_cast; what an in-place op may write into a tensor): never
+    floating to integer or bool, nor anything but bool to bool; integers wrap (int16 -> uint8)."""
+    if src.kind == "f" and dst.kind in "iub":
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
+
+
 def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
     """PyTorch's combine_categories: the higher-priority dtype unless the lower one's category
     is above it."""

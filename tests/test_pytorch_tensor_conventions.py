@@ -180,6 +180,65 @@ def test_every_mixed_comparison_matches_pytorch(values) -> None:
                         assert mine.tolist() == theirs.tolist(), case
 
 
+# In-place ops of mixed dtypes: computed in PyTorch's common dtype, then written into the tensor's
+# own dtype where PyTorch's casting rule allows it (integers wrap; floating into integers refused)
+def test_mixed_dtype_in_place_ops_compute_in_pytorchs_dtype() -> None:
+    half = tg.tensor([0.1, 0.2], dtype=tg.float16)
+    half.sub_(tg.tensor(0.1))  # (float16's 0.1 subtracted: NumPy's float32 left -2.4e-05)
+    assert half.dtype == tg.float16 and half.tolist()[0] == 0.0
+    small = tg.tensor([3, 200], dtype=tg.uint8)
+    small.add_(tg.tensor([-5, 100], dtype=tg.int8))  # (int16 sums, wrapped into uint8)
+    assert small.dtype == tg.uint8 and small.tolist() == [254, 44]
+    with pytest.raises(RuntimeError, match="add_: the result has dtype float64, which this int64"):
+        tg.tensor([1, 2]).add_(tg.tensor(0.5, dtype=tg.float64))
+    with pytest.raises(RuntimeError, match="mul_: the result has dtype float32"):
+        tg.tensor([True]).mul_(tg.tensor([2.0]))
+
+
+def test_mixed_dtype_in_place_op_on_the_tape_keeps_each_dtype() -> None:
+    s = tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1.0
+    y.mul_(s)  # (float64 values into a float32 tensor on the tape)
+    assert y.dtype == tg.float32 and y.grad_fn is not None
+    y.sum().backward()
+    assert x.grad.dtype == tg.float32 and s.grad.dtype == tg.float64
+    assert x.grad.tolist() == [0.5, 1.5] and s.grad.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("values", [(3, 2), (0.1, 0.1), (100, 259)])
+def test_every_mixed_in_place_op_matches_pytorch(values) -> None:
+    torch = _torch()
+    for name in ["add_", "sub_", "mul_", "div_", "copy_"]:
+        for a in DTYPES:
+            for b in DTYPES:
+                if name == "sub_" and "bool" in (a, b):
+                    continue  # (PyTorch refuses any subtraction with bools; NumPy's rule here)
+                for a0 in (False, True):
+                    for b0 in (False, True):
+                        arrays = [
+                            np.full(() if zero_d else (2,), v).astype(d)
+                            for v, d, zero_d in ((values[0], a, a0), (values[1], b, b0))
+                        ]
+                        case = (name, a, a0, b, b0, values)
+                        ours, theirs = tg.tensor(arrays[0]), torch.from_numpy(arrays[0].copy())
+                        try:
+                            getattr(theirs, name)(torch.from_numpy(arrays[1]))
+                        except RuntimeError:  # (a shape that does not broadcast: ValueError)
+                            with pytest.raises((RuntimeError, ValueError)):
+                                getattr(ours, name)(tg.tensor(arrays[1]))
+                            continue
+                        with np.errstate(all="ignore"):
+                            getattr(ours, name)(tg.tensor(arrays[1]))
+                        assert str(ours.dtype) == str(theirs.dtype).replace("torch.", ""), case
+                        np.testing.assert_allclose(
+                            ours.numpy().astype(np.float64),
+                            theirs.double().numpy(),
+                            rtol=1e-3 if a == "float16" else 1e-6,
+                            err_msg=str(case),
+                        )
+
+
 GRAD_OPS = {
     "mul": lambda lib, x, o: x * o,
     "rmul": lambda lib, x, o: o * x,

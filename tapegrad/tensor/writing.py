@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
+from .. import dtypes
+
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
@@ -64,7 +66,7 @@ def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
 
     def op(old: Any, value: Any) -> Any:
         new = fn(old, value)
-        if not np.can_cast(new.dtype, old.dtype, casting="same_kind"):
+        if not dtypes.castable(new.dtype, old.dtype):
             raise RuntimeError(
                 f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor "
                 f"cannot hold (as PyTorch refuses); use the out-of-place {_out_of_place(name)} "
@@ -73,6 +75,25 @@ def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
         return new
 
     return inplace(self, name, op, other)
+
+
+def in_common_dtype(t: TensorBase, name: str, other: Any, value: np.ndarray) -> Any:
+    """`other` (a tensor or array of another dtype than t's) cast to the dtype PyTorch computes
+    t <op>= other in (dtypes.result_dtype: float16 vector -= 0-d float32 0.1 subtracts float16's
+    0.1); an error where that dtype's values cannot be written into t (dtypes.castable)."""
+    a = t._data
+    common = dtypes.result_dtype(
+        [(2 if a.ndim else 1, a.dtype), (2 if value.ndim else 1, value.dtype)]
+    )
+    if not dtypes.castable(common, a.dtype):
+        raise RuntimeError(
+            f"{name}: the result has dtype {common}, which this {a.dtype} tensor cannot hold (as "
+            f"PyTorch refuses); use the out-of-place {_out_of_place(name)} (or convert with "
+            f".float() first)"
+        )
+    if common == value.dtype:
+        return other
+    return other.astype(common) if isinstance(other, TensorBase) else value.astype(common)
 
 
 def _out_of_place(name: str) -> str:
@@ -108,6 +129,10 @@ def inplace(
         if batched.batched_levels(other) or batched.batched_levels(index):
             raise _shared_error(name)
         other = batched.unwrapped(other)
+    value = other._data if isinstance(other, TensorBase) else other
+    if value.__class__ is np.ndarray and value.dtype is not t._data.dtype and op is not None:
+        if index is NO_INDEX:  # (index puts and copy_ cast the values as they go, as PyTorch)
+            other = in_common_dtype(t, name, other, value)
     other_req = isinstance(other, TensorBase) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
         if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
@@ -121,6 +146,8 @@ def inplace(
             op = _copy_from
         result = op(old, other)
         check_shape(name, result._data, t._data)
+        if result._data.dtype != t._data.dtype:  # (on the tape in t's dtype, as PyTorch's result)
+            result = result.astype(t._data.dtype)
         write(t, result, name)
     else:
         _check_writable(t, name)
@@ -143,7 +170,7 @@ def inplace(
                 raise ValueError(f"{name}: {e}") from None
             result = op.forward(t._data, value)  # type: ignore[union-attr]
             check_shape(name, result, t._data)
-            if not np.can_cast(result.dtype, t._data.dtype, casting="same_kind"):
+            if not dtypes.castable(result.dtype, t._data.dtype):
                 raise RuntimeError(
                     f"{name}: the result has dtype {result.dtype}, which this {t._data.dtype} "
                     f"tensor cannot hold (as PyTorch refuses); use the out-of-place "
