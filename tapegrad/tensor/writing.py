@@ -93,7 +93,9 @@ def in_common_dtype(t: TensorBase, name: str, other: Any, value: np.ndarray) -> 
         )
     if common == value.dtype:
         return other
-    return other.astype(common) if isinstance(other, TensorBase) else value.astype(common)
+    if isinstance(other, TensorBase):
+        return apply(E.cast, other, dtype=common)  # (on the tape: other's gradient in its dtype)
+    return value.astype(common)
 
 
 def _out_of_place(name: str) -> str:
