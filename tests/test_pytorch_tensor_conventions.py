@@ -9,6 +9,7 @@ Checked against torch in float64 where it is installed, and against closed forms
 
 from __future__ import annotations
 
+import itertools
 import operator
 
 import numpy as np
@@ -79,6 +80,16 @@ MIXED = [
 ]
 BINARY = ["add", "sub", "mul", "maximum", "minimum", "fmod", "remainder", "atan2", "xlogy", "pow"]
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+# every pair of dtypes, each side a vector or 0-d: (a, b, a 0-d?, b 0-d?)
+MIXED_CASES = list(itertools.product(DTYPES, DTYPES, (False, True), (False, True)))
+
+
+def _arrays(values: tuple, a: str, a0: bool, b: str, b0: bool) -> list:
+    """The two operands as NumPy arrays (a value out of a dtype's range wraps, as torch's)."""
+    return [
+        np.full(() if zero_d else (2,), v).astype(d)
+        for v, d, zero_d in ((values[0], a, a0), (values[1], b, b0))
+    ]
 
 
 def _operand(lib, dtype: str, zero_d: bool, value: float = 3.0):
@@ -119,25 +130,22 @@ def test_mixed_dtype_gradients_keep_each_inputs_dtype() -> None:
 def test_every_mixed_binary_op_matches_pytorch() -> None:
     torch = _torch()
     for name in BINARY:
-        for a in DTYPES:
-            for b in DTYPES:
-                for a0 in (False, True):
-                    for b0 in (False, True):
-                        mine_in = _operand(tg, a, a0, 3.0), _operand(tg, b, b0, 2.0)
-                        theirs_in = _operand(torch, a, a0, 3.0), _operand(torch, b, b0, 2.0)
-                        try:
-                            theirs = getattr(torch, name)(*theirs_in)
-                        except RuntimeError:
-                            continue  # (torch refuses some, e.g. bool - bool)
-                        mine = getattr(tg, name)(*mine_in)
-                        case = (name, a, a0, b, b0)
-                        assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), case
-                        np.testing.assert_allclose(
-                            mine.numpy().astype(np.float64),
-                            theirs.double().numpy(),
-                            rtol=1e-3 if theirs.dtype == torch.float16 else 1e-6,
-                            err_msg=str(case),
-                        )
+        for a, b, a0, b0 in MIXED_CASES:
+            mine_in = _operand(tg, a, a0, 3.0), _operand(tg, b, b0, 2.0)
+            theirs_in = _operand(torch, a, a0, 3.0), _operand(torch, b, b0, 2.0)
+            try:
+                theirs = getattr(torch, name)(*theirs_in)
+            except RuntimeError:
+                continue  # (torch refuses some, e.g. bool - bool)
+            mine = getattr(tg, name)(*mine_in)
+            case = (name, a, a0, b, b0)
+            assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), case
+            np.testing.assert_allclose(
+                mine.numpy().astype(np.float64),
+                theirs.double().numpy(),
+                rtol=1e-3 if theirs.dtype == torch.float16 else 1e-6,
+                err_msg=str(case),
+            )
 
 
 # Comparisons of mixed dtypes: PyTorch casts both sides to their common dtype first (the 0-d
@@ -165,19 +173,13 @@ COMPARISONS = ["eq", "ne", "lt", "le", "gt", "ge"]
 def test_every_mixed_comparison_matches_pytorch(values) -> None:
     torch = _torch()
     for name in COMPARISONS:
-        for a in DTYPES:
-            for b in DTYPES:
-                for a0 in (False, True):
-                    for b0 in (False, True):
-                        arrays = [
-                            np.full(() if zero_d else (2,), v).astype(d)
-                            for v, d, zero_d in ((values[0], a, a0), (values[1], b, b0))
-                        ]
-                        theirs = getattr(torch, name)(*map(torch.from_numpy, arrays))
-                        mine = getattr(tg, name)(*map(tg.tensor, arrays))
-                        case = (name, a, a0, b, b0, values)
-                        assert mine.dtype == tg.bool_ and mine.shape == tuple(theirs.shape), case
-                        assert mine.tolist() == theirs.tolist(), case
+        for a, b, a0, b0 in MIXED_CASES:
+            arrays = _arrays(values, a, a0, b, b0)
+            theirs = getattr(torch, name)(*map(torch.from_numpy, arrays))
+            mine = getattr(tg, name)(*map(tg.tensor, arrays))
+            case = (name, a, a0, b, b0, values)
+            assert mine.dtype == tg.bool_ and mine.shape == tuple(theirs.shape), case
+            assert mine.tolist() == theirs.tolist(), case
 
 
 # In-place ops of mixed dtypes: computed in PyTorch's common dtype, then written into the tensor's
@@ -210,33 +212,27 @@ def test_mixed_dtype_in_place_op_on_the_tape_keeps_each_dtype() -> None:
 def test_every_mixed_in_place_op_matches_pytorch(values) -> None:
     torch = _torch()
     for name in ["add_", "sub_", "mul_", "div_", "copy_"]:
-        for a in DTYPES:
-            for b in DTYPES:
-                if name == "sub_" and "bool" in (a, b):
-                    continue  # (PyTorch refuses any subtraction with bools; NumPy's rule here)
-                for a0 in (False, True):
-                    for b0 in (False, True):
-                        arrays = [
-                            np.full(() if zero_d else (2,), v).astype(d)
-                            for v, d, zero_d in ((values[0], a, a0), (values[1], b, b0))
-                        ]
-                        case = (name, a, a0, b, b0, values)
-                        ours, theirs = tg.tensor(arrays[0]), torch.from_numpy(arrays[0].copy())
-                        try:
-                            getattr(theirs, name)(torch.from_numpy(arrays[1]))
-                        except RuntimeError:  # (a shape that does not broadcast: ValueError)
-                            with pytest.raises((RuntimeError, ValueError)):
-                                getattr(ours, name)(tg.tensor(arrays[1]))
-                            continue
-                        with np.errstate(all="ignore"):
-                            getattr(ours, name)(tg.tensor(arrays[1]))
-                        assert str(ours.dtype) == str(theirs.dtype).replace("torch.", ""), case
-                        np.testing.assert_allclose(
-                            ours.numpy().astype(np.float64),
-                            theirs.double().numpy(),
-                            rtol=1e-3 if a == "float16" else 1e-6,
-                            err_msg=str(case),
-                        )
+        for a, b, a0, b0 in MIXED_CASES:
+            if name == "sub_" and "bool" in (a, b):
+                continue  # (PyTorch refuses any subtraction with bools; NumPy's rule here)
+            arrays = _arrays(values, a, a0, b, b0)
+            case = (name, a, a0, b, b0, values)
+            ours, theirs = tg.tensor(arrays[0]), torch.from_numpy(arrays[0].copy())
+            try:
+                getattr(theirs, name)(torch.from_numpy(arrays[1]))
+            except RuntimeError:  # (a shape that does not broadcast: ValueError)
+                with pytest.raises((RuntimeError, ValueError)):
+                    getattr(ours, name)(tg.tensor(arrays[1]))
+                continue
+            with np.errstate(all="ignore"):
+                getattr(ours, name)(tg.tensor(arrays[1]))
+            assert str(ours.dtype) == str(theirs.dtype).replace("torch.", ""), case
+            np.testing.assert_allclose(
+                ours.numpy().astype(np.float64),
+                theirs.double().numpy(),
+                rtol=1e-3 if a == "float16" else 1e-6,
+                err_msg=str(case),
+            )
 
 
 GRAD_OPS = {
