@@ -3,10 +3,10 @@ off the tape, and their in-place forms eq_, ...), allclose, isnan/isinf/isfinite
 sort, argsort, topk (the values carry the gradient back to where they came from) and unique (off
 the tape). The bitwise and logical operators are the bitwise room's.
 
-Layer L3: numpy, the rule table's fill (eq_ on the tape), the storage base, record.py's apply and
-wrap, coerce.py, the indexing room's `along_axis` and writing.py's `unary_` (for eq_, ...).
-Sorting is stable (equal values keep their order; NaN counts as the
-largest, as in PyTorch).
+Layer L3: numpy, L0 dtypes (two dtypes are compared in PyTorch's common one), the rule table's fill
+(eq_ on the tape), the storage base, record.py's apply and wrap, coerce.py, the indexing room's
+`along_axis` and writing.py's `unary_` (for eq_, ...). Sorting is stable (equal values keep their
+order; NaN counts as the largest, as in PyTorch).
 """
 
 from __future__ import annotations

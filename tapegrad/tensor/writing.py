@@ -1,15 +1,16 @@
 """Writing in place: the shared path every in-place op takes (`inplace`, and `unary_` for a result
 that must fit the tensor's dtype), and what it does to views.
 
-Layer L3: numpy, the L0 state, the rule table, the storage base, record.py (`apply`, `wrap`,
-views) and grad.py's set_history (batched.py, for tensors inside vmap, is read on use). On the
-tape an in-place op is recorded out of place on a copy of the old value; the result is then
-written into the tensor's memory. A view writes through to its root (recorded as the view's
-inverse: index_put, reshape, transpose), and every live view of that root is brought up to date,
-so a view made before the change sees it in its gradient too (as PyTorch). Each change bumps the
-version counter the root shares with its views: a stale saved value raises at backward. Off the
-tape the result goes straight into the tensor's memory, and a result its dtype cannot hold is an
-error, as in PyTorch (never a silent cast).
+Layer L3: numpy, the L0 state and dtypes (PyTorch's promotion and casting rules), the rule table,
+the storage base, record.py (`apply`, `wrap`, views) and grad.py's set_history (batched.py, for
+tensors inside vmap, is read on use). On the tape an in-place op is recorded out of place on a copy
+of the old value; the result is then written into the tensor's memory. A view writes through to its
+root (recorded as the view's inverse: index_put, reshape, transpose), and every live view of that
+root is brought up to date, so a view made before the change sees it in its gradient too (as
+PyTorch). Each change bumps the version counter the root shares with its views: a stale saved value
+raises at backward. Off the tape the result goes straight into the tensor's memory. An operand of
+another dtype is first cast to the dtype PyTorch computes in, and a result the tensor's dtype cannot
+hold (by PyTorch's rule: floating into integers, anything into bools) is an error, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 
 from .. import dtypes
-
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
