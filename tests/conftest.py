@@ -82,3 +82,15 @@ def notebook_kernel(tmp_path_factory):
         mp.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
         mp.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # (a debugger warning on stderr)
         yield "python3"
+
+
+@pytest.fixture(autouse=True)
+def _torch_distributions_validate_args():
+    """torch._dynamo, once anything in the process sets it up, turns torch.distributions' argument
+    checks off process-wide; the tests that compare errors with torch's need them on (without
+    this, which test files share a worker decided whether test_mvn_errors_as_torch passed)."""
+    torch = sys.modules.get("torch")
+    distributions = getattr(torch, "distributions", None)
+    if distributions is not None:
+        distributions.Distribution.set_default_validate_args(True)
+    yield
