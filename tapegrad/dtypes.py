@@ -150,6 +150,12 @@ def result_dtype(operands: list[tuple[int, np.dtype]]) -> np.dtype:
     return result
 
 
+def arrays_dtype(a: np.ndarray, b: np.ndarray) -> np.dtype:
+    """result_dtype for two arrays (tensors' values): one with dimensions decides over a 0-d one
+    (a float32 vector with a 0-d float64 array: float32)."""
+    return result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
+
+
 def get_default_dtype() -> FloatDtype:
     """The default float dtype (float32 unless set_default_dtype changed it), as PyTorch's.
 

@@ -195,6 +195,8 @@ def test_mixed_dtype_in_place_ops_compute_in_pytorchs_dtype() -> None:
         tg.tensor([1, 2]).add_(tg.tensor(0.5, dtype=tg.float64))
     with pytest.raises(RuntimeError, match="mul_: the result has dtype float32"):
         tg.tensor([True]).mul_(tg.tensor([2.0]))
+    # an in-place comparison writes 1 or 0, which every dtype holds
+    assert tg.tensor([1, 2]).lt_(tg.tensor([1.5, 1.5])).tolist() == [1, 0]
 
 
 def test_mixed_dtype_in_place_op_on_the_tape_keeps_each_dtype() -> None:
@@ -211,7 +213,7 @@ def test_mixed_dtype_in_place_op_on_the_tape_keeps_each_dtype() -> None:
 @pytest.mark.parametrize("values", [(3, 2), (0.1, 0.1), (100, 259)])
 def test_every_mixed_in_place_op_matches_pytorch(values) -> None:
     torch = _torch()
-    for name in ["add_", "sub_", "mul_", "div_", "copy_"]:
+    for name in ["add_", "sub_", "mul_", "div_", "copy_", "lt_", "eq_"]:
         for a, b, a0, b0 in MIXED_CASES:
             if name == "sub_" and "bool" in (a, b):
                 continue  # (PyTorch refuses any subtraction with bools; NumPy's rule here)

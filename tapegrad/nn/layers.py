@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
@@ -21,14 +21,18 @@ from .functional import dropout, linear
 from .module import Module
 from .parameter import Parameter
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def _method_named(function: Any, owner: str) -> Any:
+
+def _method_named(function: _F, owner: str) -> _F:
     """`function` (a method) as a copy whose name in tracebacks and errors is owner's."""
     copy = types.FunctionType(
         function.__code__, function.__globals__, function.__name__, function.__defaults__
     )
     copy.__qualname__, copy.__doc__ = f"{owner}.{function.__name__}", function.__doc__
-    return copy
+    copy.__annotations__ = dict(function.__annotations__)
+    copy.__module__ = function.__module__
+    return cast(_F, copy)
 
 
 class Identity(Module):

@@ -416,7 +416,7 @@ def compared(test: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
     compared in float32, so 0.1 equals itself; NumPy would compare in float64). A Python number
     is NumPy 2's weak scalar, which is PyTorch's rule already."""
     if b.__class__ is np.ndarray and a.dtype is not b.dtype and a.__class__ is np.ndarray:
-        common = dtypes.result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
+        common = dtypes.arrays_dtype(a, b)
         a, b = a.astype(common, copy=False), b.astype(common, copy=False)
     return test(a, b)
 

@@ -160,7 +160,7 @@ def in_common_dtype(prim: Primitive, out: np.ndarray, a: Any, b: Any, params: di
     cast first, as PyTorch casts them."""
     if prim.batch is not pointwise or out.dtype.kind not in "fiu":  # (pointwise: the
         return out  # broadcasting elementwise ops, whose inputs PyTorch promotes together)
-    common = dtypes.result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
+    common = dtypes.arrays_dtype(a, b)
     if common.kind != "f" and out.dtype.kind == "f":  # (a floating op of integers, int / int:
         common = dtypes.default_float  # in the default float, not NumPy's smaller one: xlogy of
         # int16 and int8 took float16 logs there)

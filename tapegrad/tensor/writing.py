@@ -67,35 +67,33 @@ def unary_(self: TensorBase, name: str, fn: Any, other: Any = None) -> Tensor:
     def op(old: Any, value: Any) -> Any:
         new = fn(old, value)
         if not dtypes.castable(new.dtype, old.dtype):
-            raise RuntimeError(
-                f"{name}: the result has dtype {new.dtype}, which this {old.dtype} tensor "
-                f"cannot hold (as PyTorch refuses); use the out-of-place {_out_of_place(name)} "
-                f"(or convert with .float() first)"
-            )
+            raise _cannot_hold(name, new.dtype, old.dtype)
         return new
 
     return inplace(self, name, op, other)
 
 
-def in_common_dtype(t: TensorBase, name: str, other: Any, value: np.ndarray) -> Any:
+def _cast_operand(t: TensorBase, name: str, other: Any, value: np.ndarray) -> Any:
     """`other` (a tensor or array of another dtype than t's) cast to the dtype PyTorch computes
-    t <op>= other in (dtypes.result_dtype: float16 vector -= 0-d float32 0.1 subtracts float16's
+    t <op>= other in (dtypes.arrays_dtype: float16 vector -= 0-d float32 0.1 subtracts float16's
     0.1); an error where that dtype's values cannot be written into t (dtypes.castable)."""
-    a = t._data
-    common = dtypes.result_dtype(
-        [(2 if a.ndim else 1, a.dtype), (2 if value.ndim else 1, value.dtype)]
-    )
-    if not dtypes.castable(common, a.dtype):
-        raise RuntimeError(
-            f"{name}: the result has dtype {common}, which this {a.dtype} tensor cannot hold (as "
-            f"PyTorch refuses); use the out-of-place {_out_of_place(name)} (or convert with "
-            f".float() first)"
-        )
+    common = dtypes.arrays_dtype(t._data, value)
+    if not dtypes.castable(common, t._data.dtype):
+        raise _cannot_hold(name, common, t._data.dtype)
     if common == value.dtype:
         return other
     if isinstance(other, TensorBase):
         return apply(E.cast, other, dtype=common)  # (on the tape: other's gradient in its dtype)
     return value.astype(common)
+
+
+def _cannot_hold(name: str, result: np.dtype, dtype: np.dtype) -> RuntimeError:
+    """The error for an in-place result of a dtype the tensor's cannot hold (PyTorch refuses)."""
+    return RuntimeError(
+        f"{name}: the result has dtype {result}, which this {dtype} tensor cannot hold (as "
+        f"PyTorch refuses); use the out-of-place {_out_of_place(name)} (or convert with "
+        f".float() first)"
+    )
 
 
 def _out_of_place(name: str) -> str:
@@ -132,9 +130,10 @@ def inplace(
             raise _shared_error(name)
         other = batched.unwrapped(other)
     value = other._data if isinstance(other, TensorBase) else other
-    if value.__class__ is np.ndarray and value.dtype is not t._data.dtype and op is not None:
-        if index is NO_INDEX:  # (index puts and copy_ cast the values as they go, as PyTorch)
-            other = in_common_dtype(t, name, other, value)
+    if value.__class__ is np.ndarray and value.dtype is not t._data.dtype:
+        if index is NO_INDEX and isinstance(op, Primitive):  # (add_, mul_, ...: index puts and
+            other = _cast_operand(t, name, other, value)  # copy_ cast values as they go, and
+            # unary_'s ops, comparisons among them, promote as their out-of-place forms do)
     other_req = isinstance(other, TensorBase) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
         if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
@@ -173,11 +172,7 @@ def inplace(
             result = op.forward(t._data, value)  # type: ignore[union-attr]
             check_shape(name, result, t._data)
             if not dtypes.castable(result.dtype, t._data.dtype):
-                raise RuntimeError(
-                    f"{name}: the result has dtype {result.dtype}, which this {t._data.dtype} "
-                    f"tensor cannot hold (as PyTorch refuses); use the out-of-place "
-                    f"{_out_of_place(name)} (or convert with .float() first)"
-                ) from None
+                raise _cannot_hold(name, result.dtype, t._data.dtype) from None
             t._data[...] = result
     t._version_counter()[0] += 1
     t._inplace_op = name
