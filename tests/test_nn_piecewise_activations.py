@@ -209,3 +209,24 @@ def test_prelu_layer_learns_its_slopes() -> None:
     layer(x).sum().backward()
     assert layer.weight.grad.tolist() == [-4.0, -4.0, -4.0]
     assert tg.nn.PReLU(dtype=tg.float64).weight.dtype == np.float64
+
+
+@pytest.mark.parametrize("size", [7, 3 * 8192 + 5], ids=["small", "rows-of-zeros"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_keeps_nan_signed_zero_and_infinities_as_pytorch(size, dtype) -> None:
+    """Both of relu's kernels (a small array, and a large one taken against rows of zeros):
+    values, the sign of zero and the gradient equal PyTorch's, contiguous or not."""
+    torch = pytest.importorskip("torch")
+    values = np.random.default_rng(0).standard_normal(size).astype(dtype)
+    values[:6] = [np.nan, -0.0, 0.0, -np.inf, np.inf, -1.0]
+    for x in (values, values[::-1]):  # (a reversed view is not contiguous)
+        g = np.arange(x.size, dtype=dtype)
+        t, tt = tg.tensor(x, requires_grad=True), torch.tensor(x.copy(), requires_grad=True)
+        out, want = F.relu(t), torch.relu(tt)
+        out.backward(tg.tensor(g))
+        want.backward(torch.tensor(g))
+        got, expected = out.detach().numpy(), want.detach().numpy()
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+        np.testing.assert_array_equal(t.grad.numpy(), tt.grad.numpy())
