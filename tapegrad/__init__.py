@@ -90,6 +90,7 @@ from ._state import (
     set_grad_enabled,
 )
 from .tensor import Tensor
+from ._utils import ShapeError
 from .tensor.printing import get_printoptions, set_printoptions
 
 from . import functional, nn, optim, amp, ops  # noqa: E402
@@ -278,6 +279,8 @@ __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "ByteTensor", "CharTensor", "ShortTensor",
     "IntTensor", "LongTensor", "BoolTensor", "set_default_tensor_type",
     "finfo", "iinfo", "promote_types", "result_type", "can_cast",
+    # the error of a tensor of the wrong shape (a ValueError and, as PyTorch's, a RuntimeError)
+    "ShapeError",
     # runtime settings (runtime_settings.py) and compilation (compiling.py: nothing to compile)
     "get_num_threads", "set_num_threads", "get_num_interop_threads", "set_num_interop_threads",
     "get_float32_matmul_precision", "set_float32_matmul_precision", "get_default_device",

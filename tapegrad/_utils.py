@@ -108,3 +108,15 @@ def int_arg(name: str, value: Any, low: int = 0) -> int:
     if number < low:
         raise ValueError(f"{name} must be an int >= {low}, got {number}")
     return number
+
+
+class ShapeError(ValueError, RuntimeError):
+    """A tensor of a shape an op cannot take (operands that do not broadcast, a reshape to another
+    size, matrices that do not multiply). A ValueError, tapegrad's kind for shape and length
+    errors, and a RuntimeError, PyTorch's: code written for either catches it.
+
+    >>> issubclass(ShapeError, RuntimeError) and issubclass(ShapeError, ValueError)
+    True
+    """
+
+    __module__ = "tapegrad"  # (tracebacks say tapegrad.ShapeError, the name users import)

@@ -156,6 +156,20 @@ def arrays_dtype(a: np.ndarray, b: np.ndarray) -> np.dtype:
     return result_dtype([(2 if a.ndim else 1, a.dtype), (2 if b.ndim else 1, b.dtype)])
 
 
+def wrapped(value: int, dtype: np.dtype) -> int:
+    """A Python int as an integer dtype holds it: modulo 2**bits, as PyTorch casts an int operand
+    to an integer tensor's dtype (uint8 tensor + 300 adds 44, int8 tensor * -129 multiplies by 127).
+
+    >>> wrapped(300, np.dtype(np.uint8)), wrapped(-129, np.dtype(np.int8))
+    (44, 127)
+    """
+    if not -(1 << 63) <= value < 1 << 64:  # (PyTorch reads the int as a C long first)
+        raise OverflowError(f"the int {value} does not fit in 64 bits, so no tensor can hold it")
+    bits = dtype.itemsize * 8
+    value %= 1 << bits
+    return value - (1 << bits) if dtype.kind == "i" and value >> (bits - 1) else value
+
+
 def get_default_dtype() -> FloatDtype:
     """The default float dtype (float32 unless set_default_dtype changed it), as PyTorch's.
 

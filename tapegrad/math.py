@@ -15,7 +15,7 @@ import numpy as np
 from . import primitives as P
 from . import linear_algebra
 from ._free import FreeFunctions
-from ._utils import one_axis
+from ._utils import ShapeError, one_axis
 from .linear_algebra import *  # noqa: F403  (its functions are tapegrad.math's too: its __all__)
 from .tensor import MaxResult, MinResult, Tensor, apply
 from .tensor.coerce import TensorLike, as_tensor
@@ -373,20 +373,20 @@ def concatenate(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None
     tensor([1., 2., 3.])
     """
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise ValueError("concatenate expects a non-empty list or tuple of tensors")
+        raise ShapeError("concatenate expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
     if [t for t in ts if t.ndim > 1]:  # (PyTorch's rule: an empty 1-D tensor among them is skipped)
         ts = [t for t in ts if t.shape != (0,)]
     ndim = ts[0].ndim
     if ndim == 0:
-        raise ValueError("zero-dimensional tensors cannot be concatenated; use tg.stack")
+        raise ShapeError("zero-dimensional tensors cannot be concatenated; use tg.stack")
     axis = one_axis(dim if dim is not None else axis, ndim)
     for i, t in enumerate(ts):
         if (
             t.ndim != ndim
             or t.shape[:axis] + t.shape[axis + 1 :] != ts[0].shape[:axis] + ts[0].shape[axis + 1 :]
         ):
-            raise ValueError(
+            raise ShapeError(
                 f"concatenate: tensor {i} has shape {list(t.shape)}, but tensor 0 has shape "
                 f"{list(ts[0].shape)}; all axes except axis {axis} must match"
             )
@@ -403,12 +403,12 @@ def stack(tensors: Sequence[TensorLike], axis: int = 0, *, dim: int | None = Non
     (2, 2)
     """
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise ValueError("stack expects a non-empty list or tuple of tensors")
+        raise ShapeError("stack expects a non-empty list or tuple of tensors")
     ts = [as_tensor(t) for t in tensors]
     axis = one_axis(dim if dim is not None else axis, ts[0].ndim + 1)
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
-            raise ValueError(
+            raise ShapeError(
                 f"stack: tensor {i} has shape {list(t.shape)}, tensor 0 has "
                 f"{list(ts[0].shape)}; stacked tensors must have equal shapes"
             )
@@ -483,7 +483,7 @@ def repeat_interleave(
 def _positions_of(counts: Tensor) -> Tensor:
     """0, 1, ..., len(counts) - 1 as int64: what repeat_interleave(counts) repeats."""
     if counts.ndim != 1:
-        raise ValueError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
+        raise ShapeError(f"repeat_interleave(repeats): repeats must be 1-D, got {counts.ndim}-D")
     return as_tensor(np.arange(counts.shape[0], dtype=np.int64))
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils import ShapeError
 from .. import primitives as P
 from ..autograd import Function
 from ..creation import zeros_like
@@ -88,7 +89,7 @@ def _checked_target(input: Any, target: Any, fn: str, stacklevel: int = 4) -> tu
         if target.shape != input.shape:  # (np.broadcast_shapes is slow: only when it can fail)
             np.broadcast_shapes(input.shape, target.shape)
     except ValueError:
-        raise ValueError(
+        raise ShapeError(
             f"{fn}: target shape {target.shape} does not broadcast against input shape "
             f"{input.shape}; give a target of the input's shape"
         ) from None

@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._utils import ShapeError
 from .registry import primitive
 from .shape import expand, reshape, scatter_add
 
@@ -179,7 +180,7 @@ def _check_sizes(terms: list, shapes: Sequence[tuple], equation: str) -> None:
                 )
             first = seen.setdefault(c, (n, k))
             if n != first[0] and 1 not in (n, first[0]):
-                raise ValueError(
+                raise ShapeError(
                     f"einsum: subscript {c!r} has size {first[0]} in operand {first[1]} but {n} in "
                     f"operand {k} of {equation!r}; sizes must match (or be 1, to broadcast)"
                 )

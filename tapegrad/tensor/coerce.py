@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 import numpy as np
 
 from .. import devices
-from .._utils import normalize_axis
+from .._utils import ShapeError, normalize_axis
 from ..primitives.batched_array import BatchedArray
 from .base import TensorBase, as_array
 from .record import wrap
@@ -82,7 +82,7 @@ def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:
         or len(b_shape) == 0
         or a_shape[-1] != b_shape[-2 if len(b_shape) > 1 else 0]
     ):
-        raise ValueError(
+        raise ShapeError(
             f"matmul: shapes {list(a_shape)} and {list(b_shape)} are not aligned (the last axis "
             f"of the first must equal the {'second-to-last' if len(b_shape) > 1 else 'only'} axis "
             f"of the second)"

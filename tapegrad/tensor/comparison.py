@@ -414,10 +414,15 @@ def compared(test: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
     """test(a, b) for an array a, as PyTorch compares: beside an array of another dtype both are
     cast to their common dtype first (dtypes.result_dtype: float32 vector == 0-d float64 0.1 is
     compared in float32, so 0.1 equals itself; NumPy would compare in float64). A Python number
-    is NumPy 2's weak scalar, which is PyTorch's rule already."""
+    is NumPy 2's weak scalar, which is PyTorch's rule already (an int wrapped into an integer
+    array's dtype, as PyTorch casts it)."""
+    if isinstance(b, np.generic):  # (a NumPy scalar is a Python number to PyTorch: weak)
+        b = b.item()
     if b.__class__ is np.ndarray and a.dtype is not b.dtype and a.__class__ is np.ndarray:
         common = dtypes.arrays_dtype(a, b)
         a, b = a.astype(common, copy=False), b.astype(common, copy=False)
+    elif b.__class__ is int and a.__class__ is np.ndarray and a.dtype.kind in "iu":
+        b = dtypes.wrapped(b, a.dtype)  # (as PyTorch casts it: uint8 tensor < -2 compares with 254)
     return test(a, b)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterator, cast
 
 import numpy as np
 
+from .._utils import ShapeError
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from .base import TensorBase
@@ -52,7 +53,7 @@ def integer_index(index: Any, name: str, max_ndim: int | None = None) -> np.ndar
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{name}: the index must be an integer tensor, got dtype {idx.dtype}")
     if max_ndim is not None and idx.ndim > max_ndim:
-        raise ValueError(f"{name}: the index must be 0-D or 1-D, got a {idx.ndim}-D index")
+        raise ShapeError(f"{name}: the index must be 0-D or 1-D, got a {idx.ndim}-D index")
     return idx
 
 
@@ -71,11 +72,11 @@ def repeat_counts(repeats: Any, n: int) -> np.ndarray:
             f"repeat_interleave: repeats must be an int or a 1-D integer tensor, got {repeats!r}"
         )
     if counts.ndim == 1 and counts.size not in (1, n):
-        raise ValueError(
+        raise ShapeError(
             f"repeat_interleave: repeats must have {n} elements (one each), got {counts.size}"
         )
     if (counts < 0).any():
-        raise ValueError("repeat_interleave: repeats can not be negative")
+        raise ShapeError("repeat_interleave: repeats can not be negative")
     return np.broadcast_to(counts.reshape(-1), (n,))
 
 
@@ -84,7 +85,7 @@ def fill_value(x: TensorBase, value: Any) -> Any:
     a value that requires grad gets its gradient)."""
     if isinstance(value, TensorBase):
         if value.ndim != 0:
-            raise ValueError(
+            raise ShapeError(
                 f"masked_fill: the value must be a number or a 0-dimensional tensor, got a "
                 f"tensor of shape {list(value.shape)}"
             )
@@ -129,14 +130,14 @@ class IndexingMixin(TensorBase):
             flat = cast("Tensor", self).reshape(-1)
             return apply(S.getitem, flat, index=np.zeros(idx.shape, dtype=np.int64))
         if idx.ndim != self.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"gather: index has {idx.ndim} dimension(s) but the tensor has {self.ndim}; "
                 f"they must have the same number"
             )
         axis = one_dim(dim, self.ndim, "gather")
         for d, (n, m) in enumerate(zip(idx.shape, self.shape)):
             if d != axis and n > m:
-                raise ValueError(
+                raise ShapeError(
                     f"gather: index has size {n} in dimension {d} but the tensor only {m}; apart "
                     f"from dim, index may not be larger than the tensor"
                 )
@@ -223,7 +224,7 @@ class IndexingMixin(TensorBase):
         if dim is None:
             return x.gather(0, idx)
         if idx.ndim != x.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"take_along_dim: indices have {idx.ndim} dimension(s), the tensor {x.ndim}; they "
                 f"must have the same number"
             )
@@ -251,7 +252,7 @@ class IndexingMixin(TensorBase):
         counts = repeat_counts(repeats, n)
         idx = np.repeat(np.arange(n), counts)
         if output_size is not None and output_size != idx.size:
-            raise ValueError(
+            raise ShapeError(
                 f"repeat_interleave: output_size {output_size} does not match the repeats' sum "
                 f"{idx.size}"
             )
@@ -294,7 +295,7 @@ class IndexingMixin(TensorBase):
                 [-1]])
         """
         if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
-            raise ValueError(f"nonzero_static: size must be a non-negative integer, got {size!r}")
+            raise ShapeError(f"nonzero_static: size must be a non-negative integer, got {size!r}")
         found = self.nonzero()._data[:size]
         rows = np.full((int(size), found.shape[1]), fill_value, dtype=np.int64)
         rows[: len(found)] = found
@@ -318,7 +319,7 @@ class IndexingMixin(TensorBase):
         """
         a1, a2 = one_dim(dim1, self.ndim, "diagonal"), one_dim(dim2, self.ndim, "diagonal")
         if a1 == a2:
-            raise ValueError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+            raise ShapeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
         n1, n2 = self.shape[a1], self.shape[a2]
         first, second = max(-offset, 0), max(offset, 0)  # (where the diagonal starts)
         length = max(0, min(n1 - first, n2 - second))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from .._utils import ShapeError
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import fused as F
@@ -106,7 +107,7 @@ def _fold_transpose(x: TensorBase, wt: Any) -> Tensor | None:
 def _matrix_shape(x: TensorBase, name: str) -> tuple[int, ...]:
     """The last two sizes of a matrix (or a batch of them); fewer than 2 axes is an error."""
     if x.ndim < 2:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: the tensor must have at least 2 dimensions (a matrix, or a batch of them), "
             f"got {x.ndim}-D"
         )
@@ -147,9 +148,9 @@ class LinalgMixin(TensorBase):
         other = as_tensor(mat2)
         for name, m in (("self", self), ("mat2", other)):
             if m.ndim != 2:
-                raise ValueError(f"mm: {name} must be a matrix (2-D), got a {m.ndim}-D tensor")
+                raise ShapeError(f"mm: {name} must be a matrix (2-D), got a {m.ndim}-D tensor")
         if self.shape[1] != other.shape[0]:
-            raise ValueError(
+            raise ShapeError(
                 "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})".format(
                     *self.shape, *other.shape
                 )
@@ -166,10 +167,10 @@ class LinalgMixin(TensorBase):
         other = as_tensor(mat2)
         for name, m in (("batch1", self), ("batch2", other)):
             if m.ndim != 3:
-                raise ValueError(f"bmm: {name} must be a 3D tensor, got a {m.ndim}-D tensor")
+                raise ShapeError(f"bmm: {name} must be a 3D tensor, got a {m.ndim}-D tensor")
         expected = [self.shape[0], self.shape[2]]
         if list(other.shape[:2]) != expected:
-            raise ValueError(
+            raise ShapeError(
                 f"bmm: expected size for first two dimensions of batch2 tensor to be: {expected} "
                 f"but got: {list(other.shape[:2])} (batch1 has shape {list(self.shape)})"
             )
@@ -185,7 +186,7 @@ class LinalgMixin(TensorBase):
         other = as_tensor(vec2)
         for name, v in (("self", self), ("vec2", other)):
             if v.ndim != 1:
-                raise ValueError(f"outer: expected 1-D tensors, but {name} is {v.ndim}-D")
+                raise ShapeError(f"outer: expected 1-D tensors, but {name} is {v.ndim}-D")
         return cast("Tensor", self).reshape(-1, 1) * other.reshape(1, -1)
 
     ger = outer  # (PyTorch's old name)
@@ -198,12 +199,12 @@ class LinalgMixin(TensorBase):
         """
         vector = as_tensor(other)
         if self.ndim != 1 or vector.ndim != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"dot: 1D tensors expected, but got {self.ndim}D and {vector.ndim}D tensors; use "
                 f"matmul (or @) for matrices"
             )
         if self.shape[0] != vector.shape[0]:
-            raise ValueError(
+            raise ShapeError(
                 f"dot: inconsistent tensor size, expected tensor [{self.shape[0]}] and src "
                 f"[{vector.shape[0]}] to have the same number of elements, but got "
                 f"{self.shape[0]} and {vector.shape[0]} elements respectively"
@@ -227,7 +228,7 @@ class LinalgMixin(TensorBase):
             index = (pos + max(-k, 0), pos + max(k, 0))
             return apply(S.scatter_add, self, shape=(size, size), index=index)
         if self.ndim != 2:
-            raise ValueError(
+            raise ShapeError(
                 f"diag: takes a 1-D tensor (to make a matrix) or a 2-D one (to take a diagonal), "
                 f"got {self.ndim}-D; for batches use tg.einsum('...ii->...i', x)"
             )
@@ -246,12 +247,12 @@ class LinalgMixin(TensorBase):
         """
         x = cast("Tensor", self)
         if x.ndim == 0:
-            raise ValueError("diag_embed: the input must have at least 1 dimension")
+            raise ShapeError("diag_embed: the input must have at least 1 dimension")
         n = x.shape[-1]
         size = n + abs(offset)
         a1, a2 = one_dim(dim1, x.ndim + 1, "diag_embed"), one_dim(dim2, x.ndim + 1, "diag_embed")
         if a1 == a2:
-            raise ValueError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+            raise ShapeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
         rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
         shape = (*x.shape[:-1], size, size)
         planes = apply(S.scatter_add, x, shape=shape, index=(Ellipsis, rows, cols))
@@ -264,7 +265,7 @@ class LinalgMixin(TensorBase):
         tensor(5.)
         """
         if self.ndim != 2:
-            raise ValueError(f"trace: expected a matrix (2-D), got a {self.ndim}-D tensor")
+            raise ShapeError(f"trace: expected a matrix (2-D), got a {self.ndim}-D tensor")
         return self.diag().sum()
 
     def tril(self, diagonal: int = 0) -> Tensor:
@@ -298,12 +299,12 @@ class LinalgMixin(TensorBase):
         """
         other = as_tensor(vec)
         if self.ndim != 2 or other.ndim != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"mv: expected a matrix (2-D) and a vector (1-D), got {self.ndim}-D and "
                 f"{other.ndim}-D tensors"
             )
         if self.shape[1] != other.shape[0]:
-            raise ValueError(
+            raise ShapeError(
                 f"mv: size mismatch, got input ({self.shape[0]}x{self.shape[1]}) and vec "
                 f"({other.shape[0]})"
             )
@@ -320,7 +321,7 @@ class LinalgMixin(TensorBase):
         if x.ndim == 0 or y.ndim == 0:
             return x * y
         if x.shape[-1] != y.shape[-1]:
-            raise ValueError(
+            raise ShapeError(
                 f"inner: the last dimensions must match, got {list(x.shape)} and {list(y.shape)}"
             )
         k = x.shape[-1]
@@ -362,9 +363,9 @@ class LinalgMixin(TensorBase):
         if dim is None:
             dim = next((i for i, n in enumerate(shape) if n == 3), None)
             if dim is None:
-                raise ValueError(f"cross: no dimension of size 3 in input of shape {list(shape)}")
+                raise ShapeError(f"cross: no dimension of size 3 in input of shape {list(shape)}")
         if not -len(shape) <= dim < len(shape) or shape[dim] != 3:
-            raise ValueError(
+            raise ShapeError(
                 f"cross: dimension {dim} does not have size 3 (the shapes broadcast to "
                 f"{list(shape)})"
             )
@@ -492,7 +493,7 @@ class LinalgMixin(TensorBase):
         x = cast("Tensor", self)
         axis = one_dim(dim, x.ndim, "renorm")
         if not maxnorm >= 0:
-            raise ValueError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+            raise ShapeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
         others = tuple(d for d in range(x.ndim) if d != axis)
         norms = x.norm(p, dim=others, keepdim=True) if others else x.abs()
         over = norms._data > maxnorm

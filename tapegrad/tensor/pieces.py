@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .._utils import one_axis
+from .._utils import ShapeError, one_axis
 from ..primitives import shape as S
 from .base import TensorBase
 from .coerce import one_dim
@@ -41,12 +41,12 @@ class PiecesMixin(TensorBase):
         if isinstance(split_size_or_sections, int | np.integer):
             size = int(split_size_or_sections)
             if size <= 0:
-                raise ValueError(f"split size must be positive, got {size}")
+                raise ShapeError(f"split size must be positive, got {size}")
             sizes = [min(size, n - s) for s in range(0, n, size)] or [0]  # (an empty axis: one
         else:  # empty piece, as PyTorch)
             sizes = [int(s) for s in split_size_or_sections]
             if sum(sizes) != n:
-                raise ValueError(f"split sizes {sizes} do not add up to the axis length {n}")
+                raise ShapeError(f"split sizes {sizes} do not add up to the axis length {n}")
         pieces, start = [], 0
         for s in sizes:
             pieces.append(apply(S.getitem, self, index=along(axis, slice(start, start + s))))
@@ -60,7 +60,7 @@ class PiecesMixin(TensorBase):
         [(3,), (2,)]
         """
         if isinstance(chunks, bool) or not isinstance(chunks, int | np.integer) or chunks < 1:
-            raise ValueError(f"chunk needs a positive number of chunks, got {chunks!r}")
+            raise ShapeError(f"chunk needs a positive number of chunks, got {chunks!r}")
         axis = one_axis(dim if dim is not None else axis, self.ndim)
         return self.split(max(1, -(-self.shape[axis] // int(chunks))), axis)
 
@@ -86,12 +86,12 @@ class PiecesMixin(TensorBase):
                 [5., 6.]])
         """
         if self.ndim == 0:
-            raise ValueError("narrow() cannot be applied to a 0-dim tensor")
+            raise ShapeError("narrow() cannot be applied to a 0-dim tensor")
         axis = one_dim(dim, self.ndim, "narrow")
         start = int(start._data.item() if isinstance(start, TensorBase) else start)
         length, size = int(length), self.shape[axis]
         if length < 0:
-            raise ValueError(f"narrow(): length must be non-negative, got {length}")
+            raise ShapeError(f"narrow(): length must be non-negative, got {length}")
         if not -size <= start <= size:
             raise IndexError(
                 f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but "
@@ -99,7 +99,7 @@ class PiecesMixin(TensorBase):
             )
         start = start + size if start < 0 else start
         if start + length > size:
-            raise ValueError(
+            raise ShapeError(
                 f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}) of "
                 f"dimension {axis}"
             )
@@ -121,12 +121,17 @@ class PiecesMixin(TensorBase):
         if isinstance(cuts, int | np.integer) and not isinstance(cuts, bool):
             sections = int(cuts)
             if sections <= 0:
-                raise ValueError(
+                raise ShapeError(
                     f"tensor_split: number of sections must be larger than 0, got {sections}"
                 )
             size, longer = divmod(n, sections)
             bounds = np.cumsum([0] + [size + 1] * longer + [size] * (sections - longer))
         else:
+            if np.ndim(cuts) > 1:  # (a nested list or a matrix: PyTorch refuses it, as here)
+                raise ShapeError(
+                    "tensor_split: the indices must be an int, a list of ints or a 0-D or 1-D "
+                    f"tensor, got {np.ndim(cuts)} dimensions"
+                )
             positions = [int(i) for i in np.asarray(cuts).reshape(-1)]
             bounds = np.array([0, *positions, n])
         pieces = []
@@ -161,14 +166,14 @@ class PiecesMixin(TensorBase):
 
     def _split_exactly(self, sections: Any, axis: int, name: str, least: int) -> tuple[Tensor, ...]:
         if self.ndim < least:
-            raise ValueError(
+            raise ShapeError(
                 f"torch.{name} requires a tensor with at least {least} dimension(s), but got a "
                 f"tensor with {self.ndim} dimensions"
             )
         if isinstance(sections, int | np.integer) and (
             sections == 0 or self.shape[axis] % sections
         ):
-            raise ValueError(
+            raise ShapeError(
                 f"torch.{name} attempted to split along dimension {axis}, but the size of the "
                 f"dimension {self.shape[axis]} is not divisible by the split_size {sections}!"
             )
@@ -204,11 +209,11 @@ class PiecesMixin(TensorBase):
         axis = one_dim(dimension, max(self.ndim, 1), "unfold")
         n = self.shape[axis] if self.ndim else 1
         if size < 0 or size > n:
-            raise ValueError(
+            raise ShapeError(
                 f"unfold: maximum size for tensor at dimension {axis} is {n} but size is {size}"
             )
         if step <= 0:
-            raise ValueError(f"unfold: step is {step} but must be > 0")
+            raise ShapeError(f"unfold: step is {step} but must be > 0")
         x = cast("Tensor", self) if self.ndim else cast("Tensor", self).reshape(1)
         count = (n - size) // step + 1
         index = _window_index(x.shape, axis, np.arange(count) * step, size)

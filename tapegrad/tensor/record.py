@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes
+from .._utils import ShapeError
 from .._state import modules_running, overrides, state
 from ..primitives.batched_array import BatchedArray
 from ..primitives.batching import pointwise
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 _new = object.__new__
 _ndarray = np.ndarray
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+_NONE = np.dtype(object)  # (the dtype of what has none, in ints_wrapped: kind "O")
 _NO_PARAMS: dict = {}  # shared by every node without parameters (never mutated)
 _next_seq = itertools.count().__next__  # Node.seq (atomic under the GIL)
 
@@ -96,8 +98,8 @@ def apply(prim: Primitive, *args: Any, **params: Any) -> Tensor:
         else:
             arrays, needs = unwrap(args)
             out = prim.forward(*arrays, **params)
-    except ValueError as e:  # e.g. shapes that do not broadcast: say which op
-        raise named_error(prim, e) from None
+    except (ValueError, OverflowError) as e:  # shapes that do not broadcast, an int too large
+        return retried(prim, args, params, e)
     if out.__class__ is not _ndarray:  # (a NumPy scalar)
         out = np.asarray(out)
     if out.dtype is not dtypes.default_float:  # (float32, the common case, passes by)
@@ -122,9 +124,32 @@ def unwrap(args: Sequence[Any]) -> tuple[list, int]:
     return arrays, needs
 
 
-def named_error(prim: Primitive, e: ValueError) -> ValueError:
-    """A forward's ValueError, saying which op raised it."""
-    return ValueError(str(e) if str(e).startswith(prim.name) else f"{prim.name}: {e}")
+def retried(prim: Primitive, args: Sequence[Any], params: dict, error: Exception) -> Tensor:
+    """After a forward raised: a ValueError again, saying which op (shapes that do not broadcast,
+    matrices that do not multiply); for an OverflowError, a Python int beyond an integer tensor's
+    range, the op on the int wrapped into its dtype, as PyTorch computes it (uint8 tensor + 300)."""
+    if isinstance(error, ValueError):
+        raise named_error(prim, error) from None
+    wrapped = ints_wrapped(args)
+    if wrapped is None:
+        raise error
+    return apply(prim, *wrapped, **params)
+
+
+def ints_wrapped(args: Sequence[Any]) -> tuple | None:
+    """args with each Python int wrapped into the integer dtype of the first integer tensor among
+    them, as PyTorch casts it (dtypes.wrapped); None when there is no such tensor."""
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    dtype = next((a.dtype for a in arrays if getattr(a, "dtype", _NONE).kind in "iu"), None)
+    if dtype is None:
+        return None
+    return tuple(dtypes.wrapped(a, dtype) if a.__class__ is int else a for a in args)
+
+
+def named_error(prim: Primitive, e: ValueError) -> ShapeError:
+    """A forward's ValueError (operands that do not broadcast, matrices that do not multiply),
+    saying which op raised it."""
+    return ShapeError(str(e) if str(e).startswith(prim.name) else f"{prim.name}: {e}")
 
 
 def as_pytorch_promotes(prim: Primitive, out: np.ndarray, args: Sequence[Any], params: dict) -> Any:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
+from .._utils import ShapeError
 from ..primitives import shape as S
 from .base import TensorBase
 from .coerce import as_tensor, one_dim
@@ -32,13 +33,13 @@ def positions(x: TensorBase, dim: int, index: Any, name: str) -> tuple[int, np.n
     idx = integer_index(index, name)
     axis = one_dim(dim, max(x.ndim, 1), name)
     if idx.ndim != x.ndim:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: index has {idx.ndim} dimension(s) but the tensor has {x.ndim}; they must "
             f"have the same number"
         )
     for d, (n, m) in enumerate(zip(idx.shape, x.shape)):
         if d != axis and n > m:
-            raise ValueError(
+            raise ShapeError(
                 f"{name}: index has size {n} in dimension {d} but self only {m}; apart from dim, "
                 f"index may not be larger than self"
             )
@@ -52,7 +53,7 @@ def source_part(src: Any, idx: np.ndarray, x: TensorBase, name: str) -> Any:
     if not isinstance(src, TensorBase):
         return np.full(idx.shape, src, dtype=x.dtype)
     if src.ndim != idx.ndim or any(n > m for n, m in zip(idx.shape, src.shape)):
-        raise ValueError(
+        raise ShapeError(
             f"{name}: src of shape {list(src.shape)} must have index's number of dimensions and "
             f"be at least as large as index (shape {list(idx.shape)}) in each"
         )
@@ -87,7 +88,7 @@ def check_source(x: TensorBase, source: Any, axis: int, count: int, name: str) -
     if want:
         want[axis] = count
     if list(src.shape) != want:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: source has shape {list(src.shape)}, expected {want} (self's shape with "
             f"as many slices along dim {axis} as index has entries)"
         )
@@ -102,7 +103,7 @@ def _view_replaced(x: TensorBase, src: Any, view: Callable[[Tensor], Tensor]) ->
     out = cast("Tensor", x).clone()
     part, values = view(out), as_tensor(src)
     if values.shape != part.shape:
-        raise ValueError(
+        raise ShapeError(
             f"expected src to have a size equal to the slice of self: src has shape "
             f"{list(values.shape)}, the slice {list(part.shape)}"
         )
@@ -139,7 +140,7 @@ class ScatterMixin(TensorBase):
             )
             return cast("Tensor", self) + added
         if reduce != "multiply":
-            raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+            raise ShapeError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         if self._requires_grad or getattr(part, "_requires_grad", False):
             raise RuntimeError(
                 "scatter(reduce='multiply') has no gradient (as in PyTorch); compute it under "
@@ -210,7 +211,7 @@ class ScatterMixin(TensorBase):
         m, src = np.broadcast_to(m, shape), as_tensor(source)
         count = int(m.sum())
         if src.numel() < count:
-            raise ValueError(
+            raise ShapeError(
                 f"masked_scatter: source has {src.numel()} elements, the mask selects {count}; "
                 f"source needs at least as many"
             )
@@ -247,7 +248,7 @@ class ScatterMixin(TensorBase):
         flat = cast("Tensor", self).reshape(-1)
         src = as_tensor(source).reshape(-1)
         if src.numel() != idx.size:
-            raise ValueError(
+            raise ShapeError(
                 f"put: source has {src.numel()} elements, index {idx.size}; they must match"
             )
         return flat.index_put((idx.reshape(-1),), src, accumulate).reshape(*self.shape)
@@ -276,7 +277,7 @@ class ScatterMixin(TensorBase):
         tensor([0., 1., 1.])
         """
         if step <= 0:
-            raise ValueError(f"slice_scatter: slice step must be positive, got {step}")
+            raise ShapeError(f"slice_scatter: slice step must be positive, got {step}")
         axis = one_dim(dim, max(self.ndim, 1), "slice_scatter")
         where = (slice(None),) * axis + (slice(start, end, step),)
         return _view_replaced(self, src, lambda out: out[where])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from .. import devices
-from .._utils import normalize_axis, one_axis, shape_args
+from .._utils import ShapeError, normalize_axis, one_axis, shape_args
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from .base import TensorBase
@@ -51,7 +51,7 @@ class ShapeMixin(TensorBase):
         try:
             target = resolve_shape(self._data.size, sizes)
         except ValueError as e:
-            raise ValueError(
+            raise ShapeError(
                 f"cannot reshape a tensor of shape {list(self.shape)} ({self._data.size} "
                 f"elements) into {list(sizes)}: {e}"
             ) from None
@@ -109,7 +109,7 @@ class ShapeMixin(TensorBase):
             return self.reshape(1)
         s, e = one_axis(start_dim, self.ndim), one_axis(end_dim, self.ndim)
         if s > e:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+            raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         shape = self.shape
         return self.reshape(shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
@@ -163,7 +163,7 @@ class ShapeMixin(TensorBase):
         """
         axes = shape_args(dims)
         if sorted(a % max(self.ndim, 1) for a in axes) != list(range(self.ndim)):
-            raise ValueError(f"permute: {list(axes)} is not a permutation of the {self.ndim} axes")
+            raise ShapeError(f"permute: {list(axes)} is not a permutation of the {self.ndim} axes")
         axes = tuple(a % self.ndim for a in axes)
         if axes == tuple(range(self.ndim)):
             return cast("Tensor", self)
@@ -179,7 +179,7 @@ class ShapeMixin(TensorBase):
         src = [one_axis(a, self.ndim) for a in _as_dims(source)]
         dst = [one_axis(a, self.ndim) for a in _as_dims(destination)]
         if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
-            raise ValueError(
+            raise ShapeError(
                 f"movedim: source {source!r} and destination {destination!r} must be as many "
                 f"distinct axes each"
             )
@@ -238,7 +238,7 @@ class ShapeMixin(TensorBase):
         (3, 2)
         """
         if self.ndim not in (0, 2):
-            raise ValueError(
+            raise ShapeError(
                 f"tensor.H is only supported on matrices (2-D tensors), got a {self.ndim}-D "
                 f"tensor; for batches of matrices use tensor.mH"
             )
@@ -264,7 +264,7 @@ class ShapeMixin(TensorBase):
         (2, 1)
         """
         if self.ndim > 2:
-            raise ValueError(
+            raise ShapeError(
                 f"t() expects a tensor with <= 2 dimensions, but this one is {self.ndim}-D; use "
                 f".transpose(dim0, dim1) or .mT to swap two of its axes"
             )
@@ -305,7 +305,7 @@ class ShapeMixin(TensorBase):
         sizes = shape_args(shape)
         lead = len(sizes) - self.ndim
         if lead < 0:
-            raise ValueError(
+            raise ShapeError(
                 f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: give "
                 f"at least one size per axis ({self.ndim}); new axes go in front"
             )
@@ -316,7 +316,7 @@ class ShapeMixin(TensorBase):
                     if n == -1
                     else f"sizes must be >= 0 (or -1 to keep an existing axis), got {n}"
                 )
-                raise ValueError(
+                raise ShapeError(
                     f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: {why}"
                 )
         sizes = tuple(self.shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
@@ -325,7 +325,7 @@ class ShapeMixin(TensorBase):
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(
+            raise ShapeError(
                 f"cannot expand a tensor of shape {list(self.shape)} to {list(sizes)}: "
                 f"only axes of size 1 can grow"
             )
@@ -342,9 +342,9 @@ class ShapeMixin(TensorBase):
         shape = tuple(shape_args(size))
         try:
             if np.broadcast_shapes(shape, self.shape) != self.shape:
-                raise ValueError
+                raise ShapeError
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"sum_to_size: size {list(shape)} is not expandable to size {list(self.shape)}"
             ) from None
         lead = self.ndim - len(shape)
@@ -364,7 +364,7 @@ class ShapeMixin(TensorBase):
         tensor([[2., 1.]])
         """
         if self.ndim < 2:
-            raise ValueError(f"fliplr needs a tensor with at least 2 axes, got {self.ndim}")
+            raise ShapeError(f"fliplr needs a tensor with at least 2 axes, got {self.ndim}")
         return self.flip(1)
 
     def flipud(self) -> Tensor:
@@ -374,7 +374,7 @@ class ShapeMixin(TensorBase):
         tensor([2., 1.])
         """
         if self.ndim < 1:
-            raise ValueError("flipud needs a tensor with at least 1 axis, got a 0-d one")
+            raise ShapeError("flipud needs a tensor with at least 1 axis, got a 0-d one")
         return self.flip(0)
 
     def __reversed__(self) -> Tensor:
@@ -412,7 +412,7 @@ class ShapeMixin(TensorBase):
         steps = (shifts,) if isinstance(shifts, int | np.integer) else tuple(shifts)
         if dims is None:
             if len(steps) != 1:
-                raise ValueError(
+                raise ShapeError(
                     f"roll: without dims, shifts must be one number, got {list(steps)}; pass dims "
                     f"(one per shift) to roll along several axes"
                 )
@@ -420,7 +420,7 @@ class ShapeMixin(TensorBase):
             return flat.reshape(self.shape)
         axes = (dims,) if isinstance(dims, int | np.integer) else tuple(dims)
         if len(axes) != len(steps):
-            raise ValueError(
+            raise ShapeError(
                 f"roll: shifts and dims must have the same length, got {len(steps)} shift(s) and "
                 f"{len(axes)} dim(s)"
             )
@@ -443,14 +443,14 @@ class ShapeMixin(TensorBase):
         """
         dims = tuple(dims)
         if len(dims) != 2:
-            raise ValueError(
+            raise ShapeError(
                 f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}"
             )
         if self.ndim < 2:
-            raise ValueError(f"rot90: expected total dims >= 2, but got total dims = {self.ndim}")
+            raise ShapeError(f"rot90: expected total dims >= 2, but got total dims = {self.ndim}")
         a, b = (one_dim(d, self.ndim, "rot90") for d in dims)
         if a == b:
-            raise ValueError(
+            raise ShapeError(
                 f"rot90: expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}"
             )
         x = cast("Tensor", self)
@@ -476,7 +476,7 @@ class ShapeMixin(TensorBase):
             )
         reps = shape_args(sizes)
         if len(reps) < self.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"repeat: {list(reps)} gives fewer counts than the tensor has dimensions "
                 f"({self.ndim}); give one per dimension (or use tile, which pads with 1s)"
             )
@@ -496,7 +496,7 @@ class ShapeMixin(TensorBase):
         i: a broadcast of self against a new axis before each one, then merged (so the gradient
         sums)."""
         if any(r < 0 for r in reps):
-            raise ValueError(f"{name}: the counts must be >= 0, got {list(reps)}")
+            raise ShapeError(f"{name}: the counts must be >= 0, got {list(reps)}")
         shape = (1,) * (len(reps) - self.ndim) + self.shape
         spread = tuple(v for n in shape for v in (1, n))
         grown = tuple(v for r, n in zip(reps, shape) for v in (r, n))

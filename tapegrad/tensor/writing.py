@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
+from .._utils import ShapeError
 from .. import dtypes
 from .._state import overrides, state
 from ..primitives import elementwise as E
@@ -134,6 +135,8 @@ def inplace(
         if index is NO_INDEX and isinstance(op, Primitive):  # (add_, mul_, ...: index puts and
             other = _cast_operand(t, name, other, value)  # copy_ cast values as they go, and
             # unary_'s ops, comparisons among them, promote as their out-of-place forms do)
+    elif value.__class__ is int and t._data.dtype.kind in "iu" and isinstance(op, Primitive):
+        other = dtypes.wrapped(value, t._data.dtype)  # (as PyTorch casts it: uint8.add_(300))
     other_req = isinstance(other, TensorBase) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
         if t._grad_fn is None and t._requires_grad and getattr(t, "_base", None) is None:
@@ -168,8 +171,12 @@ def inplace(
                 t._data[...] = result
         except (ValueError, TypeError) as e:  # broadcasting or casting problems: say them clearly
             if index is not NO_INDEX or ufunc is None:
-                raise ValueError(f"{name}: {e}") from None
-            result = op.forward(t._data, value)  # type: ignore[union-attr]
+                kind = ShapeError if isinstance(e, ValueError) else ValueError
+                raise kind(f"{name}: {e}") from None
+            try:  # (the op again, out of place: it says what failed, or gives the value to cast)
+                result = op.forward(t._data, value)  # type: ignore[union-attr]
+            except ValueError as again:
+                raise ShapeError(f"{name}: {again}") from None
             check_shape(name, result, t._data)
             if not dtypes.castable(result.dtype, t._data.dtype):
                 raise _cannot_hold(name, result.dtype, t._data.dtype) from None
