@@ -177,7 +177,7 @@ def _():
 
 @case(
     "matmul-batch-mismatch",
-    ValueError,
+    tg.ShapeError,
     r"matmul: shapes \[2, 2, 3\] and \[3, 3, 4\]: the batch axes "
     r"\[2\] and \[3\] do not broadcast",
 )
@@ -188,6 +188,11 @@ def _():
 @case("broadcast-mismatch", tg.ShapeError, r"^add: .*broadcast.*\(2, ?3\).*\(4,?\)")
 def _():
     tg.ones(2, 3) + tg.ones(4)
+
+
+@case("bool-subtraction", RuntimeError, r"subtraction of bools is not supported.*~mask")
+def _():
+    1 - tg.tensor([True, False])
 
 
 @case(

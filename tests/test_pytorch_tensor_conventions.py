@@ -2,7 +2,8 @@
 inputs to floating ops give the default float dtype, computed in it; tg.set_default_dtype), and
 the silent wrong answers the conformance run found: clamp_/clip_ with bounds on the tape, clamp
 with a NaN bound, the sign of -0.0 through clone and in-place ops, transpose and gather of 0-d
-tensors, cat with an empty 1-D tensor, and cross_entropy's class weights.
+tensors, cat with an empty 1-D tensor, and cross_entropy's class weights; subtraction and
+negation of bools refused as there.
 
 Checked against torch in float64 where it is installed, and against closed forms otherwise.
 """
@@ -447,3 +448,43 @@ def test_cross_entropy_with_class_indices_refuses_a_weight_that_requires_grad() 
             fn(tg.zeros(2, 3), tg.tensor([0, 2]), weight=weight)
     loss = tg.nn.functional.cross_entropy(tg.zeros(2, 3), tg.tensor([0, 2]), weight=weight.detach())
     assert abs(loss.item() - np.log(3)) < 1e-6
+
+
+# ---- subtraction and negation of bools -----------------------------------------------------------
+BOOL_SUBTRACTIONS = {
+    "bool - bool": lambda L: L.tensor([True]) - L.tensor([True]),
+    "bool - int": lambda L: L.tensor([True]) - 1,
+    "int - bool": lambda L: 1 - L.tensor([True]),
+    "float - bool tensor": lambda L: L.ones(2) - L.tensor([True, False]),
+    "int tensor - bool tensor": lambda L: L.tensor([1, 2]) - L.tensor([True, False]),
+    "float - True": lambda L: L.ones(2) - True,
+    "True - float": lambda L: True - L.ones(2),
+    "sub": lambda L: L.sub(L.ones(2), L.tensor([True, False])),
+    "rsub": lambda L: L.rsub(L.tensor([True]), 1),
+    "sub_ of a bool": lambda L: L.ones(2).sub_(L.tensor([True, False])),
+    "sub_ True": lambda L: L.ones(2).sub_(True),
+    "bool.sub_": lambda L: L.tensor([True]).sub_(L.tensor([True])),
+    "neg": lambda L: -L.tensor([True]),
+    "neg_": lambda L: L.tensor([True]).neg_(),
+    "negative": lambda L: L.negative(L.tensor([True])),
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_SUBTRACTIONS))
+def test_subtracting_or_negating_bools_is_refused_as_pytorch(name) -> None:
+    torch = _torch()
+    call = BOOL_SUBTRACTIONS[name]
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError, match="not supported.*logical_not"):
+        call(tg)
+
+
+def test_masks_still_invert_and_subtract_as_numbers() -> None:
+    mask = tg.tensor([True, False])
+    assert (~mask).tolist() == [False, True]
+    assert (1 - mask.float()).tolist() == [0.0, 1.0]
+    assert (mask ^ tg.tensor([True, True])).tolist() == [False, True]
+    x = tg.ones(2, requires_grad=True)
+    (x - mask.float()).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]

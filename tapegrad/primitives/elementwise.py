@@ -20,16 +20,40 @@ from .bits import select
 from .registry import Primitive, primitive, value
 
 add: Primitive = primitive("add", "x + y", batch=pointwise, elementwise=True, x="g", y="g")(np.add)
-sub: Primitive = primitive("sub", "x - y", batch=pointwise, elementwise=True, x="g", y="-g")(
-    np.subtract
-)
 mul: Primitive = primitive("mul", "x * y", batch=pointwise, elementwise=True, x="g * y", y="g * x")(
     np.multiply
 )
 div: Primitive = primitive(
     "div", "x / y", batch=pointwise, elementwise=True, x="g / y", y="-g * x / (y * y)"
 )(np.true_divide)
-neg: Primitive = primitive("neg", "-x", batch=pointwise, elementwise=True, x="-g")(np.negative)
+
+
+def _is_bool(v) -> bool:
+    return v.__class__ is bool or getattr(v, "dtype", None) == np.bool_
+
+
+def refuse_bools(name, *operands) -> None:
+    """Subtraction and negation of bools are refused, as PyTorch refuses them (a mask is inverted
+    by ~ or logical_not, two masks differ by ^ or logical_xor), with a RuntimeError as there."""
+    if any(_is_bool(v) for v in operands):
+        raise RuntimeError(
+            f"{name} of bools is not supported (as in PyTorch): to invert a mask use ~mask or "
+            f"tg.logical_not(mask); to find where two masks differ use a ^ b or tg.logical_xor"
+        )
+
+
+@primitive("sub", "x - y", batch=pointwise, elementwise=True, x="g", y="-g")
+def sub(x, y):
+    if _is_bool(x) or _is_bool(y):
+        refuse_bools("subtraction", x, y)
+    return np.subtract(x, y)
+
+
+@primitive("neg", "-x", batch=pointwise, elementwise=True, x="-g")
+def neg(x):
+    if _is_bool(x):
+        refuse_bools("negation", x)
+    return np.negative(x)
 
 
 # (at the edges the textbook divides by zero: fused.py's kernels give PyTorch's limits there)

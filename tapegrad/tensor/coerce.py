@@ -91,7 +91,7 @@ def explain_matmul_error(a_shape: tuple, b_shape: tuple) -> None:
         try:
             np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"matmul: shapes {list(a_shape)} and {list(b_shape)}: the batch axes "
                 f"{list(a_shape[:-2])} and {list(b_shape[:-2])} do not broadcast together"
             ) from None

@@ -131,6 +131,8 @@ def inplace(
             raise _shared_error(name)
         other = batched.unwrapped(other)
     value = other._data if isinstance(other, TensorBase) else other
+    if op is E.sub:  # (NumPy's ufunc would subtract bools in place: refused as the op refuses them)
+        E.refuse_bools("subtraction", t._data, value)
     if value.__class__ is np.ndarray and value.dtype is not t._data.dtype:
         if index is NO_INDEX and isinstance(op, Primitive):  # (add_, mul_, ...: index puts and
             other = _cast_operand(t, name, other, value)  # copy_ cast values as they go, and
