@@ -93,3 +93,22 @@ def test_a_numpy_scalar_compares_as_a_python_number(scalar, dtype) -> None:
     for op in (operator.eq, operator.lt, operator.ne, operator.ge):
         want = op(torch.tensor(values), scalar).tolist()
         assert op(tg.tensor(values), scalar).tolist() == want, (op, scalar, dtype)
+
+
+def test_an_overflow_from_elsewhere_is_raised_as_it_is(monkeypatch) -> None:
+    """Only an int beyond the tensor's range is wrapped and the op retried; any other overflow in
+    a forward is raised once, as it came (no retry loop)."""
+    calls = []
+
+    def overflowing(x, y):
+        calls.append(1)
+        raise OverflowError("from the kernel")
+
+    monkeypatch.setattr(tg.primitives.elementwise.add, "forward", overflowing)
+    t = tg.tensor(np.array([1, 2], dtype=np.int8))
+    with pytest.raises(OverflowError, match="from the kernel"):
+        t + 3
+    assert len(calls) == 1
+    with pytest.raises(OverflowError, match="from the kernel"):
+        t + 300  # (wrapped to 44 and retried once)
+    assert len(calls) == 3

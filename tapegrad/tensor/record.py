@@ -138,12 +138,15 @@ def retried(prim: Primitive, args: Sequence[Any], params: dict, error: Exception
 
 def ints_wrapped(args: Sequence[Any]) -> tuple | None:
     """args with each Python int wrapped into the integer dtype of the first integer tensor among
-    them, as PyTorch casts it (dtypes.wrapped); None when there is no such tensor."""
+    them, as PyTorch casts it (dtypes.wrapped); None when there is no such tensor or every int
+    fits already (then the OverflowError came from elsewhere: raised as it is)."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     dtype = next((a.dtype for a in arrays if getattr(a, "dtype", _NONE).kind in "iu"), None)
     if dtype is None:
         return None
-    return tuple(dtypes.wrapped(a, dtype) if a.__class__ is int else a for a in args)
+    wrapped = tuple(dtypes.wrapped(a, dtype) if a.__class__ is int else a for a in args)
+    changed = any(a.__class__ is int and w != a for a, w in zip(args, wrapped))
+    return wrapped if changed else None
 
 
 def named_error(prim: Primitive, e: ValueError) -> ShapeError:
