@@ -112,3 +112,12 @@ def test_an_overflow_from_elsewhere_is_raised_as_it_is(monkeypatch) -> None:
     with pytest.raises(OverflowError, match="from the kernel"):
         t + 300  # (wrapped to 44 and retried once)
     assert len(calls) == 3
+
+
+def test_ops_pytorch_refuses_an_out_of_range_int_for_are_refused_here_too() -> None:
+    """pow with an int exponent beyond the tensor's range is refused in PyTorch ("cannot be
+    converted without overflow"), not wrapped: here too (only arithmetic ops wrap)."""
+    t = tg.tensor(np.array([1, 2], dtype=np.int8))
+    with pytest.raises(OverflowError):
+        t**300
+    assert (t * 300).tolist() == [44, 88]  # (an arithmetic op wraps)

@@ -26,9 +26,11 @@ from .._utils import ShapeError
 from .._state import modules_running, overrides, state
 from ..primitives.batched_array import BatchedArray
 from ..primitives.batching import pointwise
+from ..primitives import elementwise as E
 from ..primitives.elementwise import cast
 from ..primitives.registry import Primitive
 from ..primitives.save_plan import SavePlan
+from ..primitives.transcendental import fmod
 from ..tape.anomaly import capture_stack
 from ..tape.node import UNCHANGED_PAIR, UNCHANGED_SINGLE, Node
 
@@ -124,13 +126,20 @@ def unwrap(args: Sequence[Any]) -> tuple[list, int]:
     return arrays, needs
 
 
+# The ops PyTorch computes with an int operand beyond an integer tensor's range wrapped into its
+# dtype (uint8 tensor + 300 adds 44); the others (where, masked_fill, pow, clamp) refuse it there,
+# and NumPy's OverflowError refuses it here.
+WRAPPING_OPS = frozenset({E.add, E.sub, E.mul, E.floor_divide, E.remainder, fmod})
+
+
 def retried(prim: Primitive, args: Sequence[Any], params: dict, error: Exception) -> Tensor:
     """After a forward raised: a ValueError again, saying which op (shapes that do not broadcast,
-    matrices that do not multiply); for an OverflowError, a Python int beyond an integer tensor's
-    range, the op on the int wrapped into its dtype, as PyTorch computes it (uint8 tensor + 300)."""
+    matrices that do not multiply); for an OverflowError of an arithmetic op (WRAPPING_OPS), a
+    Python int beyond an integer tensor's range, the op on the int wrapped into its dtype, as
+    PyTorch computes it (uint8 tensor + 300)."""
     if isinstance(error, ValueError):
         raise named_error(prim, error) from None
-    wrapped = ints_wrapped(args)
+    wrapped = ints_wrapped(args) if prim in WRAPPING_OPS else None
     if wrapped is None:
         raise error
     return apply(prim, *wrapped, **params)

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
-from .._utils import ShapeError
 from .. import dtypes
+from .._utils import ShapeError
 from .._state import overrides, state
 from ..primitives import elementwise as E
 from ..primitives import shape as S
 from ..primitives.registry import Primitive
 from .base import TensorBase
 from .grad import set_history
-from .record import apply, live_views, wrap
+from .record import WRAPPING_OPS, apply, live_views, wrap
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -137,7 +137,7 @@ def inplace(
         if index is NO_INDEX and isinstance(op, Primitive):  # (add_, mul_, ...: index puts and
             other = _cast_operand(t, name, other, value)  # copy_ cast values as they go, and
             # unary_'s ops, comparisons among them, promote as their out-of-place forms do)
-    elif value.__class__ is int and t._data.dtype.kind in "iu" and isinstance(op, Primitive):
+    elif value.__class__ is int and t._data.dtype.kind in "iu" and op in WRAPPING_OPS:
         other = dtypes.wrapped(value, t._data.dtype)  # (as PyTorch casts it: uint8.add_(300))
     other_req = isinstance(other, TensorBase) and other._requires_grad
     if (t._requires_grad or other_req) and state._enabled:
